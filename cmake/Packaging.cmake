@@ -1,0 +1,33 @@
+# Installs what GASNet clients' build systems look for: a .mak fragment and
+# a pkg-config file per conduit and thread mode, and a CMake package.
+set(GEXX_PREFIX ${CMAKE_INSTALL_PREFIX})
+set(GEXX_C_COMPILER ${CMAKE_C_COMPILER})
+set(GEXX_CXX_COMPILER ${CMAKE_CXX_COMPILER})
+set(GEXX_EXTRA_LIBS "-lpthread -lstdc++ -lm")
+
+foreach(conduit ${GEXX_CONDUITS})
+  foreach(mode ${GEXX_MODES})
+    string(TOUPPER ${mode} MODE)
+    set(GEXX_CONDUIT ${conduit})
+    set(GEXX_MODE ${mode})
+    set(GEXX_MODE_UPPER ${MODE})
+    configure_file(${PROJECT_SOURCE_DIR}/cmake/templates/conduit.mak.in
+                   ${PROJECT_BINARY_DIR}/pkg/${conduit}-${mode}.mak @ONLY)
+    configure_file(${PROJECT_SOURCE_DIR}/cmake/templates/gasnet.pc.in
+                   ${PROJECT_BINARY_DIR}/pkg/gasnet-${conduit}-${mode}.pc @ONLY)
+    install(FILES ${PROJECT_BINARY_DIR}/pkg/${conduit}-${mode}.mak
+            DESTINATION include/${conduit}-conduit)
+    install(FILES ${PROJECT_BINARY_DIR}/pkg/gasnet-${conduit}-${mode}.pc
+            DESTINATION lib/pkgconfig)
+  endforeach()
+endforeach()
+
+include(CMakePackageConfigHelpers)
+string(REPLACE ";" " " GEXX_CONDUIT_LIST "${GEXX_CONDUITS}")
+configure_file(${PROJECT_SOURCE_DIR}/cmake/templates/GASNetConfig.cmake.in
+               ${PROJECT_BINARY_DIR}/pkg/GASNetConfig.cmake @ONLY)
+write_basic_package_version_file(${PROJECT_BINARY_DIR}/pkg/GASNetConfigVersion.cmake
+                                 VERSION ${GEXX_VERSION} COMPATIBILITY SameMajorVersion)
+install(FILES ${PROJECT_BINARY_DIR}/pkg/GASNetConfig.cmake
+              ${PROJECT_BINARY_DIR}/pkg/GASNetConfigVersion.cmake
+        DESTINATION lib/cmake/GASNet)

@@ -1,0 +1,161 @@
+/* gasnetex.h: the GASNet-EX API of gexx.
+ *
+ * C99 and C++ clean. A client defines exactly one of GASNET_SEQ,
+ * GASNET_PARSYNC or GASNET_PAR (the installed .mak, .pc and CMake package do
+ * this for the library the client links) and compiles with
+ * -I<prefix>/include -I<prefix>/include/<conduit>-conduit.
+ */
+#ifndef GASNETEX_H
+#define GASNETEX_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <gasnet_config.h>
+#include <gasnet_core_fwd.h>
+
+#if defined(GASNET_SEQ) && !defined(GASNET_PARSYNC) && !defined(GASNET_PAR)
+#undef GASNET_SEQ
+#define GASNET_SEQ 1
+#define GEXX_THREAD_MODEL SEQ
+#elif !defined(GASNET_SEQ) && defined(GASNET_PARSYNC) && !defined(GASNET_PAR)
+#undef GASNET_PARSYNC
+#define GASNET_PARSYNC 1
+#define GEXX_THREAD_MODEL PARSYNC
+#elif !defined(GASNET_SEQ) && !defined(GASNET_PARSYNC) && defined(GASNET_PAR)
+#undef GASNET_PAR
+#define GASNET_PAR 1
+#define GEXX_THREAD_MODEL PAR
+#else
+#error "gexx: define exactly one of GASNET_SEQ, GASNET_PARSYNC or GASNET_PAR before including gasnetex.h or gasnet.h (the installed .mak/.pc/CMake files add it for you)"
+#endif
+
+#ifdef __cplusplus
+#define GEXX_BEGIN_EXTERNC extern "C" {
+#define GEXX_END_EXTERNC }
+#else
+#define GEXX_BEGIN_EXTERNC
+#define GEXX_END_EXTERNC
+#endif
+
+#if defined(__GNUC__) || defined(__clang__)
+#define GEXX_NORETURN __attribute__((__noreturn__))
+#else
+#define GEXX_NORETURN
+#endif
+
+GEXX_BEGIN_EXTERNC
+
+/* ---- error codes (shared with GASNet-1; GASNET_OK is zero) ---- */
+#define GASNET_OK 0
+#define _GASNET_ERR_BASE 10000
+#define GASNET_ERR_NOT_INIT (_GASNET_ERR_BASE + 1)
+#define GASNET_ERR_RESOURCE (_GASNET_ERR_BASE + 2)
+#define GASNET_ERR_BAD_ARG (_GASNET_ERR_BASE + 3)
+#define GASNET_ERR_NOT_READY (_GASNET_ERR_BASE + 4)
+#define GASNET_ERR_BARRIER_MISMATCH (_GASNET_ERR_BASE + 5)
+
+/* ---- basic types ---- */
+typedef uint32_t gex_Rank_t;
+#define GEX_RANK_INVALID ((gex_Rank_t)0xFFFFFFFFu)
+
+typedef uint32_t gex_Flags_t;
+typedef void *gex_Addr_t;
+typedef uint16_t gex_EP_Index_t;
+typedef uint8_t gex_AM_Index_t;
+typedef int32_t gex_AM_Arg_t;
+typedef uintptr_t gex_RMA_Value_t;
+typedef uint32_t gex_EC_t;
+
+/* Opaque objects; every handle is pointer-sized and zero is invalid. */
+typedef struct gexx_client_s *gex_Client_t;
+typedef struct gexx_ep_s *gex_EP_t;
+typedef struct gexx_tm_s *gex_TM_t;
+typedef struct gexx_segment_s *gex_Segment_t;
+typedef struct gexx_token_s *gex_Token_t;
+typedef struct gexx_event_s *gex_Event_t;
+
+#define GEX_CLIENT_INVALID ((gex_Client_t)0)
+#define GEX_EP_INVALID ((gex_EP_t)0)
+#define GEX_TM_INVALID ((gex_TM_t)0)
+#define GEX_SEGMENT_INVALID ((gex_Segment_t)0)
+
+#define GEX_EVENT_INVALID ((gex_Event_t)0)
+#define GEX_EVENT_NO_OP ((gex_Event_t)(uintptr_t)1)
+#define GEX_EVENT_NOW ((gex_Event_t *)(uintptr_t)1)
+#define GEX_EVENT_DEFER ((gex_Event_t *)(uintptr_t)2)
+#define GEX_EVENT_GROUP ((gex_Event_t *)(uintptr_t)3)
+
+/* ---- flags (bits are disjoint within one API family) ---- */
+#define GEX_FLAG_USES_GASNET1 ((gex_Flags_t)1u << 0)
+#define GEX_FLAG_IMMEDIATE ((gex_Flags_t)1u << 1)
+#define GEX_FLAG_RANK_IS_JOBRANK ((gex_Flags_t)1u << 2)
+
+/* ---- job and system queries ---- */
+extern gex_Rank_t gex_System_QueryJobRank(void);
+extern gex_Rank_t gex_System_QueryJobSize(void);
+extern int gex_System_GetVerboseErrors(void);
+extern void gex_System_SetVerboseErrors(int enable);
+
+/* ---- client, endpoint, team member ---- */
+/* Collective over the job; one client per process. clientName is the
+ * client's own name (letters, digits and '_', starting with a letter). */
+extern int gex_Client_Init(gex_Client_t *client_p, gex_EP_t *ep_p, gex_TM_t *tm_p,
+                           const char *clientName, int *argc, char ***argv, gex_Flags_t flags);
+extern const char *gex_Client_QueryName(gex_Client_t client);
+extern gex_Flags_t gex_Client_QueryFlags(gex_Client_t client);
+extern void gex_Client_SetCData(gex_Client_t client, const void *val);
+extern void *gex_Client_QueryCData(gex_Client_t client);
+
+extern gex_Client_t gex_EP_QueryClient(gex_EP_t ep);
+extern gex_Flags_t gex_EP_QueryFlags(gex_EP_t ep);
+extern gex_Segment_t gex_EP_QuerySegment(gex_EP_t ep);
+extern gex_EP_Index_t gex_EP_QueryIndex(gex_EP_t ep);
+extern void gex_EP_SetCData(gex_EP_t ep, const void *val);
+extern void *gex_EP_QueryCData(gex_EP_t ep);
+
+extern gex_Rank_t gex_TM_QueryRank(gex_TM_t tm);
+extern gex_Rank_t gex_TM_QuerySize(gex_TM_t tm);
+extern gex_Client_t gex_TM_QueryClient(gex_TM_t tm);
+extern gex_EP_t gex_TM_QueryEP(gex_TM_t tm);
+extern gex_Flags_t gex_TM_QueryFlags(gex_TM_t tm);
+extern void gex_TM_SetCData(gex_TM_t tm, const void *val);
+extern void *gex_TM_QueryCData(gex_TM_t tm);
+extern gex_Rank_t gex_TM_TranslateRankToJobrank(gex_TM_t tm, gex_Rank_t rank);
+extern gex_Rank_t gex_TM_TranslateJobrankToRank(gex_TM_t tm, gex_Rank_t jobrank);
+
+/* Not built yet: these end the job with a message naming the function. */
+extern int gex_TM_Split(gex_TM_t *new_tm_p, gex_TM_t parent_tm, int color, int key, void *addr,
+                        size_t len, gex_Flags_t flags);
+extern int gex_EP_Create(gex_EP_t *ep_p, gex_Client_t client, gex_Flags_t capabilities,
+                         gex_Flags_t flags);
+
+/* ---- segments ---- */
+/* Collective over the primordial team; at most one per process. */
+extern int gex_Segment_Attach(gex_Segment_t *segment_p, gex_TM_t tm, uintptr_t length);
+extern void *gex_Segment_QueryAddr(gex_Segment_t seg);
+extern uintptr_t gex_Segment_QuerySize(gex_Segment_t seg);
+extern gex_Client_t gex_Segment_QueryClient(gex_Segment_t seg);
+extern gex_Flags_t gex_Segment_QueryFlags(gex_Segment_t seg);
+extern void gex_Segment_SetCData(gex_Segment_t seg, const void *val);
+extern void *gex_Segment_QueryCData(gex_Segment_t seg);
+/* Where rank's segment lives: owneraddr_p gets its address in the owner's
+ * address space, localaddr_p where this process can load and store it (NULL
+ * when it is not mapped here), size_p its length. Any output may be NULL. */
+extern int gex_Segment_QueryBound(gex_TM_t tm, gex_Rank_t rank, void **owneraddr_p,
+                                  void **localaddr_p, uintptr_t *size_p);
+
+/* ---- blocking one-sided copies (the non-blocking forms come later) ---- */
+extern int gex_RMA_PutBlocking(gex_TM_t tm, gex_Rank_t rank, void *dest, const void *src,
+                               size_t nbytes, gex_Flags_t flags);
+extern int gex_RMA_GetBlocking(gex_TM_t tm, void *dest, gex_Rank_t rank, void *src, size_t nbytes,
+                               gex_Flags_t flags);
+
+/* ---- events and barrier ---- */
+extern int gex_Event_Test(gex_Event_t event);
+extern void gex_Event_Wait(gex_Event_t event);
+extern gex_Event_t gex_Coll_BarrierNB(gex_TM_t tm, gex_Flags_t flags);
+
+GEXX_END_EXTERNC
+
+#endif /* GASNETEX_H */

@@ -1,0 +1,52 @@
+// Out-of-band wire-up between the ranks of a job: rank and size, exchange,
+// barrier, broadcast, descriptor exchange among host peers, abort and exit.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace gexx::bootstrap {
+
+class Bootstrap {
+ public:
+  virtual ~Bootstrap() = default;
+
+  virtual uint32_t rank() const = 0;
+  virtual uint32_t size() const = 0;
+  // Name of the spawner that started the job, for diagnostics.
+  virtual const char *spawner() const = 0;
+  // Identifier shared by every rank of the job.
+  virtual const std::string &job_id() const = 0;
+
+  // Collective: every rank contributes `len` bytes (any length); every rank
+  // receives all contributions, indexed by rank.
+  virtual std::vector<std::vector<uint8_t>> exchange(const void *data, size_t len) = 0;
+  // Collective over the ranks of this host: each contributes descriptors (it
+  // keeps its own); each receives, by rank, duplicates it must close.
+  virtual std::vector<std::vector<int>> exchange_fds(const std::vector<int> &mine) = 0;
+  // Tells the launcher the job must end with `code`; does not return.
+  [[noreturn]] virtual void abort(int code, const std::string &reason) = 0;
+  // Tells the launcher this rank leaves with `code` (gasnet_exit).
+  virtual void announce_exit(int code) = 0;
+
+  void barrier() { exchange(nullptr, 0); }
+  // Every rank receives root's bytes.
+  std::vector<uint8_t> broadcast(uint32_t root, const void *data, size_t len);
+  // Fixed-size values from every rank.
+  template <typename T>
+  std::vector<T> allgather(const T &mine) {
+    auto all = exchange(&mine, sizeof(T));
+    std::vector<T> out(all.size());
+    for (size_t i = 0; i < all.size(); ++i) std::memcpy(&out[i], all[i].data(), sizeof(T));
+    return out;
+  }
+};
+
+// Joins the job this process belongs to: through the launcher when started
+// by gasnetrun, as GASNET_PSHM_NODES ranks forked here, or as a 1-rank job.
+std::unique_ptr<Bootstrap> join_job();
+
+}  // namespace gexx::bootstrap

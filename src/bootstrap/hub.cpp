@@ -1,0 +1,261 @@
+#include "bootstrap/hub.hpp"
+
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+#include "util/strings.hpp"
+
+namespace gexx::bootstrap {
+
+namespace {
+constexpr size_t kMaxPayload = 1u << 30;
+
+void report(const std::string &who, const std::string &text) {
+  std::string line = who + ": " + text + "\n";
+  ssize_t ignored = ::write(STDERR_FILENO, line.data(), line.size());
+  (void)ignored;
+}
+}  // namespace
+
+Hub::Hub(uint32_t size, const uint8_t *secret, std::string who, bool verbose)
+    : size_(size),
+      who_(std::move(who)),
+      verbose_(verbose),
+      rank_fd_(size, -1),
+      contrib_(size),
+      fd_contrib_(size),
+      contributed_(size, false) {
+  std::memcpy(secret_, secret, kSecretBytes);
+}
+
+Hub::~Hub() {
+  for (auto &c : conns_)
+    if (c.fd >= 0) drop(c);
+  for (auto &v : fd_contrib_)
+    for (int fd : v) ::close(fd);
+  if (listen_fd_ >= 0) ::close(listen_fd_);
+}
+
+bool Hub::listen() {
+  listen_fd_ = listen_abstract("gexx", address_);
+  return listen_fd_ >= 0;
+}
+
+void Hub::forget_in_child() {
+  if (listen_fd_ >= 0) ::close(listen_fd_);
+  listen_fd_ = -1;
+}
+
+void Hub::collect_pollfds(std::vector<pollfd> &out) const {
+  if (listen_fd_ >= 0) out.push_back({listen_fd_, POLLIN, 0});
+  for (const auto &c : conns_)
+    if (c.fd >= 0) out.push_back({c.fd, POLLIN, 0});
+}
+
+void Hub::handle(const pollfd &p) {
+  if (!p.revents) return;
+  if (p.fd == listen_fd_) {
+    accept_all();
+    return;
+  }
+  for (auto &c : conns_) {
+    if (c.fd == p.fd) {
+      read_conn(c);
+      break;
+    }
+  }
+  conns_.erase(std::remove_if(conns_.begin(), conns_.end(), [](const Conn &c) { return c.fd < 0; }),
+               conns_.end());
+}
+
+void Hub::accept_all() {
+  for (;;) {
+    int fd = ::accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
+    if (fd < 0) return;
+    Conn c;
+    c.fd = fd;
+    conns_.push_back(std::move(c));
+  }
+}
+
+void Hub::drop(Conn &c) {
+  if (c.rank >= 0 && rank_fd_[static_cast<size_t>(c.rank)] == c.fd)
+    rank_fd_[static_cast<size_t>(c.rank)] = -1;
+  for (int fd : c.fds) ::close(fd);
+  c.fds.clear();
+  ::close(c.fd);
+  c.fd = -1;
+}
+
+void Hub::reject(Conn &c, const std::string &reason) {
+  ucred cred{};
+  socklen_t len = sizeof cred;
+  long pid = ::getsockopt(c.fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) == 0 ? cred.pid : -1;
+  report(who_, util::format("refused a bootstrap connection from pid %ld: %s", pid, reason.c_str()));
+  send_message(c.fd, Op::Reject, 0, reason.data(), reason.size());
+  drop(c);
+}
+
+void Hub::protocol_failure(const std::string &what) {
+  report(who_, "bootstrap protocol error: " + what + "; ending the job");
+  if (!abort_) abort_ = AbortRequest{0, 1, what};
+}
+
+void Hub::read_conn(Conn &c) {
+  uint8_t buf[65536];
+  long n = recv_some(c.fd, buf, sizeof buf, c.fds);
+  if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
+  if (n <= 0) {
+    drop(c);
+    return;
+  }
+  c.in.insert(c.in.end(), buf, buf + n);
+  size_t off = 0;
+  while (c.fd >= 0 && c.in.size() - off >= sizeof(Header)) {
+    Header h;
+    std::memcpy(&h, c.in.data() + off, sizeof h);
+    if (h.length > kMaxPayload || (c.rank < 0 && h.length > sizeof(HelloBody))) {
+      if (c.rank < 0) reject(c, "malformed greeting");
+      else protocol_failure(util::format("rank %ld sent an oversized message", c.rank));
+      return;
+    }
+    if (c.in.size() - off < sizeof h + h.length) break;
+    if (!process(c, h, c.in.data() + off + sizeof h)) return;
+    off += sizeof h + h.length;
+  }
+  if (c.fd >= 0) c.in.erase(c.in.begin(), c.in.begin() + static_cast<long>(off));
+}
+
+bool Hub::hello(Conn &c, const Header &h, const uint8_t *payload) {
+  if (static_cast<Op>(h.op) != Op::Hello || h.length != sizeof(HelloBody)) {
+    reject(c, "the first message must be a greeting");
+    return false;
+  }
+  HelloBody b;
+  std::memcpy(&b, payload, sizeof b);
+  ucred cred{};
+  socklen_t len = sizeof cred;
+  if (::getsockopt(c.fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0 || cred.uid != ::geteuid()) {
+    reject(c, "the process belongs to another user");
+    return false;
+  }
+  if (b.magic != kMagic || b.version != kProtocolVersion) {
+    reject(c, "not a gexx bootstrap client of this version");
+    return false;
+  }
+  if (!secrets_equal(b.secret, secret_)) {
+    reject(c, "wrong job secret");
+    return false;
+  }
+  if (b.size != size_ || b.rank >= size_) {
+    reject(c, util::format("rank %u of %u does not fit this job of %u ranks", b.rank, b.size, size_));
+    return false;
+  }
+  if (rank_fd_[b.rank] >= 0) {
+    reject(c, util::format("rank %u has already joined", b.rank));
+    return false;
+  }
+  c.rank = b.rank;
+  rank_fd_[b.rank] = c.fd;
+  ++joined_;
+  if (verbose_) report(who_, util::format("rank %u joined (pid %d)", b.rank, cred.pid));
+  send_message(c.fd, Op::Welcome, 0, nullptr, 0);
+  return true;
+}
+
+bool Hub::process(Conn &c, const Header &h, const uint8_t *payload) {
+  if (c.rank < 0) return hello(c, h, payload);
+  auto r = static_cast<size_t>(c.rank);
+  switch (static_cast<Op>(h.op)) {
+    case Op::Exchange:
+    case Op::ExchangeFds: {
+      Pending kind = static_cast<Op>(h.op) == Op::Exchange ? Pending::Exchange : Pending::Fds;
+      if (pending_ != Pending::None && pending_ != kind) {
+        protocol_failure(util::format("rank %zu entered a different bootstrap collective than "
+                                      "the ranks before it",
+                                      r));
+        return false;
+      }
+      if (contributed_[r]) {
+        protocol_failure(util::format("rank %zu entered a bootstrap collective twice", r));
+        return false;
+      }
+      pending_ = kind;
+      contributed_[r] = true;
+      ++arrived_;
+      if (kind == Pending::Exchange) {
+        contrib_[r].assign(payload, payload + h.length);
+      } else {
+        if (c.fds.size() < h.arg) {
+          protocol_failure(util::format("rank %zu announced %u descriptors but sent %zu", r, h.arg,
+                                        c.fds.size()));
+          return false;
+        }
+        fd_contrib_[r].assign(c.fds.begin(), c.fds.begin() + h.arg);
+        c.fds.erase(c.fds.begin(), c.fds.begin() + h.arg);
+      }
+      if (arrived_ == size_) {
+        if (pending_ == Pending::Exchange) finish_exchange();
+        else finish_fds();
+      }
+      return true;
+    }
+    case Op::Abort:
+      if (!abort_) {
+        abort_ = AbortRequest{static_cast<uint32_t>(r), static_cast<int>(h.arg),
+                              std::string(reinterpret_cast<const char *>(payload), h.length)};
+      }
+      return true;
+    case Op::Exit:
+      if (!first_exit_) first_exit_ = static_cast<int>(h.arg);
+      return true;
+    default:
+      protocol_failure(util::format("rank %zu sent unknown message %u", r, h.op));
+      return false;
+  }
+}
+
+void Hub::finish_exchange() {
+  std::vector<uint8_t> out;
+  for (const auto &v : contrib_) {
+    uint64_t n = v.size();
+    const auto *p = reinterpret_cast<const uint8_t *>(&n);
+    out.insert(out.end(), p, p + sizeof n);
+    out.insert(out.end(), v.begin(), v.end());
+  }
+  for (int fd : rank_fd_)
+    if (fd >= 0) send_message(fd, Op::Exchange, size_, out.data(), out.size());
+  for (auto &v : contrib_) v.clear();
+  std::fill(contributed_.begin(), contributed_.end(), false);
+  arrived_ = 0;
+  pending_ = Pending::None;
+}
+
+void Hub::finish_fds() {
+  std::vector<uint32_t> counts;
+  std::vector<int> all;
+  for (const auto &v : fd_contrib_) {
+    counts.push_back(static_cast<uint32_t>(v.size()));
+    all.insert(all.end(), v.begin(), v.end());
+  }
+  for (int fd : rank_fd_) {
+    if (fd < 0) continue;
+    send_message(fd, Op::ExchangeFds, static_cast<uint32_t>(all.size()), counts.data(),
+                 counts.size() * sizeof(uint32_t));
+    for (size_t i = 0; i < all.size(); i += kMaxFdsPerMessage) {
+      size_t n = std::min(kMaxFdsPerMessage, all.size() - i);
+      send_message(fd, Op::FdChunk, static_cast<uint32_t>(n), nullptr, 0, all.data() + i, n);
+    }
+  }
+  for (int fd : all) ::close(fd);
+  for (auto &v : fd_contrib_) v.clear();
+  std::fill(contributed_.begin(), contributed_.end(), false);
+  arrived_ = 0;
+  pending_ = Pending::None;
+}
+
+}  // namespace gexx::bootstrap

@@ -1,0 +1,82 @@
+// The launcher's side of the bootstrap channel: authenticates ranks and
+// serves their collectives (exchange, fd exchange), aborts and exit codes.
+#pragma once
+
+#include <poll.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "bootstrap/wire.hpp"
+
+namespace gexx::bootstrap {
+
+class Hub {
+ public:
+  Hub(uint32_t size, const uint8_t *secret, std::string who, bool verbose);
+  ~Hub();
+  Hub(const Hub &) = delete;
+  Hub &operator=(const Hub &) = delete;
+
+  // Opens the listening socket; false (errno set) if it cannot.
+  bool listen();
+  const std::string &address() const { return address_; }
+  int listen_fd() const { return listen_fd_; }
+  // Closes the listening socket in a forked child that is not the hub.
+  void forget_in_child();
+
+  void collect_pollfds(std::vector<pollfd> &out) const;
+  void handle(const pollfd &p);
+
+  struct AbortRequest {
+    uint32_t rank;
+    int code;
+    std::string reason;
+  };
+  const std::optional<AbortRequest> &abort_request() const { return abort_; }
+  // The code the first rank to call gasnet_exit passed, if any did.
+  const std::optional<int> &first_exit_code() const { return first_exit_; }
+  uint32_t joined() const { return joined_; }
+
+ private:
+  struct Conn {
+    int fd = -1;
+    long rank = -1;
+    std::vector<uint8_t> in;
+    std::vector<int> fds;
+  };
+  enum class Pending { None, Exchange, Fds };
+
+  void accept_all();
+  void read_conn(Conn &c);
+  bool process(Conn &c, const Header &h, const uint8_t *payload);
+  bool hello(Conn &c, const Header &h, const uint8_t *payload);
+  void reject(Conn &c, const std::string &reason);
+  void drop(Conn &c);
+  void protocol_failure(const std::string &what);
+  void finish_exchange();
+  void finish_fds();
+
+  uint32_t size_;
+  uint8_t secret_[kSecretBytes];
+  std::string who_;
+  bool verbose_;
+  std::string address_;
+  int listen_fd_ = -1;
+  std::vector<Conn> conns_;
+  std::vector<int> rank_fd_;  // fd of each joined rank, -1 if none
+  uint32_t joined_ = 0;
+
+  Pending pending_ = Pending::None;
+  uint32_t arrived_ = 0;
+  std::vector<std::vector<uint8_t>> contrib_;
+  std::vector<std::vector<int>> fd_contrib_;
+  std::vector<bool> contributed_;
+
+  std::optional<AbortRequest> abort_;
+  std::optional<int> first_exit_;
+};
+
+}  // namespace gexx::bootstrap

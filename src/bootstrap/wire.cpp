@@ -1,0 +1,190 @@
+#include "bootstrap/wire.hpp"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/random.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "util/strings.hpp"
+
+namespace gexx::bootstrap {
+
+namespace {
+void wait_fd(int fd, short events) {
+  pollfd p{fd, events, 0};
+  while (::poll(&p, 1, -1) < 0 && errno == EINTR) {
+  }
+}
+
+socklen_t make_addr(const std::string &address, sockaddr_un &sa) {
+  std::memset(&sa, 0, sizeof sa);
+  sa.sun_family = AF_UNIX;
+  size_t n = std::min(address.size(), sizeof sa.sun_path - 1);
+  std::memcpy(sa.sun_path, address.data(), n);
+  if (!address.empty() && address[0] == '@') sa.sun_path[0] = '\0';
+  return static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + n);
+}
+}  // namespace
+
+bool write_all(int fd, const void *data, size_t len) {
+  const char *p = static_cast<const char *>(data);
+  while (len > 0) {
+    ssize_t n = ::send(fd, p, len, MSG_NOSIGNAL);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      if (errno == EAGAIN || errno == EWOULDBLOCK) {
+        wait_fd(fd, POLLOUT);
+        continue;
+      }
+      return false;
+    }
+    p += n;
+    len -= static_cast<size_t>(n);
+  }
+  return true;
+}
+
+bool read_all(int fd, void *data, size_t len) {
+  char *p = static_cast<char *>(data);
+  while (len > 0) {
+    ssize_t n = ::recv(fd, p, len, 0);
+    if (n == 0) return false;
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      if (errno == EAGAIN || errno == EWOULDBLOCK) {
+        wait_fd(fd, POLLIN);
+        continue;
+      }
+      return false;
+    }
+    p += n;
+    len -= static_cast<size_t>(n);
+  }
+  return true;
+}
+
+bool send_message(int fd, Op op, uint32_t arg, const void *payload, size_t len, const int *fds,
+                  size_t nfds) {
+  Header h{static_cast<uint32_t>(op), arg, len};
+  if (nfds == 0) {
+    if (!write_all(fd, &h, sizeof h)) return false;
+  } else {
+    // The fds ride on the header bytes.
+    iovec iov{&h, sizeof h};
+    std::vector<char> control(CMSG_SPACE(sizeof(int) * nfds));
+    msghdr msg{};
+    msg.msg_iov = &iov;
+    msg.msg_iovlen = 1;
+    msg.msg_control = control.data();
+    msg.msg_controllen = control.size();
+    cmsghdr *c = CMSG_FIRSTHDR(&msg);
+    c->cmsg_level = SOL_SOCKET;
+    c->cmsg_type = SCM_RIGHTS;
+    c->cmsg_len = CMSG_LEN(sizeof(int) * nfds);
+    std::memcpy(CMSG_DATA(c), fds, sizeof(int) * nfds);
+    ssize_t n;
+    for (;;) {
+      n = ::sendmsg(fd, &msg, MSG_NOSIGNAL);
+      if (n >= 0) break;
+      if (errno == EINTR) continue;
+      if (errno == EAGAIN || errno == EWOULDBLOCK) {
+        wait_fd(fd, POLLOUT);
+        continue;
+      }
+      return false;
+    }
+    if (static_cast<size_t>(n) < sizeof h &&
+        !write_all(fd, reinterpret_cast<char *>(&h) + n, sizeof h - static_cast<size_t>(n)))
+      return false;
+  }
+  return len == 0 || write_all(fd, payload, len);
+}
+
+long recv_some(int fd, void *data, size_t len, std::vector<int> &fds) {
+  iovec iov{data, len};
+  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int) * kMaxFdsPerMessage)];
+  msghdr msg{};
+  msg.msg_iov = &iov;
+  msg.msg_iovlen = 1;
+  msg.msg_control = control;
+  msg.msg_controllen = sizeof control;
+  ssize_t n;
+  do {
+    n = ::recvmsg(fd, &msg, MSG_CMSG_CLOEXEC);
+  } while (n < 0 && errno == EINTR);
+  if (n < 0) return -1;
+  for (cmsghdr *c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c)) {
+    if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
+      size_t count = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+      const int *p = reinterpret_cast<const int *>(CMSG_DATA(c));
+      fds.insert(fds.end(), p, p + count);
+    }
+  }
+  return n;
+}
+
+int connect_address(const std::string &address) {
+  int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return -1;
+  sockaddr_un sa;
+  socklen_t len = make_addr(address, sa);
+  int rc;
+  do {
+    rc = ::connect(fd, reinterpret_cast<sockaddr *>(&sa), len);
+  } while (rc < 0 && errno == EINTR);
+  if (rc < 0) {
+    int saved = errno;
+    ::close(fd);
+    errno = saved;
+    return -1;
+  }
+  return fd;
+}
+
+int listen_abstract(const std::string &name_hint, std::string &address) {
+  uint8_t nonce[8];
+  random_bytes(nonce, sizeof nonce);
+  std::string name = "@" + name_hint + "-" + std::to_string(::getpid()) + "-" + util::hex(nonce, 8);
+  int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+  if (fd < 0) return -1;
+  sockaddr_un sa;
+  socklen_t len = make_addr(name, sa);
+  if (::bind(fd, reinterpret_cast<sockaddr *>(&sa), len) < 0 || ::listen(fd, 1024) < 0) {
+    int saved = errno;
+    ::close(fd);
+    errno = saved;
+    return -1;
+  }
+  address = name;
+  return fd;
+}
+
+void random_bytes(uint8_t *out, size_t n) {
+  size_t done = 0;
+  while (done < n) {
+    ssize_t r = ::getrandom(out + done, n - done, 0);
+    if (r < 0) {
+      if (errno == EINTR) continue;
+      // No entropy source: fall back to the clock and pid, still unguessable
+      // enough for a same-user job rendezvous.
+      uint64_t v = static_cast<uint64_t>(::getpid()) * 0x9E3779B97F4A7C15ull ^
+                   static_cast<uint64_t>(reinterpret_cast<uintptr_t>(&r));
+      for (; done < n; ++done) out[done] = static_cast<uint8_t>(v >> (8 * (done % 8)));
+      return;
+    }
+    done += static_cast<size_t>(r);
+  }
+}
+
+bool secrets_equal(const uint8_t *a, const uint8_t *b) {
+  uint8_t diff = 0;
+  for (size_t i = 0; i < kSecretBytes; ++i) diff |= static_cast<uint8_t>(a[i] ^ b[i]);
+  return diff == 0;
+}
+
+}  // namespace gexx::bootstrap

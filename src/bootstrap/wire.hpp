@@ -1,0 +1,71 @@
+// Framing of the bootstrap channel between ranks and their launcher.
+//
+// Every message is a Header followed by `length` payload bytes. File
+// descriptors travel as SCM_RIGHTS ancillary data on Unix sockets.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace gexx::bootstrap {
+
+constexpr uint32_t kMagic = 0x58584547;  // "GEXX"
+constexpr uint32_t kProtocolVersion = 1;
+constexpr size_t kSecretBytes = 32;
+constexpr size_t kMaxFdsPerMessage = 200;
+
+// Environment the launcher gives each rank; unset again once read.
+constexpr const char *kEnvAddress = "GEXX_BOOT_ADDR";
+constexpr const char *kEnvSecret = "GEXX_BOOT_SECRET";
+constexpr const char *kEnvRank = "GEXX_BOOT_RANK";
+constexpr const char *kEnvSize = "GEXX_BOOT_SIZE";
+constexpr const char *kEnvJob = "GEXX_JOB_ID";
+constexpr const char *kEnvVerbose = "GEXX_LAUNCH_VERBOSE";
+
+enum class Op : uint32_t {
+  Hello = 1,       // rank -> hub: HelloBody
+  Welcome,         // hub -> rank
+  Reject,          // hub -> rank: reason text, then the hub closes
+  Exchange,        // rank -> hub: contribution; hub -> rank: all contributions
+  ExchangeFds,     // rank -> hub: `arg` fds; hub -> rank: counts, then FdChunk messages
+  FdChunk,         // hub -> rank: `arg` fds, no payload but one pad byte
+  Abort,           // rank -> hub: `arg` exit code, payload reason
+  Exit,            // rank -> hub: `arg` exit code the rank is leaving with
+};
+
+struct Header {
+  uint32_t op;
+  uint32_t arg;
+  uint64_t length;
+};
+
+struct HelloBody {
+  uint32_t magic;
+  uint32_t version;
+  uint32_t rank;
+  uint32_t size;
+  uint8_t secret[kSecretBytes];
+};
+
+// Blocking helpers; they retry on EINTR and wait out EAGAIN. They return
+// false when the peer is gone.
+bool write_all(int fd, const void *data, size_t len);
+bool read_all(int fd, void *data, size_t len);
+bool send_message(int fd, Op op, uint32_t arg, const void *payload, size_t len,
+                  const int *fds = nullptr, size_t nfds = 0);
+
+// Reads up to `len` bytes with recvmsg, appending any received fds to `fds`.
+// Returns bytes read, 0 at end of stream, -1 on error (errno set).
+long recv_some(int fd, void *data, size_t len, std::vector<int> &fds);
+
+// Connects to "@name" (abstract Unix socket) or a filesystem path.
+int connect_address(const std::string &address);
+// Listens on a fresh abstract address; `address` receives its "@name" form.
+int listen_abstract(const std::string &name_hint, std::string &address);
+
+void random_bytes(uint8_t *out, size_t n);
+bool secrets_equal(const uint8_t *a, const uint8_t *b);  // constant time
+
+}  // namespace gexx::bootstrap

@@ -1,0 +1,192 @@
+// The GASNet-EX C entry points: argument checks, then one call into core.
+#include <gasnetex.h>
+
+#include <cctype>
+#include <cstring>
+
+#include "core/objects.hpp"
+#include "core/progress.hpp"
+#include "core/runtime.hpp"
+#include "util/log.hpp"
+
+using gexx::core::Runtime;
+
+namespace {
+
+int g_verbose_errors = 1;
+
+template <typename T>
+T *checked(T *object, const char *api, const char *what) {
+  if (!object) gexx::util::fatal("%s: the %s argument is invalid (null)", api, what);
+  return object;
+}
+
+[[noreturn]] void not_built(const char *api) {
+  gexx::util::fatal("%s is not implemented in gexx yet; it ends the job rather than silently "
+                    "doing nothing",
+                    api);
+}
+
+bool valid_client_name(const char *name) {
+  if (!name || !std::isalpha(static_cast<unsigned char>(name[0]))) return false;
+  for (const char *p = name; *p; ++p)
+    if (!std::isalnum(static_cast<unsigned char>(*p)) && *p != '_') return false;
+  return true;
+}
+
+struct BarrierEvent final : gexx_event_s {
+  explicit BarrierEvent(uint64_t g) : generation(g) {}
+  bool test() override { return Runtime::get("gex_Event_Test").barrier().complete(generation); }
+  void wait() override { Runtime::get("gex_Event_Wait").barrier().finish_anonymous(generation); }
+  uint64_t generation;
+};
+
+}  // namespace
+
+extern "C" {
+
+gex_Rank_t gex_System_QueryJobRank(void) { return Runtime::get(__func__).rank(); }
+gex_Rank_t gex_System_QueryJobSize(void) { return Runtime::get(__func__).size(); }
+int gex_System_GetVerboseErrors(void) { return g_verbose_errors; }
+void gex_System_SetVerboseErrors(int enable) { g_verbose_errors = enable ? 1 : 0; }
+
+int gex_Client_Init(gex_Client_t *client_p, gex_EP_t *ep_p, gex_TM_t *tm_p, const char *clientName,
+                    int *argc, char ***argv, gex_Flags_t flags) {
+  (void)argc;
+  (void)argv;
+  if (!client_p || !ep_p || !tm_p) {
+    gexx::util::fatal("gex_Client_Init: client_p, ep_p and tm_p must all point to storage for "
+                      "the results");
+  }
+  if (!valid_client_name(clientName)) {
+    gexx::util::fatal("gex_Client_Init: client name '%s' is not valid: use letters, digits and "
+                      "'_', starting with a letter",
+                      clientName ? clientName : "(null)");
+  }
+  Runtime &rt = Runtime::init(__func__, clientName, flags);
+  rt.barrier().finish_anonymous(rt.barrier().start_anonymous());
+  *client_p = rt.client();
+  *ep_p = rt.ep();
+  *tm_p = rt.tm();
+  return GASNET_OK;
+}
+
+const char *gex_Client_QueryName(gex_Client_t c) { return checked(c, __func__, "client")->name.c_str(); }
+gex_Flags_t gex_Client_QueryFlags(gex_Client_t c) { return checked(c, __func__, "client")->flags; }
+void gex_Client_SetCData(gex_Client_t c, const void *v) {
+  checked(c, __func__, "client")->cdata = const_cast<void *>(v);
+}
+void *gex_Client_QueryCData(gex_Client_t c) { return checked(c, __func__, "client")->cdata; }
+
+gex_Client_t gex_EP_QueryClient(gex_EP_t ep) { return checked(ep, __func__, "endpoint")->client; }
+gex_Flags_t gex_EP_QueryFlags(gex_EP_t ep) { return checked(ep, __func__, "endpoint")->flags; }
+gex_Segment_t gex_EP_QuerySegment(gex_EP_t ep) { return checked(ep, __func__, "endpoint")->segment; }
+gex_EP_Index_t gex_EP_QueryIndex(gex_EP_t ep) { return checked(ep, __func__, "endpoint")->index; }
+void gex_EP_SetCData(gex_EP_t ep, const void *v) {
+  checked(ep, __func__, "endpoint")->cdata = const_cast<void *>(v);
+}
+void *gex_EP_QueryCData(gex_EP_t ep) { return checked(ep, __func__, "endpoint")->cdata; }
+
+gex_Rank_t gex_TM_QueryRank(gex_TM_t tm) { return checked(tm, __func__, "team")->rank; }
+gex_Rank_t gex_TM_QuerySize(gex_TM_t tm) { return checked(tm, __func__, "team")->size; }
+gex_Client_t gex_TM_QueryClient(gex_TM_t tm) { return checked(tm, __func__, "team")->client; }
+gex_EP_t gex_TM_QueryEP(gex_TM_t tm) { return checked(tm, __func__, "team")->ep; }
+gex_Flags_t gex_TM_QueryFlags(gex_TM_t tm) { return checked(tm, __func__, "team")->flags; }
+void gex_TM_SetCData(gex_TM_t tm, const void *v) {
+  checked(tm, __func__, "team")->cdata = const_cast<void *>(v);
+}
+void *gex_TM_QueryCData(gex_TM_t tm) { return checked(tm, __func__, "team")->cdata; }
+
+gex_Rank_t gex_TM_TranslateRankToJobrank(gex_TM_t tm, gex_Rank_t rank) {
+  if (rank >= checked(tm, __func__, "team")->size) {
+    gexx::util::fatal("%s: rank %u is not in this team of %u", __func__, rank, tm->size);
+  }
+  return rank;  // the primordial team is the job
+}
+
+gex_Rank_t gex_TM_TranslateJobrankToRank(gex_TM_t tm, gex_Rank_t jobrank) {
+  return jobrank < checked(tm, __func__, "team")->size ? jobrank : GEX_RANK_INVALID;
+}
+
+int gex_TM_Split(gex_TM_t *, gex_TM_t, int, int, void *, size_t, gex_Flags_t) { not_built(__func__); }
+int gex_EP_Create(gex_EP_t *, gex_Client_t, gex_Flags_t, gex_Flags_t) { not_built(__func__); }
+
+int gex_Segment_Attach(gex_Segment_t *segment_p, gex_TM_t tm, uintptr_t length) {
+  checked(segment_p, __func__, "segment_p");
+  Runtime &rt = Runtime::get(__func__);
+  if (checked(tm, __func__, "team") != rt.tm()) {
+    gexx::util::fatal("gex_Segment_Attach: segments attach over the primordial team only");
+  }
+  *segment_p = rt.attach(__func__, length);
+  return GASNET_OK;
+}
+
+void *gex_Segment_QueryAddr(gex_Segment_t s) { return checked(s, __func__, "segment")->addr; }
+uintptr_t gex_Segment_QuerySize(gex_Segment_t s) { return checked(s, __func__, "segment")->size; }
+gex_Client_t gex_Segment_QueryClient(gex_Segment_t s) { return checked(s, __func__, "segment")->client; }
+gex_Flags_t gex_Segment_QueryFlags(gex_Segment_t s) { return checked(s, __func__, "segment")->flags; }
+void gex_Segment_SetCData(gex_Segment_t s, const void *v) {
+  checked(s, __func__, "segment")->cdata = const_cast<void *>(v);
+}
+void *gex_Segment_QueryCData(gex_Segment_t s) { return checked(s, __func__, "segment")->cdata; }
+
+int gex_Segment_QueryBound(gex_TM_t tm, gex_Rank_t rank, void **owneraddr_p, void **localaddr_p,
+                           uintptr_t *size_p) {
+  Runtime &rt = Runtime::get(__func__);
+  if (checked(tm, __func__, "team")->size <= rank) {
+    gexx::util::fatal("%s: rank %u is not in this team of %u", __func__, rank, tm->size);
+  }
+  if (!rt.attached()) return GASNET_ERR_BAD_ARG;
+  const auto &seg = rt.transport().segment(rank);
+  if (owneraddr_p) *owneraddr_p = reinterpret_cast<void *>(seg.owner_base);
+  if (localaddr_p) *localaddr_p = seg.local;
+  if (size_p) *size_p = seg.size;
+  return GASNET_OK;
+}
+
+int gex_RMA_PutBlocking(gex_TM_t tm, gex_Rank_t rank, void *dest, const void *src, size_t nbytes,
+                        gex_Flags_t flags) {
+  (void)flags;
+  checked(tm, __func__, "team");
+  if (nbytes == 0) return GASNET_OK;
+  char *to = Runtime::get(__func__).translate(__func__, rank, dest, nbytes);
+  std::memmove(to, src, nbytes);
+  return GASNET_OK;
+}
+
+int gex_RMA_GetBlocking(gex_TM_t tm, void *dest, gex_Rank_t rank, void *src, size_t nbytes,
+                        gex_Flags_t flags) {
+  (void)flags;
+  checked(tm, __func__, "team");
+  if (nbytes == 0) return GASNET_OK;
+  const char *from = Runtime::get(__func__).translate(__func__, rank, src, nbytes);
+  std::memmove(dest, from, nbytes);
+  return GASNET_OK;
+}
+
+int gex_Event_Test(gex_Event_t event) {
+  if (event == GEX_EVENT_INVALID) return GASNET_OK;
+  if (event == GEX_EVENT_NO_OP) gexx::util::fatal("gex_Event_Test was passed GEX_EVENT_NO_OP");
+  gexx::core::poll();
+  if (!event->test()) return GASNET_ERR_NOT_READY;
+  delete event;
+  return GASNET_OK;
+}
+
+void gex_Event_Wait(gex_Event_t event) {
+  if (event == GEX_EVENT_INVALID) return;
+  if (event == GEX_EVENT_NO_OP) gexx::util::fatal("gex_Event_Wait was passed GEX_EVENT_NO_OP");
+  event->wait();
+  delete event;
+}
+
+gex_Event_t gex_Coll_BarrierNB(gex_TM_t tm, gex_Flags_t flags) {
+  (void)flags;
+  Runtime &rt = Runtime::get(__func__);
+  if (checked(tm, __func__, "team") != rt.tm()) {
+    gexx::util::fatal("gex_Coll_BarrierNB: only the primordial team exists in this release");
+  }
+  return new BarrierEvent(rt.barrier().start_anonymous());
+}
+
+}  // extern "C"

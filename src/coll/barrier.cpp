@@ -1,0 +1,68 @@
+#include "coll/barrier.hpp"
+
+#include <gasnet.h>
+
+#include "core/progress.hpp"
+#include "util/log.hpp"
+
+namespace gexx::coll {
+
+void Barrier::notify(int id, int flags) {
+  if (notified_) {
+    util::fatal("gasnet_barrier_notify called twice without a gasnet_barrier_wait or a successful "
+                "gasnet_barrier_try in between");
+  }
+  mine_ = {id, static_cast<uint32_t>(flags) & (GASNET_BARRIERFLAG_ANONYMOUS |
+                                                GASNET_BARRIERFLAG_MISMATCH)};
+  generation_ = arrive(mine_);
+  notified_ = true;
+}
+
+int Barrier::finish(int id, int flags) {
+  notified_ = false;
+  BarrierValue all = shm_.result();
+  if (all.flags & GASNET_BARRIERFLAG_MISMATCH) return GASNET_ERR_BARRIER_MISMATCH;
+  // The wait's value must agree with this rank's notify and with the job's.
+  bool named_wait = !(flags & GASNET_BARRIERFLAG_ANONYMOUS);
+  if (named_wait && !(mine_.flags & GASNET_BARRIERFLAG_ANONYMOUS) && id != mine_.id)
+    return GASNET_ERR_BARRIER_MISMATCH;
+  if (named_wait && !(all.flags & GASNET_BARRIERFLAG_ANONYMOUS) && id != all.id)
+    return GASNET_ERR_BARRIER_MISMATCH;
+  if (flags & GASNET_BARRIERFLAG_MISMATCH) return GASNET_ERR_BARRIER_MISMATCH;
+  return GASNET_OK;
+}
+
+int Barrier::wait(int id, int flags) {
+  if (!notified_) util::fatal("gasnet_barrier_wait called without a matching gasnet_barrier_notify");
+  core::wait_until([&] { return shm_.done(generation_); });
+  return finish(id, flags);
+}
+
+int Barrier::try_finish(int id, int flags) {
+  if (!notified_) util::fatal("gasnet_barrier_try called without a matching gasnet_barrier_notify");
+  core::poll();
+  if (!shm_.done(generation_)) return GASNET_ERR_NOT_READY;
+  return finish(id, flags);
+}
+
+uint64_t Barrier::start_anonymous() {
+  if (notified_) {
+    util::fatal("gex_Coll_BarrierNB called while a gasnet_barrier_notify is still waiting for its "
+                "gasnet_barrier_wait");
+  }
+  return arrive({0, GASNET_BARRIERFLAG_ANONYMOUS});
+}
+
+uint64_t Barrier::arrive(BarrierValue v) {
+  // A rank arrives once per generation: an earlier non-blocking barrier of
+  // this rank must complete before the next one starts.
+  core::wait_until([&] { return shm_.done(last_arrival_); });
+  last_arrival_ = shm_.arrive(v);
+  return last_arrival_;
+}
+
+void Barrier::finish_anonymous(uint64_t generation) {
+  core::wait_until([&] { return shm_.done(generation); });
+}
+
+}  // namespace gexx::coll

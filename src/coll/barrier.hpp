@@ -1,0 +1,40 @@
+// The job's barrier with GASNet's split-phase rules: notify, then wait or
+// try; named, anonymous and forced-mismatch values.
+#pragma once
+
+#include <cstdint>
+
+#include "coll/shm_barrier.hpp"
+
+namespace gexx::coll {
+
+class Barrier {
+ public:
+  Barrier(void *host_area, uint32_t rank, uint32_t ranks) : shm_(host_area, rank, ranks) {}
+
+  // Fatal when a notify is already outstanding.
+  void notify(int id, int flags);
+  // GASNET_OK or GASNET_ERR_BARRIER_MISMATCH once complete; GASNET_ERR_NOT_READY
+  // from try() while it is not.
+  int wait(int id, int flags);
+  int try_finish(int id, int flags);
+
+  // The EX form: an anonymous barrier whose completion an event observes.
+  uint64_t start_anonymous();
+  bool complete(uint64_t generation) const { return shm_.done(generation); }
+  void finish_anonymous(uint64_t generation);
+
+  bool outstanding() const { return notified_; }
+
+ private:
+  int finish(int id, int flags);
+  uint64_t arrive(BarrierValue v);
+
+  ShmBarrier shm_;
+  bool notified_ = false;
+  BarrierValue mine_;
+  uint64_t generation_ = 0;
+  uint64_t last_arrival_ = 0;
+};
+
+}  // namespace gexx::coll

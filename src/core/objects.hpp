@@ -1,0 +1,48 @@
+// The GASNet-EX objects behind the opaque handles of gasnetex.h.
+#pragma once
+
+#include <gasnetex.h>
+
+#include <cstdint>
+#include <string>
+
+struct gexx_client_s {
+  std::string name;
+  gex_Flags_t flags = 0;
+  void *cdata = nullptr;
+  gex_EP_t ep = nullptr;
+  gex_TM_t tm = nullptr;
+  gex_Segment_t segment = nullptr;
+};
+
+struct gexx_ep_s {
+  gex_Client_t client = nullptr;
+  gex_Flags_t flags = 0;
+  void *cdata = nullptr;
+  gex_Segment_t segment = nullptr;
+  gex_EP_Index_t index = 0;
+};
+
+struct gexx_tm_s {
+  gex_Client_t client = nullptr;
+  gex_EP_t ep = nullptr;
+  gex_Flags_t flags = 0;
+  void *cdata = nullptr;
+  gex_Rank_t rank = 0;
+  gex_Rank_t size = 0;
+};
+
+struct gexx_segment_s {
+  gex_Client_t client = nullptr;
+  gex_Flags_t flags = 0;
+  void *cdata = nullptr;
+  void *addr = nullptr;
+  uintptr_t size = 0;
+};
+
+// An operation's completion as the client waits on it.
+struct gexx_event_s {
+  virtual ~gexx_event_s() = default;
+  virtual bool test() = 0;  // true once complete
+  virtual void wait() = 0;
+};

@@ -1,0 +1,142 @@
+#include "core/runtime.hpp"
+
+#include <sched.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <mutex>
+
+#include "core/progress.hpp"
+#include "util/config.hpp"
+#include "util/log.hpp"
+#include "util/strings.hpp"
+
+namespace gexx::core {
+
+namespace {
+Runtime *g_runtime = nullptr;
+std::mutex g_init_mutex;
+bool g_oversubscribed = false;
+
+void on_fatal(int code, const std::string &message) {
+  if (g_runtime) g_runtime->boot().abort(code, message);
+}
+}  // namespace
+
+void poll() {
+  if (g_runtime) g_runtime->transport().poll();
+}
+
+void relax(uint32_t &spins) {
+  if (g_oversubscribed || ++spins > 64) {
+    sched_yield();
+    spins = 0;
+  } else {
+    __builtin_ia32_pause();
+  }
+}
+
+bool Runtime::initialized() { return g_runtime != nullptr; }
+
+Runtime &Runtime::get(const char *api) {
+  if (!g_runtime) {
+    util::fatal("%s called before gex_Client_Init or gasnet_init: initialise gexx first", api);
+  }
+  return *g_runtime;
+}
+
+Runtime &Runtime::init(const char *api, const char *client_name, gex_Flags_t flags) {
+  std::lock_guard<std::mutex> guard(g_init_mutex);
+  if (g_runtime) {
+    util::fatal("%s called a second time: gexx is initialised once per process (by "
+                "gex_Client_Init or gasnet_init)",
+                api);
+  }
+  auto *rt = new Runtime();
+  rt->start(client_name, flags);
+  g_runtime = rt;
+  return *rt;
+}
+
+void Runtime::start(const char *client_name, gex_Flags_t flags) {
+  boot_ = bootstrap::join_job();
+  rank_ = boot_->rank();
+  size_ = boot_->size();
+  util::set_log_identity(rank_, util::hostname());
+  util::set_fatal_hook(on_fatal);
+  if (config::get_bool("GASNET_VERBOSEENV")) util::set_verbose(true);
+
+  transport_ = transport::smp::open(*boot_);
+  long cores = ::sysconf(_SC_NPROCESSORS_ONLN);
+  g_oversubscribed = cores > 0 && transport_->ranks_on_host() > static_cast<uint32_t>(cores);
+  barrier_ = std::make_unique<coll::Barrier>(transport_->host_area(), rank_, size_);
+
+  max_local_ = transport_->max_segment_size();
+  max_global_ = max_local_;
+  for (uint64_t m : boot_->allgather(max_local_)) max_global_ = std::min(max_global_, m);
+
+  client_.name = client_name ? client_name : "";
+  client_.flags = flags;
+  client_.ep = &ep_;
+  client_.tm = &tm_;
+  ep_.client = &client_;
+  tm_.client = &client_;
+  tm_.ep = &ep_;
+  tm_.rank = rank_;
+  tm_.size = size_;
+  segment_.client = &client_;
+  if (rank_ == 0) {
+    util::note("job of %u rank(s) started by %s; largest segment per rank %s", size_,
+               boot_->spawner(), util::human_size(max_global_).c_str());
+  }
+}
+
+gex_Segment_t Runtime::attach(const char *api, uint64_t size) {
+  if (attached_) {
+    util::fatal("%s called a second time: a process attaches one segment (to its primordial "
+                "team)",
+                api);
+  }
+  if (size > max_local_) {
+    util::fatal("%s asked for a %s segment, but at most %s is available to each of the %u "
+                "rank(s) on this host (GASNET_MAX_SEGSIZE=%s, shared memory in %s). Ask for less "
+                "or raise GASNET_MAX_SEGSIZE",
+                api, util::human_size(size).c_str(), util::human_size(max_local_).c_str(),
+                transport_->ranks_on_host(), config::get_string("GASNET_MAX_SEGSIZE").c_str(),
+                config::get_string("GASNET_SHM_BACKING").c_str());
+  }
+  transport_->attach_segment(size);
+  const auto &mine = transport_->segment(rank_);
+  segment_.addr = mine.local;
+  segment_.size = mine.size;
+  attached_ = true;
+  client_.segment = &segment_;
+  ep_.segment = &segment_;
+  if (rank_ == 0) util::note("%s", transport_->describe().c_str());
+  barrier_->finish_anonymous(barrier_->start_anonymous());
+  return &segment_;
+}
+
+char *Runtime::translate(const char *api, uint32_t rank, const void *addr, size_t len) {
+  if (rank >= size_) util::fatal("%s: rank %u is not in this job of %u ranks", api, rank, size_);
+  if (!attached_) util::fatal("%s called before the segment was attached", api);
+  const auto &seg = transport_->segment(rank);
+  uint64_t a = reinterpret_cast<uint64_t>(addr);
+  if (a < seg.owner_base || len > seg.size || a - seg.owner_base > seg.size - len || !seg.local) {
+    util::fatal("%s: the range [%#llx, %#llx) of %zu bytes is not inside rank %u's segment "
+                "[%#llx, %#llx)",
+                api, static_cast<unsigned long long>(a), static_cast<unsigned long long>(a + len),
+                len, rank, static_cast<unsigned long long>(seg.owner_base),
+                static_cast<unsigned long long>(seg.owner_base + seg.size));
+  }
+  return seg.local + (a - seg.owner_base);
+}
+
+void Runtime::exit_job(int code) {
+  std::fflush(nullptr);
+  boot_->announce_exit(code);
+  _exit(code);
+}
+
+}  // namespace gexx::core

@@ -1,0 +1,198 @@
+// The smp conduit: every rank of the job is on this host; each rank's
+// segment is an unnamed shared region that every rank maps (cross-mapped),
+// so a put or get is a copy.
+#include <sys/sysinfo.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <fstream>
+#include <vector>
+
+#include "bootstrap/bootstrap.hpp"
+#include "coll/shm_barrier.hpp"
+#include "transport/smp/shm_backing.hpp"
+#include "transport/transport.hpp"
+#include "util/config.hpp"
+#include "util/log.hpp"
+#include "util/strings.hpp"
+
+namespace gexx::transport {
+
+uint64_t host_area_size(uint32_t ranks) {
+  uint64_t bytes = coll::ShmBarrier::area_size(ranks);
+  uint64_t page = static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
+  return (bytes + page - 1) / page * page;
+}
+
+namespace smp {
+namespace {
+
+constexpr uint64_t kPage = 4096;
+
+struct HostId {
+  char boot_id[40];
+  char host[64];
+};
+
+HostId my_host_id() {
+  HostId id{};
+  std::ifstream in("/proc/sys/kernel/random/boot_id");
+  std::string boot;
+  in >> boot;
+  std::strncpy(id.boot_id, boot.c_str(), sizeof id.boot_id - 1);
+  std::strncpy(id.host, util::hostname().c_str(), sizeof id.host - 1);
+  return id;
+}
+
+class SmpTransport final : public Transport {
+ public:
+  explicit SmpTransport(bootstrap::Bootstrap &boot) : boot_(boot), segs_(boot.size()) {
+    check_one_host();
+    order_ = backings_from_config();
+    compute_max_segment();
+    open_host_area();
+  }
+
+  const char *name() const override { return "smp"; }
+  uint64_t max_segment_size() const override { return max_segment_; }
+  const PeerSegment &segment(uint32_t rank) const override { return segs_[rank]; }
+  void *host_area() const override { return host_area_.addr(); }
+  uint32_t ranks_on_host() const override { return boot_.size(); }
+  void poll() override {}
+
+  std::string describe() const override {
+    return util::format("conduit smp, %u rank(s) on %s, segment %s per rank in %s", boot_.size(),
+                        util::hostname().c_str(), util::human_size(segs_[boot_.rank()].size).c_str(),
+                        backing_location(backing_).c_str());
+  }
+
+  void attach_segment(uint64_t size) override {
+    size = (size + kPage - 1) / kPage * kPage;
+    std::string why;
+    if (size > 0 && !choose_backing(order_, size * boot_.size(), backing_, why)) {
+      util::fatal("cannot create a %s segment for each of the %u ranks on this host (%s in all): "
+                  "%s. Ask for a smaller segment, set GASNET_MAX_SEGSIZE lower, or list another "
+                  "backing in GASNET_SHM_BACKING (now '%s')",
+                  util::human_size(size).c_str(), boot_.size(),
+                  util::human_size(size * boot_.size()).c_str(), why.c_str(),
+                  config::get_string("GASNET_SHM_BACKING").c_str());
+    }
+    int fd = -1;
+    if (size > 0) {
+      std::string error;
+      fd = create_region(backing_, size, boot_.job_id(), error);
+      if (fd < 0) {
+        util::fatal("cannot create a %s segment in %s: %s. Set GASNET_MAX_SEGSIZE lower or list "
+                    "another backing in GASNET_SHM_BACKING",
+                    util::human_size(size).c_str(), backing_location(backing_).c_str(),
+                    error.c_str());
+      }
+    }
+    if (backing_ != order_.front() && size > 0) {
+      util::note("segment backing: %s (%s could not hold %s: %s)", backing_location(backing_).c_str(),
+                 backing_location(order_.front()).c_str(),
+                 util::human_size(size * boot_.size()).c_str(), why.c_str());
+    }
+    std::vector<int> mine;
+    if (fd >= 0) mine.push_back(fd);
+    auto fds = boot_.exchange_fds(mine);
+    if (fd >= 0) ::close(fd);
+
+    struct Published {
+      uint64_t base, size;
+    };
+    maps_.resize(boot_.size());
+    for (uint32_t r = 0; r < boot_.size(); ++r) {
+      if (!fds[r].empty()) {
+        uint64_t len = 0;
+        off_t end = ::lseek(fds[r][0], 0, SEEK_END);
+        if (end > 0) len = static_cast<uint64_t>(end);
+        maps_[r] = Mapping(fds[r][0], len);
+        if (!maps_[r].addr()) {
+          util::fatal("cannot map rank %u's %s segment: %s (address space or vm.max_map_count "
+                      "exhausted?)",
+                      r, util::human_size(len).c_str(), std::strerror(errno));
+        }
+      }
+      for (int f : fds[r]) ::close(f);
+    }
+    Published me{reinterpret_cast<uint64_t>(maps_[boot_.rank()].addr()), size};
+    auto all = boot_.allgather(me);
+    for (uint32_t r = 0; r < boot_.size(); ++r) {
+      segs_[r].owner_base = all[r].base;
+      segs_[r].size = all[r].size;
+      segs_[r].local = static_cast<char *>(maps_[r].addr());
+    }
+  }
+
+ private:
+  void check_one_host() {
+    HostId me = my_host_id();
+    auto all = boot_.allgather(me);
+    for (uint32_t r = 0; r < all.size(); ++r) {
+      if (std::strncmp(all[r].boot_id, me.boot_id, sizeof me.boot_id) != 0) {
+        util::fatal("the smp conduit runs every rank on one host, but rank %u is on %s and this "
+                    "rank on %s; use a network conduit for jobs across hosts",
+                    r, all[r].host, me.host);
+      }
+    }
+  }
+
+  void compute_max_segment() {
+    config::SizeSpec spec = config::get_size_spec("GASNET_MAX_SEGSIZE");
+    uint64_t per_rank;
+    uint32_t n = boot_.size();
+    if (spec.fraction) {
+      struct sysinfo si;
+      ::sysinfo(&si);
+      double phys = static_cast<double>(si.totalram) * si.mem_unit;
+      per_rank = static_cast<uint64_t>(phys * spec.share / n);
+    } else {
+      per_rank = spec.bytes;
+    }
+    uint64_t best = 0;
+    for (Backing b : order_) best = std::max(best, backing_capacity(b));
+    per_rank = std::min(per_rank, best / n);
+    max_segment_ = per_rank / kPage * kPage;
+  }
+
+  void open_host_area() {
+    uint64_t len = host_area_size(boot_.size());
+    std::vector<int> mine;
+    if (boot_.rank() == 0) {
+      std::string error;
+      Backing b = Backing::Memfd;
+      std::string why;
+      if (!choose_backing(order_, len, b, why)) b = order_.front();
+      int fd = create_region(b, len, boot_.job_id(), error);
+      if (fd < 0) util::fatal("cannot create the host's shared control area: %s", error.c_str());
+      mine.push_back(fd);
+    }
+    auto fds = boot_.exchange_fds(mine);
+    for (int fd : mine) ::close(fd);
+    host_area_ = Mapping(fds[0].at(0), len);
+    for (auto &v : fds)
+      for (int fd : v) ::close(fd);
+    if (!host_area_.addr())
+      util::fatal("cannot map the host's shared control area: %s", std::strerror(errno));
+    coll::ShmBarrier::init_area(host_area_.addr(), boot_.size(), boot_.rank() == 0);
+    boot_.barrier();  // the area is initialised before anyone uses it
+  }
+
+  bootstrap::Bootstrap &boot_;
+  std::vector<Backing> order_;
+  Backing backing_ = Backing::Memfd;
+  uint64_t max_segment_ = 0;
+  Mapping host_area_;
+  std::vector<Mapping> maps_;
+  std::vector<PeerSegment> segs_;
+};
+
+}  // namespace
+
+std::unique_ptr<Transport> open(bootstrap::Bootstrap &boot) {
+  return std::make_unique<SmpTransport>(boot);
+}
+
+}  // namespace smp
+}  // namespace gexx::transport

@@ -1,0 +1,229 @@
+#include "util/config.hpp"
+
+#include <cctype>
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+
+#include "util/log.hpp"
+#include "util/strings.hpp"
+
+namespace gexx::config {
+
+namespace {
+
+const std::vector<Var> kRegistry = {
+    {"GASNET_PSHM_NODES", Kind::Int, "1",
+     "Ranks to start when an smp-conduit program runs without gasnetrun "
+     "(GASNET_PSHM_NODES=4 ./prog runs 4 ranks).",
+     true},
+    {"GASNET_MAX_SEGSIZE", Kind::Size, "0.5",
+     "Largest segment a rank may attach: a size per rank (K, M, G, T suffixes: 512M, 2G), or "
+     "a fraction of physical memory shared by the ranks of a host (0.5, 5/8).",
+     false},
+    {"GASNET_SHM_BACKING", Kind::List, "memfd,shm,file",
+     "Shared-memory backings to try, in order: memfd (anonymous memory), shm (an unnamed "
+     "file in /dev/shm), file (an unnamed file in GASNET_TMPDIR).",
+     false},
+    {"GASNET_TMPDIR", Kind::String, "",
+     "Folder for the 'file' shared-memory backing (default: $TMPDIR, else /tmp).", false},
+    {"GASNET_VERBOSEENV", Kind::Bool, "0",
+     "Print the conduit, the segment sizes and the shared-memory backing in effect, once, "
+     "from rank 0.",
+     false},
+    {"GASNET_EXITTIMEOUT", Kind::Seconds, "2.0",
+     "Seconds the launcher lets the other ranks finish after one rank exits with status 0, "
+     "before it ends them.",
+     false},
+};
+
+std::string trim(std::string_view s) {
+  size_t b = 0, e = s.size();
+  while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
+  while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
+  return std::string(s.substr(b, e - b));
+}
+
+std::string lower(std::string s) {
+  for (auto &c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+std::optional<double> parse_double(std::string_view text) {
+  std::string t = trim(text);
+  if (t.empty()) return std::nullopt;
+  char *end = nullptr;
+  double v = std::strtod(t.c_str(), &end);
+  if (end != t.c_str() + t.size() || !std::isfinite(v)) return std::nullopt;
+  return v;
+}
+
+const Var &lookup(const char *name) {
+  const Var *v = find(name);
+  if (!v) util::fatal("internal error: environment variable %s is not in the registry", name);
+  return *v;
+}
+
+std::string raw_value(const Var &v) {
+  const char *env = std::getenv(v.name);
+  return env ? std::string(env) : std::string(v.default_value);
+}
+
+[[noreturn]] void bad_value(const Var &v, const std::string &value, const char *accepted) {
+  util::fatal("%s='%s' is not valid: %s", v.name, value.c_str(), accepted);
+}
+
+}  // namespace
+
+const std::vector<Var> &registry() { return kRegistry; }
+
+const Var *find(std::string_view name) {
+  for (const auto &v : kRegistry)
+    if (name == v.name) return &v;
+  return nullptr;
+}
+
+std::optional<uint64_t> parse_bytes(std::string_view text) {
+  std::string t = lower(trim(text));
+  if (t.empty()) return std::nullopt;
+  uint64_t mult = 1;
+  // Accept "64m", "64mb", "64mib".
+  if (t.size() > 2 && t.compare(t.size() - 2, 2, "ib") == 0) t.resize(t.size() - 2);
+  else if (t.size() > 1 && t.back() == 'b' && !std::isdigit(static_cast<unsigned char>(t[t.size() - 2])))
+    t.pop_back();
+  switch (t.empty() ? '\0' : t.back()) {
+    case 'k': mult = 1ull << 10; break;
+    case 'm': mult = 1ull << 20; break;
+    case 'g': mult = 1ull << 30; break;
+    case 't': mult = 1ull << 40; break;
+    default: break;
+  }
+  if (mult != 1) t.pop_back();
+  if (t.empty() || t[0] == '-' || t[0] == '+') return std::nullopt;
+  auto v = parse_double(t);
+  if (!v || *v < 0) return std::nullopt;
+  double bytes = *v * static_cast<double>(mult);
+  if (bytes >= 18446744073709551616.0) return std::nullopt;
+  if (mult == 1 && *v != std::floor(*v)) return std::nullopt;  // "1.5" bytes is no size
+  return static_cast<uint64_t>(bytes);
+}
+
+std::optional<SizeSpec> parse_size_spec(std::string_view text) {
+  std::string t = trim(text);
+  size_t slash = t.find('/');
+  if (slash != std::string::npos) {
+    auto num = parse_int(t.substr(0, slash));
+    auto den = parse_int(t.substr(slash + 1));
+    if (!num || !den || *num <= 0 || *den <= 0 || *num > *den) return std::nullopt;
+    return SizeSpec{true, static_cast<double>(*num) / static_cast<double>(*den), 0};
+  }
+  // A bare number below 1 with a decimal point is a fraction of memory.
+  if (t.find('.') != std::string::npos && t.find_first_not_of("0123456789.") == std::string::npos) {
+    auto v = parse_double(t);
+    if (v && *v > 0 && *v <= 1.0) return SizeSpec{true, *v, 0};
+  }
+  auto b = parse_bytes(t);
+  if (!b || *b == 0) return std::nullopt;
+  return SizeSpec{false, 0, *b};
+}
+
+std::optional<bool> parse_bool(std::string_view text) {
+  std::string t = lower(trim(text));
+  if (t == "1" || t == "yes" || t == "y" || t == "true" || t == "on") return true;
+  if (t == "0" || t == "no" || t == "n" || t == "false" || t == "off" || t.empty()) return false;
+  return std::nullopt;
+}
+
+std::optional<int64_t> parse_int(std::string_view text) {
+  std::string t = trim(text);
+  if (t.empty()) return std::nullopt;
+  char *end = nullptr;
+  errno = 0;
+  long long v = std::strtoll(t.c_str(), &end, 10);
+  if (errno != 0 || end != t.c_str() + t.size()) return std::nullopt;
+  return v;
+}
+
+std::optional<double> parse_seconds(std::string_view text) {
+  auto v = parse_double(text);
+  if (!v || *v < 0) return std::nullopt;
+  return v;
+}
+
+bool is_set(const char *name) { return std::getenv(lookup(name).name) != nullptr; }
+
+std::string get_string(const char *name) { return raw_value(lookup(name)); }
+
+bool get_bool(const char *name) {
+  const Var &v = lookup(name);
+  std::string value = raw_value(v);
+  auto b = parse_bool(value);
+  if (!b) bad_value(v, value, "use 1 or 0 (also yes/no, true/false, on/off)");
+  return *b;
+}
+
+int64_t get_int(const char *name, int64_t min, int64_t max) {
+  const Var &v = lookup(name);
+  std::string value = raw_value(v);
+  auto i = parse_int(value);
+  if (!i || *i < min || *i > max) {
+    bad_value(v, value,
+              util::format("use a whole number from %lld to %lld", static_cast<long long>(min),
+                           static_cast<long long>(max))
+                  .c_str());
+  }
+  return *i;
+}
+
+double get_seconds(const char *name) {
+  const Var &v = lookup(name);
+  std::string value = raw_value(v);
+  auto s = parse_seconds(value);
+  if (!s) bad_value(v, value, "use a number of seconds, such as 2 or 0.5");
+  return *s;
+}
+
+SizeSpec get_size_spec(const char *name) {
+  const Var &v = lookup(name);
+  std::string value = raw_value(v);
+  auto s = parse_size_spec(value);
+  if (!s) {
+    bad_value(v, value,
+              "use a size with an optional K, M, G or T suffix (512M, 2G), or a fraction of "
+              "physical memory (0.5, 5/8)");
+  }
+  return *s;
+}
+
+std::vector<std::string> get_list(const char *name, const std::vector<std::string> &allowed) {
+  const Var &v = lookup(name);
+  std::string value = raw_value(v);
+  auto items = util::split(value, ", ");
+  std::string accepted;
+  for (const auto &a : allowed) accepted += (accepted.empty() ? "" : ", ") + a;
+  if (items.empty()) bad_value(v, value, ("list one or more of: " + accepted).c_str());
+  for (const auto &item : items) {
+    bool ok = false;
+    for (const auto &a : allowed) ok = ok || lower(item) == a;
+    if (!ok) {
+      bad_value(v, value,
+                ("'" + item + "' is not one of: " + accepted + " (separate them with commas)")
+                    .c_str());
+    }
+  }
+  for (auto &item : items) item = lower(item);
+  return items;
+}
+
+std::string describe_all() {
+  std::string out;
+  for (const auto &v : kRegistry) {
+    out += util::format("%-22s default: %s%s\n    %s\n", v.name,
+                        v.default_value[0] ? v.default_value : "(unset)",
+                        v.must_agree ? "  [same on every rank]" : "", v.help);
+  }
+  return out;
+}
+
+}  // namespace gexx::config
