@@ -7,6 +7,7 @@
 #include "core/objects.hpp"
 #include "core/progress.hpp"
 #include "core/runtime.hpp"
+#include "rma/blocking.hpp"
 #include "util/log.hpp"
 
 using gexx::core::Runtime;
@@ -148,9 +149,7 @@ int gex_RMA_PutBlocking(gex_TM_t tm, gex_Rank_t rank, void *dest, const void *sr
                         gex_Flags_t flags) {
   (void)flags;
   checked(tm, __func__, "team");
-  if (nbytes == 0) return GASNET_OK;
-  char *to = Runtime::get(__func__).translate(__func__, rank, dest, nbytes);
-  std::memmove(to, src, nbytes);
+  gexx::rma::put_blocking(__func__, rank, dest, src, nbytes);
   return GASNET_OK;
 }
 
@@ -158,9 +157,7 @@ int gex_RMA_GetBlocking(gex_TM_t tm, void *dest, gex_Rank_t rank, void *src, siz
                         gex_Flags_t flags) {
   (void)flags;
   checked(tm, __func__, "team");
-  if (nbytes == 0) return GASNET_OK;
-  const char *from = Runtime::get(__func__).translate(__func__, rank, src, nbytes);
-  std::memmove(dest, from, nbytes);
+  gexx::rma::get_blocking(__func__, dest, rank, src, nbytes);
   return GASNET_OK;
 }
 

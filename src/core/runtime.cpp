@@ -99,12 +99,11 @@ gex_Segment_t Runtime::attach(const char *api, uint64_t size) {
                 api);
   }
   if (size > max_local_) {
-    util::fatal("%s asked for a %s segment, but at most %s is available to each of the %u "
-                "rank(s) on this host (GASNET_MAX_SEGSIZE=%s, shared memory in %s). Ask for less "
-                "or raise GASNET_MAX_SEGSIZE",
+    util::fatal("%s asked for a %s segment, but at most %s is available to each rank (%s). Ask "
+                "for at most gasnet_getMaxLocalSegmentSize() bytes, raise GASNET_MAX_SEGSIZE, or "
+                "free memory",
                 api, util::human_size(size).c_str(), util::human_size(max_local_).c_str(),
-                transport_->ranks_on_host(), config::get_string("GASNET_MAX_SEGSIZE").c_str(),
-                config::get_string("GASNET_SHM_BACKING").c_str());
+                transport_->segment_limits().c_str());
   }
   transport_->attach_segment(size);
   const auto &mine = transport_->segment(rank_);

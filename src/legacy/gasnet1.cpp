@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "core/runtime.hpp"
+#include "rma/blocking.hpp"
 #include "util/log.hpp"
 
 using gexx::core::Runtime;
@@ -155,16 +156,16 @@ int gasnet_barrier(int id, int flags) {
 }
 
 void gasnet_put(gasnet_node_t node, void *dest, void *src, size_t nbytes) {
-  gex_RMA_PutBlocking(Runtime::get(__func__).tm(), node, dest, src, nbytes, 0);
+  gexx::rma::put_blocking(__func__, node, dest, src, nbytes);
 }
 void gasnet_put_bulk(gasnet_node_t node, void *dest, void *src, size_t nbytes) {
-  gex_RMA_PutBlocking(Runtime::get(__func__).tm(), node, dest, src, nbytes, 0);
+  gexx::rma::put_blocking(__func__, node, dest, src, nbytes);
 }
 void gasnet_get(void *dest, gasnet_node_t node, void *src, size_t nbytes) {
-  gex_RMA_GetBlocking(Runtime::get(__func__).tm(), dest, node, src, nbytes, 0);
+  gexx::rma::get_blocking(__func__, dest, node, src, nbytes);
 }
 void gasnet_get_bulk(void *dest, gasnet_node_t node, void *src, size_t nbytes) {
-  gex_RMA_GetBlocking(Runtime::get(__func__).tm(), dest, node, src, nbytes, 0);
+  gexx::rma::get_blocking(__func__, dest, node, src, nbytes);
 }
 
 }  // extern "C"

@@ -33,6 +33,8 @@ class Transport {
   virtual uint32_t ranks_on_host() const = 0;
   // Runs pending work (incoming messages, completions).
   virtual void poll() = 0;
+  // Why max_segment_size() is what it is: the limits that set it.
+  virtual std::string segment_limits() const = 0;
   // One line for verbose output: where the segments live.
   virtual std::string describe() const = 0;
 };

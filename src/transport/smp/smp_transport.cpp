@@ -66,6 +66,8 @@ class SmpTransport final : public Transport {
                         backing_location(backing_).c_str());
   }
 
+  std::string segment_limits() const override { return limits_; }
+
   void attach_segment(uint64_t size) override {
     size = (size + kPage - 1) / kPage * kPage;
     std::string why;
@@ -150,8 +152,18 @@ class SmpTransport final : public Transport {
     } else {
       per_rank = spec.bytes;
     }
+    limits_ = util::format("GASNET_MAX_SEGSIZE=%s allows %s per rank",
+                           config::get_string("GASNET_MAX_SEGSIZE").c_str(),
+                           util::human_size(per_rank).c_str());
     uint64_t best = 0;
-    for (Backing b : order_) best = std::max(best, backing_capacity(b));
+    for (Backing b : order_) {
+      uint64_t cap = backing_capacity(b);
+      best = std::max(best, cap);
+      limits_ += util::format("; %s has %s free", backing_location(b).c_str(),
+                              util::human_size(cap).c_str());
+    }
+    limits_ += util::format(" for the %u rank(s) of this host (GASNET_SHM_BACKING=%s)", n,
+                            config::get_string("GASNET_SHM_BACKING").c_str());
     per_rank = std::min(per_rank, best / n);
     max_segment_ = per_rank / kPage * kPage;
   }
@@ -183,6 +195,7 @@ class SmpTransport final : public Transport {
   std::vector<Backing> order_;
   Backing backing_ = Backing::Memfd;
   uint64_t max_segment_ = 0;
+  std::string limits_;
   Mapping host_area_;
   std::vector<Mapping> maps_;
   std::vector<PeerSegment> segs_;

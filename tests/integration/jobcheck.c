@@ -1,0 +1,193 @@
+/* jobcheck: the test program the integration tests launch.
+ *
+ *   jobcheck data [SEGSIZE]   full check of rank/size, segments, put/get, barriers
+ *   jobcheck ex               the same identity and data checks through GASNet-EX
+ *   jobcheck exit CODE RANK   RANK calls gasnet_exit(CODE) while the others wait
+ *   jobcheck hang RANK        every rank says READY; RANK sleeps, the rest spin
+ *                             in a barrier (for kill tests)
+ *   jobcheck early RANK       RANK returns 0 from main at once; the rest sleep
+ *                             without polling
+ *   jobcheck crash RANK       RANK dies of SIGSEGV after attaching
+ *   jobcheck oob              a put outside the target's segment (a fatal error)
+ *   jobcheck attach SIZE      attaches SIZE bytes without asking what is available
+ *
+ * Each check prints "FAIL: ..." and exits 1 on the first problem.
+ */
+#include <gasnet.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static gasnet_node_t me, n;
+
+#define CHECK(cond, ...)                                        \
+  do {                                                          \
+    if (!(cond)) {                                              \
+      printf("FAIL: rank %u: ", me);                            \
+      printf(__VA_ARGS__);                                      \
+      printf("\n");                                             \
+      fflush(stdout);                                           \
+      gasnet_exit(1);                                           \
+    }                                                           \
+  } while (0)
+
+static uint64_t pattern(gasnet_node_t owner, size_t i) {
+  return ((uint64_t)owner << 40) ^ (i * 0x9E3779B97F4A7C15ull);
+}
+
+static void start(uintptr_t segsize) {
+  CHECK(gasnet_init(NULL, NULL) == GASNET_OK, "gasnet_init");
+  me = gasnet_mynode();
+  n = gasnet_nodes();
+  CHECK(gasnet_getMaxLocalSegmentSize() >= segsize, "max local segment %lu < %lu",
+        (unsigned long)gasnet_getMaxLocalSegmentSize(), (unsigned long)segsize);
+  CHECK(gasnet_getMaxGlobalSegmentSize() <= gasnet_getMaxLocalSegmentSize(), "global > local");
+  CHECK(gasnet_attach(NULL, 0, segsize, 0) == GASNET_OK, "gasnet_attach");
+}
+
+static void check_data(uintptr_t segsize) {
+  gasnet_seginfo_t *seg = calloc(n + 1, sizeof *seg);
+  seg[n].addr = (void *)0x1234; /* entries past the job size stay untouched */
+  CHECK(gasnet_getSegmentInfo(seg, (int)n + 1) == GASNET_OK, "getSegmentInfo");
+  CHECK(seg[n].addr == (void *)0x1234, "getSegmentInfo wrote past the job");
+  for (gasnet_node_t r = 0; r < n; ++r)
+    CHECK(seg[r].size == segsize && seg[r].addr, "rank %u's segment is %p/%lu", r, seg[r].addr,
+          (unsigned long)seg[r].size);
+
+  /* Fill my segment by local stores, read every rank's with gets. */
+  uint64_t *mine = seg[me].addr;
+  size_t words = segsize / sizeof(uint64_t);
+  for (size_t i = 0; i < words; ++i) mine[i] = pattern(me, i);
+  gasnet_barrier(1, 0);
+  size_t chunk = words < 1024 ? words : 1024;
+  uint64_t *buf = malloc(chunk * sizeof *buf);
+  for (gasnet_node_t r = 0; r < n; ++r) {
+    size_t at = (words - chunk) / (r + 1); /* a different place in each segment */
+    gasnet_get(buf, r, (uint64_t *)seg[r].addr + at, chunk * sizeof *buf);
+    for (size_t i = 0; i < chunk; ++i)
+      CHECK(buf[i] == pattern(r, at + i), "get from rank %u word %zu: %llx", r, at + i,
+            (unsigned long long)buf[i]);
+  }
+  gasnet_barrier(2, 0);
+
+  /* Every rank puts a signed record into slot `me` of every segment. */
+  for (gasnet_node_t r = 0; r < n; ++r) {
+    uint64_t rec[2] = {0xC0FFEE00ull + me, ((uint64_t)me << 32) | r};
+    gasnet_put(r, (uint64_t *)seg[r].addr + 2 * me, rec, sizeof rec);
+  }
+  gasnet_barrier(3, 0);
+  for (gasnet_node_t r = 0; r < n; ++r) {
+    CHECK(mine[2 * r] == 0xC0FFEE00ull + r && mine[2 * r + 1] == (((uint64_t)r << 32) | me),
+          "record from rank %u: %llx %llx", r, (unsigned long long)mine[2 * r],
+          (unsigned long long)mine[2 * r + 1]);
+  }
+  gasnet_barrier(4, 0);
+
+  /* Barrier values: anonymous mixes with named; different names mismatch. */
+  int flags = (me % 2) ? GASNET_BARRIERFLAG_ANONYMOUS : 0;
+  gasnet_barrier_notify(77, flags);
+  CHECK(gasnet_barrier_wait(77, flags) == GASNET_OK, "anonymous/named mix");
+  if (n > 1) {
+    gasnet_barrier_notify((int)(me == 0), 0);
+    CHECK(gasnet_barrier_wait((int)(me == 0), 0) == GASNET_ERR_BARRIER_MISMATCH,
+          "different names must mismatch");
+    gasnet_barrier_notify(5, me == n - 1 ? GASNET_BARRIERFLAG_MISMATCH : 0);
+    CHECK(gasnet_barrier_wait(5, 0) == GASNET_ERR_BARRIER_MISMATCH, "forced mismatch");
+  }
+  gasnet_barrier_notify(9, 0);
+  int rc;
+  while ((rc = gasnet_barrier_try(9, 0)) == GASNET_ERR_NOT_READY) {
+  }
+  CHECK(rc == GASNET_OK, "barrier_try: %s", gasnet_ErrorName(rc));
+  printf("jobcheck rank %u of %u: PASS\n", me, n);
+  fflush(stdout);
+  free(buf);
+  free(seg);
+  gasnet_barrier(0, GASNET_BARRIERFLAG_ANONYMOUS);
+}
+
+static void check_ex(void) {
+  gex_Client_t client;
+  gex_EP_t ep;
+  gex_TM_t tm;
+  gex_Segment_t seg;
+  CHECK(gex_Client_Init(&client, &ep, &tm, "JOBCHECK", NULL, NULL, 0) == GASNET_OK, "init");
+  me = gex_TM_QueryRank(tm);
+  n = gex_TM_QuerySize(tm);
+  CHECK(me == gex_System_QueryJobRank() && n == gex_System_QueryJobSize(), "job rank/size");
+  CHECK(strcmp(gex_Client_QueryName(client), "JOBCHECK") == 0, "client name");
+  CHECK(gex_TM_QueryEP(tm) == ep && gex_EP_QueryClient(ep) == client, "object links");
+  CHECK(gex_Segment_Attach(&seg, tm, 65536) == GASNET_OK, "attach");
+  CHECK(gex_Segment_QuerySize(seg) == 65536 && gex_EP_QuerySegment(ep) == seg, "segment");
+  uint32_t *base = gex_Segment_QueryAddr(seg);
+  for (gex_Rank_t r = 0; r < n; ++r) {
+    void *owner, *local;
+    uintptr_t size;
+    CHECK(gex_Segment_QueryBound(tm, r, &owner, &local, &size) == GASNET_OK, "bound");
+    CHECK(size == 65536 && local != NULL, "bound of rank %u", r);
+    if (r == me) CHECK(owner == base && local == base, "own segment addresses");
+    uint32_t v = 0xAB000000u | (me << 8) | r;
+    CHECK(gex_RMA_PutBlocking(tm, r, (uint32_t *)owner + me, &v, sizeof v, 0) == 0, "put");
+  }
+  gex_Event_Wait(gex_Coll_BarrierNB(tm, 0));
+  for (gex_Rank_t r = 0; r < n; ++r)
+    CHECK(base[r] == (0xAB000000u | (r << 8) | me), "word from rank %u: %x", r, base[r]);
+  gex_Event_t ev = gex_Coll_BarrierNB(tm, 0);
+  while (gex_Event_Test(ev) == GASNET_ERR_NOT_READY) {
+  }
+  printf("jobcheck rank %u of %u: PASS\n", me, n);
+  fflush(stdout);
+  gex_Event_Wait(gex_Coll_BarrierNB(tm, 0));
+}
+
+int main(int argc, char **argv) {
+  const char *mode = argc > 1 ? argv[1] : "data";
+  setvbuf(stdout, NULL, _IOLBF, 0);
+  if (!strcmp(mode, "ex")) {
+    check_ex();
+    return 0;
+  }
+  uintptr_t segsize = 1 << 20;
+  if (!strcmp(mode, "data") && argc > 2) segsize = strtoul(argv[2], NULL, 0);
+  if (!strcmp(mode, "attach")) {
+    gasnet_init(&argc, &argv);
+    gasnet_attach(NULL, 0, strtoul(argv[2], NULL, 0), 0);
+    gasnet_exit(0);
+  }
+  start(segsize);
+  gasnet_node_t who = argc > 3 ? (gasnet_node_t)atoi(argv[3])
+                               : (argc > 2 ? (gasnet_node_t)atoi(argv[2]) : 0);
+  if (!strcmp(mode, "data")) {
+    check_data(segsize);
+  } else if (!strcmp(mode, "exit")) {
+    int code = atoi(argv[2]);
+    gasnet_barrier(0, GASNET_BARRIERFLAG_ANONYMOUS);
+    if (me == who) gasnet_exit(code);
+    gasnet_barrier(0, GASNET_BARRIERFLAG_ANONYMOUS); /* never completes */
+  } else if (!strcmp(mode, "hang")) {
+    printf("READY rank %u pid %ld\n", me, (long)getpid());
+    fflush(stdout);
+    if (me == who) for (;;) pause();
+    gasnet_barrier(0, GASNET_BARRIERFLAG_ANONYMOUS);
+  } else if (!strcmp(mode, "early")) {
+    gasnet_barrier(0, GASNET_BARRIERFLAG_ANONYMOUS);
+    if (me == who) return 0;
+    for (;;) pause();
+  } else if (!strcmp(mode, "crash")) {
+    gasnet_barrier(0, GASNET_BARRIERFLAG_ANONYMOUS);
+    if (me == who) raise(SIGSEGV);
+    gasnet_barrier(0, GASNET_BARRIERFLAG_ANONYMOUS);
+  } else if (!strcmp(mode, "oob")) {
+    gasnet_seginfo_t seg[1];
+    gasnet_getSegmentInfo(seg, 1);
+    uint64_t v = 1;
+    gasnet_put(0, (char *)seg[0].addr + seg[0].size - 4, &v, sizeof v);
+  } else {
+    CHECK(0, "unknown mode %s", mode);
+  }
+  gasnet_exit(0);
+  return 0;
+}

@@ -1,0 +1,429 @@
+#!/usr/bin/env python3
+"""Multi-process tests of gexx jobs, each case a CTest test.
+
+Every job runs with a unique GEXX_TEST_TAG in its environment, so the test
+can prove afterwards that no process of the job is left, and every case
+checks that /dev/shm holds nothing new.
+
+usage: jobtests.py --bin-dir DIR CASE
+"""
+import argparse
+import os
+import re
+import signal
+import socket
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+
+SKIP = 77
+ARGS = None
+
+
+class Failure(Exception):
+    pass
+
+
+def check(cond, what):
+    if not cond:
+        raise Failure(what)
+
+
+def shm_entries():
+    try:
+        return set(os.listdir("/dev/shm"))
+    except FileNotFoundError:
+        return set()
+
+
+def tagged_pids(tag):
+    """Live processes whose environment carries this job's tag."""
+    needle = ("GEXX_TEST_TAG=" + tag).encode()
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open("/proc/%s/stat" % entry) as f:
+                state = f.read().rsplit(")", 1)[1].split()[0]
+            if state == "Z":
+                continue
+            with open("/proc/%s/environ" % entry, "rb") as f:
+                if needle in f.read().split(b"\0"):
+                    found.append(int(entry))
+        except (OSError, IndexError):
+            continue
+    return found
+
+
+class Job:
+    """A job started in the background; output collected at the end."""
+
+    def __init__(self, argv, env=None, ranks=None, launcher=True):
+        self.tag = uuid.uuid4().hex
+        self.env = dict(os.environ)
+        self.env.update(env or {})
+        self.env["GEXX_TEST_TAG"] = self.tag
+        if launcher:
+            argv = [os.path.join(ARGS.bin_dir, "gasnetrun"), "-n", str(ranks)] + argv
+        self.argv = argv
+        self.out = tempfile.TemporaryFile()
+        self.err = tempfile.TemporaryFile()
+        self.proc = subprocess.Popen(argv, env=self.env, stdout=self.out, stderr=self.err,
+                                     stdin=subprocess.DEVNULL)
+
+    def wait(self, timeout=60):
+        try:
+            self.code = self.proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            raise Failure("job did not end within %ss: %s" % (timeout, " ".join(self.argv)))
+        self.out.seek(0)
+        self.err.seek(0)
+        self.stdout = self.out.read().decode(errors="replace")
+        self.stderr = self.err.read().decode(errors="replace")
+        return self
+
+    def wait_for_lines(self, pattern, count, timeout=30):
+        """Waits until stdout has `count` lines matching `pattern`; returns the matches."""
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            self.out.seek(0)
+            matches = re.findall(pattern, self.out.read().decode(errors="replace"))
+            if len(matches) >= count:
+                return matches
+            if self.proc.poll() is not None:
+                break
+            time.sleep(0.05)
+        raise Failure("expected %d lines matching %r in time" % (count, pattern))
+
+    def show(self):
+        return "\n--- exit %s\n--- stdout:\n%s--- stderr:\n%s" % (
+            getattr(self, "code", "?"), self.stdout, self.stderr)
+
+    def expect(self, code, stdout_has=(), stderr_has=()):
+        check(self.code == code, "exit code %s, expected %s%s" % (self.code, code, self.show()))
+        for text in stdout_has:
+            check(re.search(text, self.stdout), "stdout lacks %r%s" % (text, self.show()))
+        for text in stderr_has:
+            check(re.search(text, self.stderr), "stderr lacks %r%s" % (text, self.show()))
+        return self
+
+    def assert_nothing_left(self, shm_before):
+        deadline = time.time() + 5
+        while tagged_pids(self.tag) and time.time() < deadline:
+            time.sleep(0.05)
+        left = tagged_pids(self.tag)
+        check(not left, "processes of the job are still running: %s" % left)
+        new = shm_entries() - shm_before
+        check(not new, "/dev/shm has new entries: %s" % sorted(new))
+
+
+def jobcheck():
+    return os.path.join(ARGS.bin_dir, "tests", "integration", "jobcheck")
+
+
+def pass_lines(job, n):
+    ranks = sorted(int(r) for r in re.findall(r"jobcheck rank (\d+) of %d: PASS" % n, job.stdout))
+    check(ranks == list(range(n)), "expected PASS from ranks 0..%d, got %s%s" % (n - 1, ranks,
+                                                                                 job.show()))
+
+
+# ---- cases -------------------------------------------------------------
+
+def case_data(n, segsize="1048576"):
+    def run():
+        before = shm_entries()
+        job = Job([jobcheck(), "data", segsize], ranks=n).wait()
+        job.expect(0)
+        pass_lines(job, n)
+        check("FAIL" not in job.stdout, job.show())
+        job.assert_nothing_left(before)
+    return run
+
+
+def case_ex(n):
+    def run():
+        before = shm_entries()
+        job = Job([jobcheck(), "ex"], ranks=n).wait().expect(0)
+        pass_lines(job, n)
+        job.assert_nothing_left(before)
+    return run
+
+
+def case_pshm(n):
+    def run():
+        before = shm_entries()
+        job = Job([jobcheck(), "data"], env={"GASNET_PSHM_NODES": str(n)}, launcher=False).wait()
+        job.expect(0)
+        pass_lines(job, n)
+        job.assert_nothing_left(before)
+    return run
+
+
+def case_singleton():
+    before = shm_entries()
+    env = {"GASNET_PSHM_NODES": ""}
+    job = Job([jobcheck(), "data"], env=env, launcher=False)
+    job.env.pop("GASNET_PSHM_NODES", None)
+    job = Job([jobcheck(), "data"], launcher=False).wait().expect(0)
+    pass_lines(job, 1)
+    job.assert_nothing_left(before)
+
+
+def case_bad_usage():
+    gasnetrun = os.path.join(ARGS.bin_dir, "gasnetrun")
+    plain = tempfile.NamedTemporaryFile(suffix=".txt")
+    os.chmod(plain.name, 0o644)
+
+    cases = [
+        (["-n", "0", jobcheck()], r"-n expects a positive number of ranks, got '0'"),
+        (["-n", "abc", jobcheck()], r"-n expects a positive number of ranks, got 'abc'"),
+        (["-n"], r"-n needs a number of ranks"),
+        ([jobcheck()], r"say how many ranks"),
+        (["-n", "2"], r"no program given"),
+        (["-n", "2", "./no-such-program"], r"program './no-such-program' does not exist"),
+        (["-n", "2", "no-such-program-xyz"], r"was not found in PATH"),
+        (["-n", "2", plain.name], r"is not executable \(chmod \+x it\?\)"),
+        (["-n", "2", "/tmp"], r"is not a regular file"),
+        (["--frobnicate", "-n", "2", jobcheck()], r"unknown option '--frobnicate'"),
+        (["-E", "1BAD", "-n", "2", jobcheck()], r"'1BAD' is not a variable name"),
+    ]
+    for args, message in cases:
+        p = subprocess.run([gasnetrun] + args, capture_output=True, text=True, timeout=30)
+        check(p.returncode == 2, "%s: exit %d, expected 2\n%s" % (args, p.returncode, p.stderr))
+        check(re.search(message, p.stderr), "%s: stderr lacks %r:\n%s" % (args, message, p.stderr))
+        check("--help" in p.stderr, "%s: no pointer to --help:\n%s" % (args, p.stderr))
+    p = subprocess.run([gasnetrun, "--help"], capture_output=True, text=True, timeout=30)
+    check(p.returncode == 0 and "-n N" in p.stdout, "--help:\n" + p.stdout)
+    p = subprocess.run([gasnetrun, "--help-env"], capture_output=True, text=True, timeout=30)
+    check(p.returncode == 0 and "GASNET_MAX_SEGSIZE" in p.stdout, "--help-env:\n" + p.stdout)
+
+
+def case_nonzero_exit():
+    before = shm_entries()
+    job = Job([jobcheck(), "exit", "3", "1"], ranks=4).wait()
+    job.expect(3, stderr_has=[r"rank 1 \(pid \d+\) exited with status 3; ending the job"])
+    job.assert_nothing_left(before)
+
+
+def case_crash():
+    before = shm_entries()
+    job = Job([jobcheck(), "crash", "2"], ranks=3).wait()
+    job.expect(128 + 11, stderr_has=[r"rank 2 \(pid \d+\) was killed by signal 11 \(SIGSEGV\)"])
+    job.assert_nothing_left(before)
+
+
+def case_sigkill_rank(pshm):
+    def run():
+        before = shm_entries()
+        if pshm:
+            job = Job([jobcheck(), "hang", "1"], env={"GASNET_PSHM_NODES": "4"}, launcher=False)
+        else:
+            job = Job([jobcheck(), "hang", "1"], ranks=4)
+        ready = job.wait_for_lines(r"READY rank (\d+) pid (\d+)", 4)
+        victim = [int(pid) for rank, pid in ready if rank == "2"][0]
+        os.kill(victim, signal.SIGKILL)
+        job.wait()
+        job.expect(128 + 9, stderr_has=[r"rank 2 \(pid %d\) was killed by signal 9 \(SIGKILL\)"
+                                        % victim])
+        job.assert_nothing_left(before)
+    return run
+
+
+def case_launcher_signal(sig):
+    def run():
+        before = shm_entries()
+        job = Job([jobcheck(), "hang", "0"], ranks=4)
+        job.wait_for_lines(r"READY rank (\d+) pid (\d+)", 4)
+        job.proc.send_signal(sig)
+        job.wait()
+        if sig == signal.SIGKILL:
+            check(job.code == -9, "launcher exit %s after SIGKILL" % job.code)
+        else:
+            job.expect(128 + sig, stderr_has=[r"received %s; ending the job" % sig.name])
+        job.assert_nothing_left(before)
+    return run
+
+
+def case_early_exit():
+    before = shm_entries()
+    job = Job([jobcheck(), "early", "0"], ranks=3, env={"GASNET_EXITTIMEOUT": "0.5"}).wait()
+    job.expect(0, stderr_has=[r"rank 0 exited 0\.5 s ago but rank\(s\) 1, 2 are still running"])
+    job.assert_nothing_left(before)
+
+
+def case_out_of_segment():
+    before = shm_entries()
+    job = Job([jobcheck(), "oob"], ranks=2).wait()
+    job.expect(1, stderr_has=[r"gasnet_put: the range \[0x[0-9a-f]+, 0x[0-9a-f]+\) of 8 bytes is "
+                              r"not inside rank 0's segment \[0x[0-9a-f]+, 0x[0-9a-f]+\)"])
+    job.assert_nothing_left(before)
+
+
+def case_segment_too_big():
+    before = shm_entries()
+    job = Job([jobcheck(), "data", str(64 << 20)], ranks=2,
+              env={"GASNET_MAX_SEGSIZE": "16M"}).wait()
+    job.expect(1, stdout_has=[r"max local segment 16777216 < 67108864"])
+    job.assert_nothing_left(before)
+
+
+def case_bad_env():
+    for var, value, message, launcher in [
+        ("GASNET_MAX_SEGSIZE", "lots", r"GASNET_MAX_SEGSIZE='lots' is not valid: use a size", True),
+        ("GASNET_PSHM_NODES", "0", r"GASNET_PSHM_NODES='0' is not valid: use a whole number",
+         False),
+        ("GASNET_PSHM_NODES", "two", r"GASNET_PSHM_NODES='two' is not valid", False),
+        ("GASNET_SHM_BACKING", "memfd,nfs", r"'nfs' is not one of: memfd, shm, file", True),
+        ("GASNET_VERBOSEENV", "maybe", r"GASNET_VERBOSEENV='maybe' is not valid", True),
+        ("GASNET_EXITTIMEOUT", "-1", r"GASNET_EXITTIMEOUT='-1' is not valid", True),
+    ]:
+        before = shm_entries()
+        job = Job([jobcheck(), "data"], ranks=2, env={var: value}, launcher=launcher).wait()
+        job.expect(1, stderr_has=[message])
+        job.assert_nothing_left(before)
+
+
+def in_small_shm(script_args, shm_size="1m", ro=False):
+    """Runs this script's helper mode under a private, tiny /dev/shm."""
+    opts = "size=%s%s" % (shm_size, ",ro" if ro else "")
+    probe = subprocess.run(["unshare", "-m", "--propagation", "private", "true"],
+                           capture_output=True)
+    if probe.returncode != 0:
+        print("SKIP: this machine does not allow a private mount namespace (unshare -m), so a "
+              "small /dev/shm cannot be simulated: %s" % probe.stderr.decode().strip())
+        sys.exit(SKIP)
+    inner = "mount -t tmpfs -o %s tmpfs /dev/shm && exec \"$@\"" % opts
+    return subprocess.run(["unshare", "-m", "--propagation", "private", "sh", "-c", inner, "sh"]
+                          + script_args, capture_output=True, text=True, timeout=120)
+
+
+def case_small_shm():
+    me = [sys.executable, os.path.abspath(__file__), "--bin-dir", ARGS.bin_dir]
+    p = in_small_shm(me + ["inner_small_shm"])
+    check(p.returncode == 0, "inside a 1 MiB /dev/shm:\n%s%s" % (p.stdout, p.stderr))
+
+
+def case_absent_shm():
+    me = [sys.executable, os.path.abspath(__file__), "--bin-dir", ARGS.bin_dir]
+    p = in_small_shm(me + ["inner_absent_shm"], ro=True)
+    check(p.returncode == 0, "inside a read-only /dev/shm:\n%s%s" % (p.stdout, p.stderr))
+
+
+def case_inner_small_shm():
+    with tempfile.TemporaryDirectory() as tmp:
+        # The default order never needs /dev/shm.
+        job = Job([jobcheck(), "data", str(8 << 20)], ranks=2).wait().expect(0)
+        pass_lines(job, 2)
+        # Asked for /dev/shm first, a job falls back to a file and says so.
+        env = {"GASNET_SHM_BACKING": "shm,file", "GASNET_TMPDIR": tmp}
+        job = Job(["-v", jobcheck(), "data", str(8 << 20)], ranks=2, env=env).wait().expect(
+            0, stderr_has=[r"segment backing: an unnamed file in %s \(an unnamed file in /dev/shm "
+                           r"could not hold 16 MiB: an unnamed file in /dev/shm has [0-9.]+ [KM]iB free"
+                           % re.escape(tmp)])
+        pass_lines(job, 2)
+        check(os.listdir(tmp) == [], "files left in GASNET_TMPDIR: %s" % os.listdir(tmp))
+        # Only /dev/shm allowed: a clear error naming sizes and variables.
+        job = Job([jobcheck(), "attach", str(8 << 20)], ranks=2,
+                  env={"GASNET_SHM_BACKING": "shm"}).wait()
+        job.expect(1, stderr_has=[
+            r"gasnet_attach asked for a 8 MiB segment, but at most [0-9.]+ KiB is available to "
+            r"each rank \(GASNET_MAX_SEGSIZE=0.5 allows [0-9.]+ GiB per rank; an unnamed file in "
+            r"/dev/shm has [0-9.]+ [KM]iB free for the 2 rank\(s\) of this host "
+            r"\(GASNET_SHM_BACKING=shm\)\)", r"raise GASNET_MAX_SEGSIZE"])
+        check(os.listdir("/dev/shm") == [], "/dev/shm: %s" % os.listdir("/dev/shm"))
+
+
+def case_inner_absent_shm():
+    job = Job(["-v", jobcheck(), "data"], ranks=2,
+              env={"GASNET_SHM_BACKING": "shm,file"}).wait().expect(
+        0, stderr_has=[r"segment backing: an unnamed file in"])
+    pass_lines(job, 2)
+
+
+def case_rogue_client():
+    """A process that is not part of the job cannot join it."""
+    before = shm_entries()
+    job = Job([jobcheck(), "hang", "0"], ranks=2)
+    job.wait_for_lines(r"READY rank (\d+) pid (\d+)", 2)
+    name = None
+    with open("/proc/net/unix") as f:
+        for line in f:
+            path = line.split()[-1]
+            if path.startswith("@gexx-%d-" % job.proc.pid):
+                name = path
+    check(name, "the launcher's bootstrap socket is not listed in /proc/net/unix")
+    for secret in (os.urandom(32), b"\0" * 32):
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        s.connect("\0" + name[1:])
+        hello = struct.pack("<IIII", 0x58584547, 1, 1, 2) + secret
+        s.sendall(struct.pack("<IIQ", 1, 0, len(hello)) + hello)
+        reply = s.recv(4096)
+        op = struct.unpack("<IIQ", reply[:16])[0] if len(reply) >= 16 else None
+        check(op == 3, "a wrong secret was not refused (reply op %s)" % op)
+        s.close()
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.connect("\0" + name[1:])
+    s.sendall(b"GET / HTTP/1.0\r\n\r\n")
+    s.close()
+    job.proc.send_signal(signal.SIGTERM)
+    job.wait()
+    job.expect(128 + 15, stderr_has=[r"refused a bootstrap connection from pid \d+: wrong job secret"])
+    check(job.stderr.count("wrong job secret") == 2, job.show())
+    job.assert_nothing_left(before)
+
+
+def case_examples():
+    before = shm_entries()
+    ex = os.path.join(ARGS.bin_dir, "examples")
+    job = Job([os.path.join(ex, "ring")], ranks=4).wait().expect(
+        0, stdout_has=[r"every word carries the sum of the ranks, 6: correct"])
+    check(job.stdout.count("contents correct") == 3, job.show())
+    job = Job([os.path.join(ex, "hello-gex")], ranks=3).wait().expect(0)
+    check(len(re.findall(r"rank \d received \d+ from rank \d: ok", job.stdout)) == 3, job.show())
+    job = Job([os.path.join(ex, "hello-gasnet")], env={"GASNET_PSHM_NODES": "2"},
+              launcher=False).wait().expect(0)
+    check(len(re.findall(r"Hello from node \d of 2", job.stdout)) == 2, job.show())
+    job.assert_nothing_left(before)
+
+
+CASES = {
+    "data_1": case_data(1), "data_2": case_data(2), "data_4": case_data(4),
+    "data_8": case_data(8), "data_8_large": case_data(8, str(64 << 20)),
+    "ex_1": case_ex(1), "ex_4": case_ex(4), "ex_8": case_ex(8),
+    "pshm_4": case_pshm(4), "singleton": case_singleton,
+    "bad_usage": case_bad_usage, "bad_env": case_bad_env,
+    "nonzero_exit": case_nonzero_exit, "crash": case_crash,
+    "sigkill_rank": case_sigkill_rank(False), "sigkill_rank_pshm": case_sigkill_rank(True),
+    "launcher_sigterm": case_launcher_signal(signal.SIGTERM),
+    "launcher_sigint": case_launcher_signal(signal.SIGINT),
+    "launcher_sigkill": case_launcher_signal(signal.SIGKILL),
+    "early_exit": case_early_exit, "out_of_segment": case_out_of_segment,
+    "segment_too_big": case_segment_too_big,
+    "small_shm": case_small_shm, "absent_shm": case_absent_shm,
+    "inner_small_shm": case_inner_small_shm, "inner_absent_shm": case_inner_absent_shm,
+    "rogue_client": case_rogue_client, "examples": case_examples,
+}
+
+
+def main():
+    global ARGS
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--bin-dir", required=True)
+    parser.add_argument("case", choices=sorted(CASES))
+    ARGS = parser.parse_args()
+    try:
+        CASES[ARGS.case]()
+    except Failure as e:
+        print("FAIL %s: %s" % (ARGS.case, e))
+        return 1
+    print("PASS %s" % ARGS.case)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
