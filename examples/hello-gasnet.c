@@ -7,10 +7,10 @@
 
 int main(int argc, char **argv) {
   if (gasnet_init(&argc, &argv) != GASNET_OK) return 1;
-  if (gasnet_attach(NULL, 0, gasnet_getMaxLocalSegmentSize() < (1 << 20)
-                                 ? gasnet_getMaxLocalSegmentSize()
-                                 : (1 << 20),
-                    0) != GASNET_OK)
+  if (gasnet_attach(
+          NULL, 0,
+          gasnet_getMaxLocalSegmentSize() < (1 << 20) ? gasnet_getMaxLocalSegmentSize() : (1 << 20),
+          0) != GASNET_OK)
     return 1;
   gasnet_node_t me = gasnet_mynode(), n = gasnet_nodes();
   gasnet_seginfo_t info[1];

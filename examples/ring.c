@@ -41,9 +41,10 @@ int main(int argc, char **argv) {
   if (me == 0) {
     gasnet_get(block, n - 1, seg[n - 1].addr, sizeof block);
     unsigned long total = (unsigned long)(n - 1) * n / 2;
-    printf("rank 0: the block came back around the ring of %u ranks; every word carries the sum "
-           "of the ranks, %lu: %s\n",
-           n, total, block[7] == 7 + total ? "correct" : "WRONG");
+    printf(
+        "rank 0: the block came back around the ring of %u ranks; every word carries the sum "
+        "of the ranks, %lu: %s\n",
+        n, total, block[7] == 7 + total ? "correct" : "WRONG");
   }
   gasnet_barrier(0, 0);
   gasnet_exit(0);

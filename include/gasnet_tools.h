@@ -26,10 +26,18 @@ static inline gasnett_tick_t gasnett_ticks_now(void) {
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (gasnett_tick_t)ts.tv_sec * 1000000000u + (gasnett_tick_t)ts.tv_nsec;
 }
-static inline uint64_t gasnett_ticks_to_ns(gasnett_tick_t t) { return t; }
-static inline uint64_t gasnett_ticks_to_us(gasnett_tick_t t) { return t / 1000u; }
-static inline double gasnett_ticks_to_dbl_ns(gasnett_tick_t t) { return (double)t; }
-static inline double gasnett_ticks_to_dbl_us(gasnett_tick_t t) { return (double)t / 1000.0; }
+static inline uint64_t gasnett_ticks_to_ns(gasnett_tick_t t) {
+  return t;
+}
+static inline uint64_t gasnett_ticks_to_us(gasnett_tick_t t) {
+  return t / 1000u;
+}
+static inline double gasnett_ticks_to_dbl_ns(gasnett_tick_t t) {
+  return (double)t;
+}
+static inline double gasnett_ticks_to_dbl_us(gasnett_tick_t t) {
+  return (double)t / 1000.0;
+}
 
 static inline uint64_t gasnett_gettimeofday_us(void) {
   struct timeval tv;
@@ -42,7 +50,9 @@ static inline uint64_t gasnett_gettimeofday_us(void) {
 #define gasnett_local_wmb() __atomic_thread_fence(__ATOMIC_RELEASE)
 #define gasnett_local_rmb() __atomic_thread_fence(__ATOMIC_ACQUIRE)
 
-static inline int gasnett_sched_yield(void) { return sched_yield(); }
+static inline int gasnett_sched_yield(void) {
+  return sched_yield();
+}
 
 #ifdef __cplusplus
 }

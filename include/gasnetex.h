@@ -27,7 +27,8 @@
 #define GASNET_PAR 1
 #define GEXX_THREAD_MODEL PAR
 #else
-#error "gexx: define exactly one of GASNET_SEQ, GASNET_PARSYNC or GASNET_PAR before including gasnetex.h or gasnet.h (the installed .mak/.pc/CMake files add it for you)"
+#error \
+    "gexx: define exactly one of GASNET_SEQ, GASNET_PARSYNC or GASNET_PAR before including gasnetex.h or gasnet.h (the installed .mak/.pc/CMake files add it for you)"
 #endif
 
 #ifdef __cplusplus

@@ -102,9 +102,12 @@ int main(int argc, char **argv) {
       verbose = true;
     } else if (a == "-n" || a == "-np" || a.rfind("-n=", 0) == 0) {
       std::string value;
-      if (a.rfind("-n=", 0) == 0) value = a.substr(3);
-      else if (i + 1 < argc) value = argv[++i];
-      else usage_error(a + " needs a number of ranks");
+      if (a.rfind("-n=", 0) == 0)
+        value = a.substr(3);
+      else if (i + 1 < argc)
+        value = argv[++i];
+      else
+        usage_error(a + " needs a number of ranks");
       auto n = gexx::config::parse_int(value);
       if (!n || *n < 1) usage_error(a + " expects a positive number of ranks, got '" + value + "'");
       if (*n > 1 << 20) usage_error(a + " " + value + " is more ranks than one host can run");

@@ -36,9 +36,10 @@ class HubClient final : public Bootstrap {
   void connect(const std::string &address, const uint8_t *secret) {
     fd_ = connect_address(address);
     if (fd_ < 0) {
-      util::fatal("cannot reach the launcher's bootstrap socket %s: %s (was this process started "
-                  "by gasnetrun of this installation?)",
-                  address.c_str(), std::strerror(errno));
+      util::fatal(
+          "cannot reach the launcher's bootstrap socket %s: %s (was this process started "
+          "by gasnetrun of this installation?)",
+          address.c_str(), std::strerror(errno));
     }
     HelloBody hello{kMagic, kProtocolVersion, rank_, size_, {}};
     std::memcpy(hello.secret, secret, kSecretBytes);
@@ -47,8 +48,8 @@ class HubClient final : public Bootstrap {
     std::vector<uint8_t> payload;
     read_message(h, payload);
     if (static_cast<Op>(h.op) == Op::Reject) {
-      util::fatal("the launcher refused this process: %.*s",
-                  static_cast<int>(payload.size()), reinterpret_cast<char *>(payload.data()));
+      util::fatal("the launcher refused this process: %.*s", static_cast<int>(payload.size()),
+                  reinterpret_cast<char *>(payload.data()));
     }
     if (static_cast<Op>(h.op) != Op::Welcome) util::fatal("unexpected bootstrap reply %u", h.op);
   }

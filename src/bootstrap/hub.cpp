@@ -95,7 +95,8 @@ void Hub::reject(Conn &c, const std::string &reason) {
   ucred cred{};
   socklen_t len = sizeof cred;
   long pid = ::getsockopt(c.fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) == 0 ? cred.pid : -1;
-  report(who_, util::format("refused a bootstrap connection from pid %ld: %s", pid, reason.c_str()));
+  report(who_,
+         util::format("refused a bootstrap connection from pid %ld: %s", pid, reason.c_str()));
   send_message(c.fd, Op::Reject, 0, reason.data(), reason.size());
   drop(c);
 }
@@ -119,8 +120,10 @@ void Hub::read_conn(Conn &c) {
     Header h;
     std::memcpy(&h, c.in.data() + off, sizeof h);
     if (h.length > kMaxPayload || (c.rank < 0 && h.length > sizeof(HelloBody))) {
-      if (c.rank < 0) reject(c, "malformed greeting");
-      else protocol_failure(util::format("rank %ld sent an oversized message", c.rank));
+      if (c.rank < 0)
+        reject(c, "malformed greeting");
+      else
+        protocol_failure(util::format("rank %ld sent an oversized message", c.rank));
       return;
     }
     if (c.in.size() - off < sizeof h + h.length) break;
@@ -152,7 +155,8 @@ bool Hub::hello(Conn &c, const Header &h, const uint8_t *payload) {
     return false;
   }
   if (b.size != size_ || b.rank >= size_) {
-    reject(c, util::format("rank %u of %u does not fit this job of %u ranks", b.rank, b.size, size_));
+    reject(c,
+           util::format("rank %u of %u does not fit this job of %u ranks", b.rank, b.size, size_));
     return false;
   }
   if (rank_fd_[b.rank] >= 0) {
@@ -175,9 +179,10 @@ bool Hub::process(Conn &c, const Header &h, const uint8_t *payload) {
     case Op::ExchangeFds: {
       Pending kind = static_cast<Op>(h.op) == Op::Exchange ? Pending::Exchange : Pending::Fds;
       if (pending_ != Pending::None && pending_ != kind) {
-        protocol_failure(util::format("rank %zu entered a different bootstrap collective than "
-                                      "the ranks before it",
-                                      r));
+        protocol_failure(
+            util::format("rank %zu entered a different bootstrap collective than "
+                         "the ranks before it",
+                         r));
         return false;
       }
       if (contributed_[r]) {
@@ -199,8 +204,10 @@ bool Hub::process(Conn &c, const Header &h, const uint8_t *payload) {
         c.fds.erase(c.fds.begin(), c.fds.begin() + h.arg);
       }
       if (arrived_ == size_) {
-        if (pending_ == Pending::Exchange) finish_exchange();
-        else finish_fds();
+        if (pending_ == Pending::Exchange)
+          finish_exchange();
+        else
+          finish_fds();
       }
       return true;
     }

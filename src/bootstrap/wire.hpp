@@ -25,14 +25,14 @@ constexpr const char *kEnvJob = "GEXX_JOB_ID";
 constexpr const char *kEnvVerbose = "GEXX_LAUNCH_VERBOSE";
 
 enum class Op : uint32_t {
-  Hello = 1,       // rank -> hub: HelloBody
-  Welcome,         // hub -> rank
-  Reject,          // hub -> rank: reason text, then the hub closes
-  Exchange,        // rank -> hub: contribution; hub -> rank: all contributions
-  ExchangeFds,     // rank -> hub: `arg` fds; hub -> rank: counts, then FdChunk messages
-  FdChunk,         // hub -> rank: `arg` fds, no payload but one pad byte
-  Abort,           // rank -> hub: `arg` exit code, payload reason
-  Exit,            // rank -> hub: `arg` exit code the rank is leaving with
+  Hello = 1,    // rank -> hub: HelloBody
+  Welcome,      // hub -> rank
+  Reject,       // hub -> rank: reason text, then the hub closes
+  Exchange,     // rank -> hub: contribution; hub -> rank: all contributions
+  ExchangeFds,  // rank -> hub: `arg` fds; hub -> rank: counts, then FdChunk messages
+  FdChunk,      // hub -> rank: `arg` fds, no payload but one pad byte
+  Abort,        // rank -> hub: `arg` exit code, payload reason
+  Exit,         // rank -> hub: `arg` exit code the rank is leaving with
 };
 
 struct Header {

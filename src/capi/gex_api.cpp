@@ -23,9 +23,10 @@ T *checked(T *object, const char *api, const char *what) {
 }
 
 [[noreturn]] void not_built(const char *api) {
-  gexx::util::fatal("%s is not implemented in gexx yet; it ends the job rather than silently "
-                    "doing nothing",
-                    api);
+  gexx::util::fatal(
+      "%s is not implemented in gexx yet; it ends the job rather than silently "
+      "doing nothing",
+      api);
 }
 
 bool valid_client_name(const char *name) {
@@ -46,23 +47,33 @@ struct BarrierEvent final : gexx_event_s {
 
 extern "C" {
 
-gex_Rank_t gex_System_QueryJobRank(void) { return Runtime::get(__func__).rank(); }
-gex_Rank_t gex_System_QueryJobSize(void) { return Runtime::get(__func__).size(); }
-int gex_System_GetVerboseErrors(void) { return g_verbose_errors; }
-void gex_System_SetVerboseErrors(int enable) { g_verbose_errors = enable ? 1 : 0; }
+gex_Rank_t gex_System_QueryJobRank(void) {
+  return Runtime::get(__func__).rank();
+}
+gex_Rank_t gex_System_QueryJobSize(void) {
+  return Runtime::get(__func__).size();
+}
+int gex_System_GetVerboseErrors(void) {
+  return g_verbose_errors;
+}
+void gex_System_SetVerboseErrors(int enable) {
+  g_verbose_errors = enable ? 1 : 0;
+}
 
 int gex_Client_Init(gex_Client_t *client_p, gex_EP_t *ep_p, gex_TM_t *tm_p, const char *clientName,
                     int *argc, char ***argv, gex_Flags_t flags) {
   (void)argc;
   (void)argv;
   if (!client_p || !ep_p || !tm_p) {
-    gexx::util::fatal("gex_Client_Init: client_p, ep_p and tm_p must all point to storage for "
-                      "the results");
+    gexx::util::fatal(
+        "gex_Client_Init: client_p, ep_p and tm_p must all point to storage for "
+        "the results");
   }
   if (!valid_client_name(clientName)) {
-    gexx::util::fatal("gex_Client_Init: client name '%s' is not valid: use letters, digits and "
-                      "'_', starting with a letter",
-                      clientName ? clientName : "(null)");
+    gexx::util::fatal(
+        "gex_Client_Init: client name '%s' is not valid: use letters, digits and "
+        "'_', starting with a letter",
+        clientName ? clientName : "(null)");
   }
   Runtime &rt = Runtime::init(__func__, clientName, flags);
   rt.barrier().finish_anonymous(rt.barrier().start_anonymous());
@@ -72,31 +83,59 @@ int gex_Client_Init(gex_Client_t *client_p, gex_EP_t *ep_p, gex_TM_t *tm_p, cons
   return GASNET_OK;
 }
 
-const char *gex_Client_QueryName(gex_Client_t c) { return checked(c, __func__, "client")->name.c_str(); }
-gex_Flags_t gex_Client_QueryFlags(gex_Client_t c) { return checked(c, __func__, "client")->flags; }
+const char *gex_Client_QueryName(gex_Client_t c) {
+  return checked(c, __func__, "client")->name.c_str();
+}
+gex_Flags_t gex_Client_QueryFlags(gex_Client_t c) {
+  return checked(c, __func__, "client")->flags;
+}
 void gex_Client_SetCData(gex_Client_t c, const void *v) {
   checked(c, __func__, "client")->cdata = const_cast<void *>(v);
 }
-void *gex_Client_QueryCData(gex_Client_t c) { return checked(c, __func__, "client")->cdata; }
+void *gex_Client_QueryCData(gex_Client_t c) {
+  return checked(c, __func__, "client")->cdata;
+}
 
-gex_Client_t gex_EP_QueryClient(gex_EP_t ep) { return checked(ep, __func__, "endpoint")->client; }
-gex_Flags_t gex_EP_QueryFlags(gex_EP_t ep) { return checked(ep, __func__, "endpoint")->flags; }
-gex_Segment_t gex_EP_QuerySegment(gex_EP_t ep) { return checked(ep, __func__, "endpoint")->segment; }
-gex_EP_Index_t gex_EP_QueryIndex(gex_EP_t ep) { return checked(ep, __func__, "endpoint")->index; }
+gex_Client_t gex_EP_QueryClient(gex_EP_t ep) {
+  return checked(ep, __func__, "endpoint")->client;
+}
+gex_Flags_t gex_EP_QueryFlags(gex_EP_t ep) {
+  return checked(ep, __func__, "endpoint")->flags;
+}
+gex_Segment_t gex_EP_QuerySegment(gex_EP_t ep) {
+  return checked(ep, __func__, "endpoint")->segment;
+}
+gex_EP_Index_t gex_EP_QueryIndex(gex_EP_t ep) {
+  return checked(ep, __func__, "endpoint")->index;
+}
 void gex_EP_SetCData(gex_EP_t ep, const void *v) {
   checked(ep, __func__, "endpoint")->cdata = const_cast<void *>(v);
 }
-void *gex_EP_QueryCData(gex_EP_t ep) { return checked(ep, __func__, "endpoint")->cdata; }
+void *gex_EP_QueryCData(gex_EP_t ep) {
+  return checked(ep, __func__, "endpoint")->cdata;
+}
 
-gex_Rank_t gex_TM_QueryRank(gex_TM_t tm) { return checked(tm, __func__, "team")->rank; }
-gex_Rank_t gex_TM_QuerySize(gex_TM_t tm) { return checked(tm, __func__, "team")->size; }
-gex_Client_t gex_TM_QueryClient(gex_TM_t tm) { return checked(tm, __func__, "team")->client; }
-gex_EP_t gex_TM_QueryEP(gex_TM_t tm) { return checked(tm, __func__, "team")->ep; }
-gex_Flags_t gex_TM_QueryFlags(gex_TM_t tm) { return checked(tm, __func__, "team")->flags; }
+gex_Rank_t gex_TM_QueryRank(gex_TM_t tm) {
+  return checked(tm, __func__, "team")->rank;
+}
+gex_Rank_t gex_TM_QuerySize(gex_TM_t tm) {
+  return checked(tm, __func__, "team")->size;
+}
+gex_Client_t gex_TM_QueryClient(gex_TM_t tm) {
+  return checked(tm, __func__, "team")->client;
+}
+gex_EP_t gex_TM_QueryEP(gex_TM_t tm) {
+  return checked(tm, __func__, "team")->ep;
+}
+gex_Flags_t gex_TM_QueryFlags(gex_TM_t tm) {
+  return checked(tm, __func__, "team")->flags;
+}
 void gex_TM_SetCData(gex_TM_t tm, const void *v) {
   checked(tm, __func__, "team")->cdata = const_cast<void *>(v);
 }
-void *gex_TM_QueryCData(gex_TM_t tm) { return checked(tm, __func__, "team")->cdata; }
+void *gex_TM_QueryCData(gex_TM_t tm) {
+  return checked(tm, __func__, "team")->cdata;
+}
 
 gex_Rank_t gex_TM_TranslateRankToJobrank(gex_TM_t tm, gex_Rank_t rank) {
   if (rank >= checked(tm, __func__, "team")->size) {
@@ -109,8 +148,12 @@ gex_Rank_t gex_TM_TranslateJobrankToRank(gex_TM_t tm, gex_Rank_t jobrank) {
   return jobrank < checked(tm, __func__, "team")->size ? jobrank : GEX_RANK_INVALID;
 }
 
-int gex_TM_Split(gex_TM_t *, gex_TM_t, int, int, void *, size_t, gex_Flags_t) { not_built(__func__); }
-int gex_EP_Create(gex_EP_t *, gex_Client_t, gex_Flags_t, gex_Flags_t) { not_built(__func__); }
+int gex_TM_Split(gex_TM_t *, gex_TM_t, int, int, void *, size_t, gex_Flags_t) {
+  not_built(__func__);
+}
+int gex_EP_Create(gex_EP_t *, gex_Client_t, gex_Flags_t, gex_Flags_t) {
+  not_built(__func__);
+}
 
 int gex_Segment_Attach(gex_Segment_t *segment_p, gex_TM_t tm, uintptr_t length) {
   checked(segment_p, __func__, "segment_p");
@@ -122,14 +165,24 @@ int gex_Segment_Attach(gex_Segment_t *segment_p, gex_TM_t tm, uintptr_t length) 
   return GASNET_OK;
 }
 
-void *gex_Segment_QueryAddr(gex_Segment_t s) { return checked(s, __func__, "segment")->addr; }
-uintptr_t gex_Segment_QuerySize(gex_Segment_t s) { return checked(s, __func__, "segment")->size; }
-gex_Client_t gex_Segment_QueryClient(gex_Segment_t s) { return checked(s, __func__, "segment")->client; }
-gex_Flags_t gex_Segment_QueryFlags(gex_Segment_t s) { return checked(s, __func__, "segment")->flags; }
+void *gex_Segment_QueryAddr(gex_Segment_t s) {
+  return checked(s, __func__, "segment")->addr;
+}
+uintptr_t gex_Segment_QuerySize(gex_Segment_t s) {
+  return checked(s, __func__, "segment")->size;
+}
+gex_Client_t gex_Segment_QueryClient(gex_Segment_t s) {
+  return checked(s, __func__, "segment")->client;
+}
+gex_Flags_t gex_Segment_QueryFlags(gex_Segment_t s) {
+  return checked(s, __func__, "segment")->flags;
+}
 void gex_Segment_SetCData(gex_Segment_t s, const void *v) {
   checked(s, __func__, "segment")->cdata = const_cast<void *>(v);
 }
-void *gex_Segment_QueryCData(gex_Segment_t s) { return checked(s, __func__, "segment")->cdata; }
+void *gex_Segment_QueryCData(gex_Segment_t s) {
+  return checked(s, __func__, "segment")->cdata;
+}
 
 int gex_Segment_QueryBound(gex_TM_t tm, gex_Rank_t rank, void **owneraddr_p, void **localaddr_p,
                            uintptr_t *size_p) {

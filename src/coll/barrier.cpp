@@ -9,11 +9,12 @@ namespace gexx::coll {
 
 void Barrier::notify(int id, int flags) {
   if (notified_) {
-    util::fatal("gasnet_barrier_notify called twice without a gasnet_barrier_wait or a successful "
-                "gasnet_barrier_try in between");
+    util::fatal(
+        "gasnet_barrier_notify called twice without a gasnet_barrier_wait or a successful "
+        "gasnet_barrier_try in between");
   }
-  mine_ = {id, static_cast<uint32_t>(flags) & (GASNET_BARRIERFLAG_ANONYMOUS |
-                                                GASNET_BARRIERFLAG_MISMATCH)};
+  mine_ = {id, static_cast<uint32_t>(flags) &
+                   (GASNET_BARRIERFLAG_ANONYMOUS | GASNET_BARRIERFLAG_MISMATCH)};
   generation_ = arrive(mine_);
   notified_ = true;
 }
@@ -33,7 +34,8 @@ int Barrier::finish(int id, int flags) {
 }
 
 int Barrier::wait(int id, int flags) {
-  if (!notified_) util::fatal("gasnet_barrier_wait called without a matching gasnet_barrier_notify");
+  if (!notified_)
+    util::fatal("gasnet_barrier_wait called without a matching gasnet_barrier_notify");
   core::wait_until([&] { return shm_.done(generation_); });
   return finish(id, flags);
 }
@@ -47,8 +49,9 @@ int Barrier::try_finish(int id, int flags) {
 
 uint64_t Barrier::start_anonymous() {
   if (notified_) {
-    util::fatal("gex_Coll_BarrierNB called while a gasnet_barrier_notify is still waiting for its "
-                "gasnet_barrier_wait");
+    util::fatal(
+        "gex_Coll_BarrierNB called while a gasnet_barrier_notify is still waiting for its "
+        "gasnet_barrier_wait");
   }
   return arrive({0, GASNET_BARRIERFLAG_ANONYMOUS});
 }

@@ -13,9 +13,10 @@ std::string HandlerTable::register_legacy(LegacyEntry *entries, int n) {
     if (!entries[i].fn) return util::format("handler table entry %d has a null function", i);
     if (idx == 0) continue;
     if (idx < kFirstClientIndex) {
-      return util::format("handler table entry %d asks for index %u; client handlers use %u to "
-                          "255 (or 0 to let gexx choose)",
-                          i, idx, kFirstClientIndex);
+      return util::format(
+          "handler table entry %d asks for index %u; client handlers use %u to "
+          "255 (or 0 to let gexx choose)",
+          i, idx, kFirstClientIndex);
     }
     if (taken[idx]) return util::format("handler index %u is registered twice", idx);
     taken[idx] = true;
@@ -24,7 +25,8 @@ std::string HandlerTable::register_legacy(LegacyEntry *entries, int n) {
   for (int i = 0; i < n; ++i) {
     if (*entries[i].index != 0) continue;
     while (next >= kFirstClientIndex && taken[next]) --next;
-    if (next < kFirstClientIndex) return "no free handler index is left for the entries with index 0";
+    if (next < kFirstClientIndex)
+      return "no free handler index is left for the entries with index 0";
     taken[next] = true;
     *entries[i].index = static_cast<uint8_t>(next);
   }

@@ -37,7 +37,9 @@ void relax(uint32_t &spins) {
   }
 }
 
-bool Runtime::initialized() { return g_runtime != nullptr; }
+bool Runtime::initialized() {
+  return g_runtime != nullptr;
+}
 
 Runtime &Runtime::get(const char *api) {
   if (!g_runtime) {
@@ -49,9 +51,10 @@ Runtime &Runtime::get(const char *api) {
 Runtime &Runtime::init(const char *api, const char *client_name, gex_Flags_t flags) {
   std::lock_guard<std::mutex> guard(g_init_mutex);
   if (g_runtime) {
-    util::fatal("%s called a second time: gexx is initialised once per process (by "
-                "gex_Client_Init or gasnet_init)",
-                api);
+    util::fatal(
+        "%s called a second time: gexx is initialised once per process (by "
+        "gex_Client_Init or gasnet_init)",
+        api);
   }
   auto *rt = new Runtime();
   rt->start(client_name, flags);
@@ -94,16 +97,18 @@ void Runtime::start(const char *client_name, gex_Flags_t flags) {
 
 gex_Segment_t Runtime::attach(const char *api, uint64_t size) {
   if (attached_) {
-    util::fatal("%s called a second time: a process attaches one segment (to its primordial "
-                "team)",
-                api);
+    util::fatal(
+        "%s called a second time: a process attaches one segment (to its primordial "
+        "team)",
+        api);
   }
   if (size > max_local_) {
-    util::fatal("%s asked for a %s segment, but at most %s is available to each rank (%s). Ask "
-                "for at most gasnet_getMaxLocalSegmentSize() bytes, raise GASNET_MAX_SEGSIZE, or "
-                "free memory",
-                api, util::human_size(size).c_str(), util::human_size(max_local_).c_str(),
-                transport_->segment_limits().c_str());
+    util::fatal(
+        "%s asked for a %s segment, but at most %s is available to each rank (%s). Ask "
+        "for at most gasnet_getMaxLocalSegmentSize() bytes, raise GASNET_MAX_SEGSIZE, or "
+        "free memory",
+        api, util::human_size(size).c_str(), util::human_size(max_local_).c_str(),
+        transport_->segment_limits().c_str());
   }
   transport_->attach_segment(size);
   const auto &mine = transport_->segment(rank_);
@@ -123,11 +128,12 @@ char *Runtime::translate(const char *api, uint32_t rank, const void *addr, size_
   const auto &seg = transport_->segment(rank);
   uint64_t a = reinterpret_cast<uint64_t>(addr);
   if (a < seg.owner_base || len > seg.size || a - seg.owner_base > seg.size - len || !seg.local) {
-    util::fatal("%s: the range [%#llx, %#llx) of %zu bytes is not inside rank %u's segment "
-                "[%#llx, %#llx)",
-                api, static_cast<unsigned long long>(a), static_cast<unsigned long long>(a + len),
-                len, rank, static_cast<unsigned long long>(seg.owner_base),
-                static_cast<unsigned long long>(seg.owner_base + seg.size));
+    util::fatal(
+        "%s: the range [%#llx, %#llx) of %zu bytes is not inside rank %u's segment "
+        "[%#llx, %#llx)",
+        api, static_cast<unsigned long long>(a), static_cast<unsigned long long>(a + len), len,
+        rank, static_cast<unsigned long long>(seg.owner_base),
+        static_cast<unsigned long long>(seg.owner_base + seg.size));
   }
   return seg.local + (a - seg.owner_base);
 }

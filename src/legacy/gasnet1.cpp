@@ -25,25 +25,39 @@ extern "C" {
 
 const char *gasnet_ErrorName(int errval) {
   switch (errval) {
-    case GASNET_OK: return "GASNET_OK";
-    case GASNET_ERR_NOT_INIT: return "GASNET_ERR_NOT_INIT";
-    case GASNET_ERR_RESOURCE: return "GASNET_ERR_RESOURCE";
-    case GASNET_ERR_BAD_ARG: return "GASNET_ERR_BAD_ARG";
-    case GASNET_ERR_NOT_READY: return "GASNET_ERR_NOT_READY";
-    case GASNET_ERR_BARRIER_MISMATCH: return "GASNET_ERR_BARRIER_MISMATCH";
-    default: return "GASNET_ERR_UNKNOWN";
+    case GASNET_OK:
+      return "GASNET_OK";
+    case GASNET_ERR_NOT_INIT:
+      return "GASNET_ERR_NOT_INIT";
+    case GASNET_ERR_RESOURCE:
+      return "GASNET_ERR_RESOURCE";
+    case GASNET_ERR_BAD_ARG:
+      return "GASNET_ERR_BAD_ARG";
+    case GASNET_ERR_NOT_READY:
+      return "GASNET_ERR_NOT_READY";
+    case GASNET_ERR_BARRIER_MISMATCH:
+      return "GASNET_ERR_BARRIER_MISMATCH";
+    default:
+      return "GASNET_ERR_UNKNOWN";
   }
 }
 
 const char *gasnet_ErrorDesc(int errval) {
   switch (errval) {
-    case GASNET_OK: return "no error";
-    case GASNET_ERR_NOT_INIT: return "gexx is not initialised";
-    case GASNET_ERR_RESOURCE: return "a resource was not available";
-    case GASNET_ERR_BAD_ARG: return "an argument was invalid";
-    case GASNET_ERR_NOT_READY: return "the operation has not completed yet";
-    case GASNET_ERR_BARRIER_MISMATCH: return "the barrier's ids or flags did not match";
-    default: return "unknown error code";
+    case GASNET_OK:
+      return "no error";
+    case GASNET_ERR_NOT_INIT:
+      return "gexx is not initialised";
+    case GASNET_ERR_RESOURCE:
+      return "a resource was not available";
+    case GASNET_ERR_BAD_ARG:
+      return "an argument was invalid";
+    case GASNET_ERR_NOT_READY:
+      return "the operation has not completed yet";
+    case GASNET_ERR_BARRIER_MISMATCH:
+      return "the barrier's ids or flags did not match";
+    default:
+      return "unknown error code";
   }
 }
 
@@ -84,8 +98,12 @@ void gasnet_exit(int exitcode) {
   Runtime::get(__func__).exit_job(exitcode);
 }
 
-gasnet_node_t gasnet_mynode(void) { return Runtime::get(__func__).rank(); }
-gasnet_node_t gasnet_nodes(void) { return Runtime::get(__func__).size(); }
+gasnet_node_t gasnet_mynode(void) {
+  return Runtime::get(__func__).rank();
+}
+gasnet_node_t gasnet_nodes(void) {
+  return Runtime::get(__func__).size();
+}
 uintptr_t gasnet_getMaxLocalSegmentSize(void) {
   return Runtime::get(__func__).max_local_segment();
 }

@@ -76,7 +76,9 @@ std::string raw_value(const Var &v) {
 
 }  // namespace
 
-const std::vector<Var> &registry() { return kRegistry; }
+const std::vector<Var> &registry() {
+  return kRegistry;
+}
 
 const Var *find(std::string_view name) {
   for (const auto &v : kRegistry)
@@ -89,15 +91,26 @@ std::optional<uint64_t> parse_bytes(std::string_view text) {
   if (t.empty()) return std::nullopt;
   uint64_t mult = 1;
   // Accept "64m", "64mb", "64mib".
-  if (t.size() > 2 && t.compare(t.size() - 2, 2, "ib") == 0) t.resize(t.size() - 2);
-  else if (t.size() > 1 && t.back() == 'b' && !std::isdigit(static_cast<unsigned char>(t[t.size() - 2])))
+  if (t.size() > 2 && t.compare(t.size() - 2, 2, "ib") == 0)
+    t.resize(t.size() - 2);
+  else if (t.size() > 1 && t.back() == 'b' &&
+           !std::isdigit(static_cast<unsigned char>(t[t.size() - 2])))
     t.pop_back();
   switch (t.empty() ? '\0' : t.back()) {
-    case 'k': mult = 1ull << 10; break;
-    case 'm': mult = 1ull << 20; break;
-    case 'g': mult = 1ull << 30; break;
-    case 't': mult = 1ull << 40; break;
-    default: break;
+    case 'k':
+      mult = 1ull << 10;
+      break;
+    case 'm':
+      mult = 1ull << 20;
+      break;
+    case 'g':
+      mult = 1ull << 30;
+      break;
+    case 't':
+      mult = 1ull << 40;
+      break;
+    default:
+      break;
   }
   if (mult != 1) t.pop_back();
   if (t.empty() || t[0] == '-' || t[0] == '+') return std::nullopt;
@@ -151,9 +164,13 @@ std::optional<double> parse_seconds(std::string_view text) {
   return v;
 }
 
-bool is_set(const char *name) { return std::getenv(lookup(name).name) != nullptr; }
+bool is_set(const char *name) {
+  return std::getenv(lookup(name).name) != nullptr;
+}
 
-std::string get_string(const char *name) { return raw_value(lookup(name)); }
+std::string get_string(const char *name) {
+  return raw_value(lookup(name));
+}
 
 bool get_bool(const char *name) {
   const Var &v = lookup(name);
@@ -207,9 +224,9 @@ std::vector<std::string> get_list(const char *name, const std::vector<std::strin
     bool ok = false;
     for (const auto &a : allowed) ok = ok || lower(item) == a;
     if (!ok) {
-      bad_value(v, value,
-                ("'" + item + "' is not one of: " + accepted + " (separate them with commas)")
-                    .c_str());
+      bad_value(
+          v, value,
+          ("'" + item + "' is not one of: " + accepted + " (separate them with commas)").c_str());
     }
   }
   for (auto &item : items) item = lower(item);

@@ -45,7 +45,9 @@ std::string log_prefix() {
   return format("gexx: rank %ld on %s: ", g_rank, hostname().c_str());
 }
 
-void set_fatal_hook(FatalHook hook) { g_fatal_hook = hook; }
+void set_fatal_hook(FatalHook hook) {
+  g_fatal_hook = hook;
+}
 
 void fatal(const char *fmt, ...) {
   va_list ap;
@@ -70,8 +72,12 @@ void warn(const char *fmt, ...) {
   va_end(ap);
 }
 
-void set_verbose(bool on) { g_verbose = on; }
-bool verbose() { return g_verbose; }
+void set_verbose(bool on) {
+  g_verbose = on;
+}
+bool verbose() {
+  return g_verbose;
+}
 
 void note(const char *fmt, ...) {
   if (!g_verbose) return;

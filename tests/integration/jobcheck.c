@@ -23,15 +23,15 @@
 
 static gasnet_node_t me, n;
 
-#define CHECK(cond, ...)                                        \
-  do {                                                          \
-    if (!(cond)) {                                              \
-      printf("FAIL: rank %u: ", me);                            \
-      printf(__VA_ARGS__);                                      \
-      printf("\n");                                             \
-      fflush(stdout);                                           \
-      gasnet_exit(1);                                           \
-    }                                                           \
+#define CHECK(cond, ...)             \
+  do {                               \
+    if (!(cond)) {                   \
+      printf("FAIL: rank %u: ", me); \
+      printf(__VA_ARGS__);           \
+      printf("\n");                  \
+      fflush(stdout);                \
+      gasnet_exit(1);                \
+    }                                \
   } while (0)
 
 static uint64_t pattern(gasnet_node_t owner, size_t i) {
@@ -158,8 +158,8 @@ int main(int argc, char **argv) {
     gasnet_exit(0);
   }
   start(segsize);
-  gasnet_node_t who = argc > 3 ? (gasnet_node_t)atoi(argv[3])
-                               : (argc > 2 ? (gasnet_node_t)atoi(argv[2]) : 0);
+  gasnet_node_t who =
+      argc > 3 ? (gasnet_node_t)atoi(argv[3]) : (argc > 2 ? (gasnet_node_t)atoi(argv[2]) : 0);
   if (!strcmp(mode, "data")) {
     check_data(segsize);
   } else if (!strcmp(mode, "exit")) {
@@ -170,7 +170,8 @@ int main(int argc, char **argv) {
   } else if (!strcmp(mode, "hang")) {
     printf("READY rank %u pid %ld\n", me, (long)getpid());
     fflush(stdout);
-    if (me == who) for (;;) pause();
+    if (me == who)
+      for (;;) pause();
     gasnet_barrier(0, GASNET_BARRIERFLAG_ANONYMOUS);
   } else if (!strcmp(mode, "early")) {
     gasnet_barrier(0, GASNET_BARRIERFLAG_ANONYMOUS);

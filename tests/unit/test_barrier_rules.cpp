@@ -34,7 +34,8 @@ TEST(BarrierCombine, MismatchFlagWins) {
 TEST(ShmBarrier, ThreadsAsRanksCompleteEveryGeneration) {
   constexpr uint32_t kRanks = 4, kRounds = 2000;
   std::vector<char> area(ShmBarrier::area_size(kRanks) + 64);
-  void *aligned = reinterpret_cast<void *>((reinterpret_cast<uintptr_t>(area.data()) + 63) & ~63ull);
+  void *aligned =
+      reinterpret_cast<void *>((reinterpret_cast<uintptr_t>(area.data()) + 63) & ~63ull);
   ShmBarrier::init_area(aligned, kRanks, true);
   std::vector<int> counter(kRounds, 0);
   std::vector<std::thread> threads;

@@ -27,7 +27,9 @@ std::string tmpdir() {
   return dir;
 }
 
-std::string dir_of(Backing b) { return b == Backing::Shm ? "/dev/shm" : tmpdir(); }
+std::string dir_of(Backing b) {
+  return b == Backing::Shm ? "/dev/shm" : tmpdir();
+}
 
 uint64_t meminfo_kib(const char *key) {
   std::ifstream in("/proc/meminfo");
@@ -72,9 +74,12 @@ int open_unnamed_file(const std::string &dir, const std::string &job_id, std::st
 
 const char *backing_name(Backing b) {
   switch (b) {
-    case Backing::Memfd: return "memfd";
-    case Backing::Shm: return "shm";
-    case Backing::File: return "file";
+    case Backing::Memfd:
+      return "memfd";
+    case Backing::Shm:
+      return "shm";
+    case Backing::File:
+      return "file";
   }
   return "?";
 }
@@ -82,9 +87,12 @@ const char *backing_name(Backing b) {
 std::vector<Backing> backings_from_config() {
   std::vector<Backing> out;
   for (const auto &name : config::get_list("GASNET_SHM_BACKING", {"memfd", "shm", "file"})) {
-    if (name == "memfd") out.push_back(Backing::Memfd);
-    else if (name == "shm") out.push_back(Backing::Shm);
-    else out.push_back(Backing::File);
+    if (name == "memfd")
+      out.push_back(Backing::Memfd);
+    else if (name == "shm")
+      out.push_back(Backing::Shm);
+    else
+      out.push_back(Backing::File);
   }
   return out;
 }

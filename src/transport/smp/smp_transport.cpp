@@ -62,7 +62,8 @@ class SmpTransport final : public Transport {
 
   std::string describe() const override {
     return util::format("conduit smp, %u rank(s) on %s, segment %s per rank in %s", boot_.size(),
-                        util::hostname().c_str(), util::human_size(segs_[boot_.rank()].size).c_str(),
+                        util::hostname().c_str(),
+                        util::human_size(segs_[boot_.rank()].size).c_str(),
                         backing_location(backing_).c_str());
   }
 
@@ -72,27 +73,28 @@ class SmpTransport final : public Transport {
     size = (size + kPage - 1) / kPage * kPage;
     std::string why;
     if (size > 0 && !choose_backing(order_, size * boot_.size(), backing_, why)) {
-      util::fatal("cannot create a %s segment for each of the %u ranks on this host (%s in all): "
-                  "%s. Ask for a smaller segment, set GASNET_MAX_SEGSIZE lower, or list another "
-                  "backing in GASNET_SHM_BACKING (now '%s')",
-                  util::human_size(size).c_str(), boot_.size(),
-                  util::human_size(size * boot_.size()).c_str(), why.c_str(),
-                  config::get_string("GASNET_SHM_BACKING").c_str());
+      util::fatal(
+          "cannot create a %s segment for each of the %u ranks on this host (%s in all): "
+          "%s. Ask for a smaller segment, set GASNET_MAX_SEGSIZE lower, or list another "
+          "backing in GASNET_SHM_BACKING (now '%s')",
+          util::human_size(size).c_str(), boot_.size(),
+          util::human_size(size * boot_.size()).c_str(), why.c_str(),
+          config::get_string("GASNET_SHM_BACKING").c_str());
     }
     int fd = -1;
     if (size > 0) {
       std::string error;
       fd = create_region(backing_, size, boot_.job_id(), error);
       if (fd < 0) {
-        util::fatal("cannot create a %s segment in %s: %s. Set GASNET_MAX_SEGSIZE lower or list "
-                    "another backing in GASNET_SHM_BACKING",
-                    util::human_size(size).c_str(), backing_location(backing_).c_str(),
-                    error.c_str());
+        util::fatal(
+            "cannot create a %s segment in %s: %s. Set GASNET_MAX_SEGSIZE lower or list "
+            "another backing in GASNET_SHM_BACKING",
+            util::human_size(size).c_str(), backing_location(backing_).c_str(), error.c_str());
       }
     }
     if (backing_ != order_.front() && size > 0) {
-      util::note("segment backing: %s (%s could not hold %s: %s)", backing_location(backing_).c_str(),
-                 backing_location(order_.front()).c_str(),
+      util::note("segment backing: %s (%s could not hold %s: %s)",
+                 backing_location(backing_).c_str(), backing_location(order_.front()).c_str(),
                  util::human_size(size * boot_.size()).c_str(), why.c_str());
     }
     std::vector<int> mine;
@@ -111,9 +113,10 @@ class SmpTransport final : public Transport {
         if (end > 0) len = static_cast<uint64_t>(end);
         maps_[r] = Mapping(fds[r][0], len);
         if (!maps_[r].addr()) {
-          util::fatal("cannot map rank %u's %s segment: %s (address space or vm.max_map_count "
-                      "exhausted?)",
-                      r, util::human_size(len).c_str(), std::strerror(errno));
+          util::fatal(
+              "cannot map rank %u's %s segment: %s (address space or vm.max_map_count "
+              "exhausted?)",
+              r, util::human_size(len).c_str(), std::strerror(errno));
         }
       }
       for (int f : fds[r]) ::close(f);
@@ -133,9 +136,10 @@ class SmpTransport final : public Transport {
     auto all = boot_.allgather(me);
     for (uint32_t r = 0; r < all.size(); ++r) {
       if (std::strncmp(all[r].boot_id, me.boot_id, sizeof me.boot_id) != 0) {
-        util::fatal("the smp conduit runs every rank on one host, but rank %u is on %s and this "
-                    "rank on %s; use a network conduit for jobs across hosts",
-                    r, all[r].host, me.host);
+        util::fatal(
+            "the smp conduit runs every rank on one host, but rank %u is on %s and this "
+            "rank on %s; use a network conduit for jobs across hosts",
+            r, all[r].host, me.host);
       }
     }
   }
