@@ -1,6 +1,5 @@
 # Installs what GASNet clients' build systems look for: a .mak fragment and
 # a pkg-config file per conduit and thread mode, and a CMake package.
-set(GEXX_PREFIX ${CMAKE_INSTALL_PREFIX})
 set(GEXX_C_COMPILER ${CMAKE_C_COMPILER})
 set(GEXX_CXX_COMPILER ${CMAKE_CXX_COMPILER})
 set(GEXX_EXTRA_LIBS "-lpthread -lstdc++ -lm")
