@@ -10,6 +10,7 @@
  *   jobcheck crash RANK       RANK dies of SIGSEGV after attaching
  *   jobcheck oob              a put outside the target's segment (a fatal error)
  *   jobcheck attach SIZE      attaches SIZE bytes without asking what is available
+ *   jobcheck env VAR          prints gasnet_getenv(VAR) and the arguments it got
  *
  * Each check prints "FAIL: ..." and exits 1 on the first problem.
  */
@@ -152,6 +153,14 @@ int main(int argc, char **argv) {
   }
   uintptr_t segsize = 1 << 20;
   if (!strcmp(mode, "data") && argc > 2) segsize = strtoul(argv[2], NULL, 0);
+  if (!strcmp(mode, "env")) {
+    start(1 << 16);
+    const char *v = gasnet_getenv(argv[2]);
+    printf("rank %u sees %s=%s, argc %d, last argument '%s'\n", me, argv[2], v ? v : "(unset)",
+           argc, argv[argc - 1]);
+    gasnet_barrier(0, GASNET_BARRIERFLAG_ANONYMOUS);
+    gasnet_exit(0);
+  }
   if (!strcmp(mode, "attach")) {
     gasnet_init(&argc, &argv);
     gasnet_attach(NULL, 0, strtoul(argv[2], NULL, 0), 0);

@@ -203,6 +203,17 @@ def case_bad_usage():
     check(p.returncode == 0 and "GASNET_MAX_SEGSIZE" in p.stdout, "--help-env:\n" + p.stdout)
 
 
+def case_environment():
+    """The ranks get the launcher's environment and their arguments intact."""
+    before = shm_entries()
+    job = Job(["-E", "GEXX_PROBE", jobcheck(), "env", "GEXX_PROBE", "two words", "é"],
+              ranks=3, env={"GEXX_PROBE": "a value with spaces"}).wait().expect(0)
+    lines = re.findall(r"rank (\d) sees GEXX_PROBE=a value with spaces, argc 5, last argument "
+                       r"'é'", job.stdout)
+    check(sorted(lines) == ["0", "1", "2"], job.show())
+    job.assert_nothing_left(before)
+
+
 def case_nonzero_exit():
     before = shm_entries()
     job = Job([jobcheck(), "exit", "3", "1"], ranks=4).wait()
@@ -396,7 +407,7 @@ CASES = {
     "data_8": case_data(8), "data_8_large": case_data(8, str(64 << 20)),
     "ex_1": case_ex(1), "ex_4": case_ex(4), "ex_8": case_ex(8),
     "pshm_4": case_pshm(4), "singleton": case_singleton,
-    "bad_usage": case_bad_usage, "bad_env": case_bad_env,
+    "bad_usage": case_bad_usage, "environment": case_environment, "bad_env": case_bad_env,
     "nonzero_exit": case_nonzero_exit, "crash": case_crash,
     "sigkill_rank": case_sigkill_rank(False), "sigkill_rank_pshm": case_sigkill_rank(True),
     "launcher_sigterm": case_launcher_signal(signal.SIGTERM),
