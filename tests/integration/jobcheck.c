@@ -11,6 +11,8 @@
  *   jobcheck oob              a put outside the target's segment (a fatal error)
  *   jobcheck attach SIZE      attaches SIZE bytes without asking what is available
  *   jobcheck env VAR          prints gasnet_getenv(VAR) and the arguments it got
+ *   jobcheck unbuilt          calls an API function this release does not provide
+ *   jobcheck double_notify    calls gasnet_barrier_notify twice in a row
  *
  * Each check prints "FAIL: ..." and exits 1 on the first problem.
  */
@@ -190,6 +192,15 @@ int main(int argc, char **argv) {
     gasnet_barrier(0, GASNET_BARRIERFLAG_ANONYMOUS);
     if (me == who) raise(SIGSEGV);
     gasnet_barrier(0, GASNET_BARRIERFLAG_ANONYMOUS);
+  } else if (!strcmp(mode, "unbuilt")) {
+    gex_TM_t tm, sub;
+    gasnet_QueryGexObjects(NULL, NULL, &tm, NULL);
+    gex_TM_Split(&sub, tm, 0, 0, NULL, 0, 0);
+    CHECK(0, "gex_TM_Split returned");
+  } else if (!strcmp(mode, "double_notify")) {
+    gasnet_barrier_notify(0, GASNET_BARRIERFLAG_ANONYMOUS);
+    gasnet_barrier_notify(0, GASNET_BARRIERFLAG_ANONYMOUS);
+    CHECK(0, "a second notify returned");
   } else if (!strcmp(mode, "oob")) {
     gasnet_seginfo_t seg[1];
     gasnet_getSegmentInfo(seg, 1);

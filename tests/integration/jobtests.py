@@ -275,6 +275,20 @@ def case_out_of_segment():
     job.assert_nothing_left(before)
 
 
+def case_fatal_misuse():
+    """Unbuilt API functions and barrier misuse end the job with a message."""
+    for mode, message in [
+        ("unbuilt", r"fatal error: gex_TM_Split is not implemented in gexx yet"),
+        ("double_notify", r"fatal error: gasnet_barrier_notify called twice without a "
+                          r"gasnet_barrier_wait"),
+    ]:
+        before = shm_entries()
+        job = Job([jobcheck(), mode], ranks=2).wait()
+        job.expect(1, stderr_has=[r"gexx: rank \d on \S+: " + message])
+        check("returned" not in job.stdout, job.show())
+        job.assert_nothing_left(before)
+
+
 def case_segment_too_big():
     before = shm_entries()
     job = Job([jobcheck(), "data", str(64 << 20)], ranks=2,
@@ -414,7 +428,7 @@ CASES = {
     "launcher_sigint": case_launcher_signal(signal.SIGINT),
     "launcher_sigkill": case_launcher_signal(signal.SIGKILL),
     "early_exit": case_early_exit, "out_of_segment": case_out_of_segment,
-    "segment_too_big": case_segment_too_big,
+    "segment_too_big": case_segment_too_big, "fatal_misuse": case_fatal_misuse,
     "small_shm": case_small_shm, "absent_shm": case_absent_shm,
     "inner_small_shm": case_inner_small_shm, "inner_absent_shm": case_inner_absent_shm,
     "rogue_client": case_rogue_client, "examples": case_examples,
