@@ -191,15 +191,13 @@ int Supervisor::run() {
     int timeout_ms = static_cast<int>(std::max(0.0, (next - now) * 1000.0)) + 1;
     int n = ::poll(fds.data(), fds.size(), timeout_ms);
     if (n < 0 && errno != EINTR) break;
-    for (const auto &p : fds) {
-      if (!p.revents) continue;
-      if (p.fd == sigfd_) {
-        signalfd_siginfo si;
-        while (::read(sigfd_, &si, sizeof si) == static_cast<ssize_t>(sizeof si))
-          on_signal(static_cast<int>(si.ssi_signo));
-      } else {
-        hub_.handle(p);
-      }
+    // Messages first: a rank's abort arrives before its exit is reaped, so
+    // the launcher knows the rank already explained itself.
+    for (size_t k = 1; k < fds.size(); ++k) hub_.handle(fds[k]);
+    if (fds[0].revents) {
+      signalfd_siginfo si;
+      while (::read(sigfd_, &si, sizeof si) == static_cast<ssize_t>(sizeof si))
+        on_signal(static_cast<int>(si.ssi_signo));
     }
     reap();  // signalfd coalesces SIGCHLDs; never miss one
     check_deadlines();

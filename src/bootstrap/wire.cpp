@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "util/log.hpp"
 #include "util/strings.hpp"
 
 namespace gexx::bootstrap {
@@ -170,12 +171,9 @@ void random_bytes(uint8_t *out, size_t n) {
     ssize_t r = ::getrandom(out + done, n - done, 0);
     if (r < 0) {
       if (errno == EINTR) continue;
-      // No entropy source: fall back to the clock and pid, still unguessable
-      // enough for a same-user job rendezvous.
-      uint64_t v = static_cast<uint64_t>(::getpid()) * 0x9E3779B97F4A7C15ull ^
-                   static_cast<uint64_t>(reinterpret_cast<uintptr_t>(&r));
-      for (; done < n; ++done) out[done] = static_cast<uint8_t>(v >> (8 * (done % 8)));
-      return;
+      // Without real randomness the job secret would be guessable: refuse.
+      util::fatal("cannot draw random bytes for the job secret: getrandom: %s",
+                  std::strerror(errno));
     }
     done += static_cast<size_t>(r);
   }

@@ -16,11 +16,12 @@ namespace gexx::core {
 
 namespace {
 Runtime *g_runtime = nullptr;
+bootstrap::Bootstrap *g_boot = nullptr;  // set as soon as the job is joined
 std::mutex g_init_mutex;
 bool g_oversubscribed = false;
 
 void on_fatal(int code, const std::string &message) {
-  if (g_runtime) g_runtime->boot().abort(code, message);
+  if (g_boot) g_boot->abort(code, message);
 }
 }  // namespace
 
@@ -64,6 +65,7 @@ Runtime &Runtime::init(const char *api, const char *client_name, gex_Flags_t fla
 
 void Runtime::start(const char *client_name, gex_Flags_t flags) {
   boot_ = bootstrap::join_job();
+  g_boot = boot_.get();
   rank_ = boot_->rank();
   size_ = boot_->size();
   util::set_log_identity(rank_, util::hostname());

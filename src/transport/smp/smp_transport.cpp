@@ -92,7 +92,7 @@ class SmpTransport final : public Transport {
             util::human_size(size).c_str(), backing_location(backing_).c_str(), error.c_str());
       }
     }
-    if (backing_ != order_.front() && size > 0) {
+    if (backing_ != order_.front() && size > 0 && boot_.rank() == 0) {
       util::note("segment backing: %s (%s could not hold %s: %s)",
                  backing_location(backing_).c_str(), backing_location(order_.front()).c_str(),
                  util::human_size(size * boot_.size()).c_str(), why.c_str());

@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# Installs the Debian packages the build and the tests need, and only those
+# that are missing. Quiet and quick when everything is there; safe to rerun.
+set -euo pipefail
+
+readonly MIN_CMAKE=3.25
+
+missing=()
+need() {
+  local pkg=$1
+  for p in "${missing[@]+"${missing[@]}"}"; do
+    [[ $p == "$pkg" ]] && return 0
+  done
+  missing+=("$pkg")
+}
+
+have() { command -v "$1" >/dev/null 2>&1; }
+
+# "3.25.1" >= "3.25"?
+version_at_least() {
+  [[ "$(printf '%s\n%s\n' "$2" "$1" | sort -V | head -n1)" == "$2" ]]
+}
+
+cmake_ok() {
+  have cmake || return 1
+  local v
+  v=$(cmake --version 2>/dev/null | sed -n '1s/^cmake version \([0-9.]*\).*/\1/p')
+  [[ -n $v ]] && version_at_least "$v" "$MIN_CMAKE"
+}
+
+# The compiler must take -std=c++20 and have the C++20 library headers.
+cxx20_ok() {
+  have g++ || return 1
+  printf '#include <concepts>\n#include <span>\nint main() { return 0; }\n' |
+    g++ -std=c++20 -fsyntax-only -x c++ - >/dev/null 2>&1
+}
+
+gtest_ok() {
+  local dir
+  for dir in /usr/lib/*/cmake/GTest /usr/lib/cmake/GTest /usr/local/lib/cmake/GTest; do
+    [[ -f $dir/GTestConfig.cmake ]] && return 0
+  done
+  return 1
+}
+
+check_all() {
+  missing=()
+  cmake_ok || need cmake
+  have ninja || need ninja-build
+  have gcc || need gcc
+  cxx20_ok || need g++
+  have pkg-config || need pkg-config
+  have make || need make
+  have python3 || need python3
+  gtest_ok || need libgtest-dev
+  have clang-format || need clang-format
+  have unshare || need util-linux
+  { have pgrep && have ps; } || need procps
+}
+
+check_all
+if ((${#missing[@]} == 0)); then
+  echo "install-deps: everything is present (cmake $(cmake --version | sed -n '1s/^cmake version //p'), $(g++ -dumpfullversion 2>/dev/null | sed 's/^/g++ /'), $(clang-format --version | sed -n 's/.*version \([0-9.]*\).*/clang-format \1/p'))"
+  exit 0
+fi
+
+if ! have apt-get; then
+  echo "install-deps: missing ${missing[*]}, and there is no apt-get here; install them with your package manager" >&2
+  exit 1
+fi
+
+as_root=()
+if ((EUID != 0)); then
+  if have sudo; then
+    as_root=(sudo)
+  else
+    echo "install-deps: missing ${missing[*]}; run this script as root (no sudo here) or install them yourself" >&2
+    exit 1
+  fi
+fi
+
+wanted=("${missing[@]}")
+export DEBIAN_FRONTEND=noninteractive
+"${as_root[@]+"${as_root[@]}"}" apt-get update -qq >/dev/null
+"${as_root[@]+"${as_root[@]}"}" apt-get install -y -qq --no-install-recommends "${wanted[@]}" >/dev/null
+
+check_all
+if ((${#missing[@]} != 0)); then
+  if [[ " ${missing[*]} " == *" cmake "* ]]; then
+    echo "install-deps: installed ${wanted[*]}, but cmake is still older than $MIN_CMAKE; install a newer cmake (e.g. from backports or pip)" >&2
+  else
+    echo "install-deps: installed ${wanted[*]}, but ${missing[*]} still look missing" >&2
+  fi
+  exit 1
+fi
+echo "install-deps: installed ${wanted[*]}"
