@@ -28,7 +28,8 @@ Hub::Hub(uint32_t size, const uint8_t *secret, std::string who, bool verbose)
       rank_fd_(size, -1),
       contrib_(size),
       fd_contrib_(size),
-      contributed_(size, false) {
+      contributed_(size, false),
+      aborted_(size, false) {
   std::memcpy(secret_, secret, kSecretBytes);
 }
 
@@ -70,6 +71,16 @@ void Hub::handle(const pollfd &p) {
   }
   conns_.erase(std::remove_if(conns_.begin(), conns_.end(), [](const Conn &c) { return c.fd < 0; }),
                conns_.end());
+}
+
+void Hub::drain() {
+  for (;;) {
+    std::vector<pollfd> fds;
+    for (const auto &c : conns_)
+      if (c.fd >= 0) fds.push_back({c.fd, POLLIN, 0});
+    if (fds.empty() || ::poll(fds.data(), fds.size(), 0) <= 0) return;
+    for (const auto &p : fds) handle(p);
+  }
 }
 
 void Hub::accept_all() {
@@ -212,6 +223,7 @@ bool Hub::process(Conn &c, const Header &h, const uint8_t *payload) {
       return true;
     }
     case Op::Abort:
+      aborted_[r] = true;
       if (!abort_) {
         abort_ = AbortRequest{static_cast<uint32_t>(r), static_cast<int>(h.arg),
                               std::string(reinterpret_cast<const char *>(payload), h.length)};

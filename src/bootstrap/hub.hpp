@@ -29,6 +29,8 @@ class Hub {
 
   void collect_pollfds(std::vector<pollfd> &out) const;
   void handle(const pollfd &p);
+  // Reads whatever the ranks have sent, without waiting.
+  void drain();
 
   struct AbortRequest {
     uint32_t rank;
@@ -36,6 +38,8 @@ class Hub {
     std::string reason;
   };
   const std::optional<AbortRequest> &abort_request() const { return abort_; }
+  // True once `rank` has asked to abort (it has reported its own error).
+  bool aborted(uint32_t rank) const { return aborted_[rank]; }
   // The code the first rank to call gasnet_exit passed, if any did.
   const std::optional<int> &first_exit_code() const { return first_exit_; }
   uint32_t joined() const { return joined_; }
@@ -76,6 +80,7 @@ class Hub {
   std::vector<bool> contributed_;
 
   std::optional<AbortRequest> abort_;
+  std::vector<bool> aborted_;
   std::optional<int> first_exit_;
 };
 

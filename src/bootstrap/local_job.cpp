@@ -141,7 +141,8 @@ void Supervisor::reap() {
         break;
       }
       int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-      bool announced = hub_.abort_request() && hub_.abort_request()->rank == r;
+      hub_.drain();  // an abort it sent before exiting may still be unread
+      bool announced = hub_.aborted(static_cast<uint32_t>(r));
       if (!failure_) failure_ = code;
       if (!announced) {
         say(o_.who, util::format("rank %zu (pid %d) %s; ending the job", r, pid,
