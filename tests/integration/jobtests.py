@@ -166,10 +166,9 @@ def case_pshm(n):
 
 
 def case_singleton():
+    """A program started on its own is a job of one rank."""
     before = shm_entries()
-    env = {"GASNET_PSHM_NODES": ""}
-    job = Job([jobcheck(), "data"], env=env, launcher=False)
-    job.env.pop("GASNET_PSHM_NODES", None)
+    os.environ.pop("GASNET_PSHM_NODES", None)
     job = Job([jobcheck(), "data"], launcher=False).wait().expect(0)
     pass_lines(job, 1)
     job.assert_nothing_left(before)
@@ -414,7 +413,8 @@ def case_examples():
     job = Job([os.path.join(ex, "ring")], ranks=4).wait().expect(
         0, stdout_has=[r"every word carries the sum of the ranks, 6: correct"])
     check(job.stdout.count("contents correct") == 3, job.show())
-    job = Job([os.path.join(ex, "hello-gex")], ranks=3).wait().expect(0)
+    job = Job([os.path.join(ARGS.bin_dir, "gasnetrun_smp"), "-n", "3",
+               os.path.join(ex, "hello-gex")], launcher=False).wait().expect(0)
     check(len(re.findall(r"rank \d received \d+ from rank \d: ok", job.stdout)) == 3, job.show())
     job = Job([os.path.join(ex, "hello-gasnet")], env={"GASNET_PSHM_NODES": "2"},
               launcher=False).wait().expect(0)
