@@ -135,6 +135,22 @@ def pass_lines(job, n):
 
 # ---- cases -------------------------------------------------------------
 
+def case_bootstrap(n, pshm):
+    def run():
+        before = shm_entries()
+        prog = os.path.join(ARGS.bin_dir, "tests", "integration", "bootstrap_check")
+        if pshm:
+            job = Job([prog], env={"GASNET_PSHM_NODES": str(n)}, launcher=False)
+        else:
+            job = Job([prog], ranks=n)
+        job.wait().expect(0)
+        ranks = sorted(int(r) for r in re.findall(r"bootstrap rank (\d+) of %d: PASS" % n,
+                                                  job.stdout))
+        check(ranks == list(range(n)), job.show())
+        job.assert_nothing_left(before)
+    return run
+
+
 def case_data(n, segsize="1048576"):
     def run():
         before = shm_entries()
@@ -423,6 +439,7 @@ def case_examples():
 
 
 CASES = {
+    "bootstrap_3": case_bootstrap(3, False), "bootstrap_pshm_5": case_bootstrap(5, True),
     "data_1": case_data(1), "data_2": case_data(2), "data_4": case_data(4),
     "data_8": case_data(8), "data_8_large": case_data(8, str(64 << 20)),
     "ex_1": case_ex(1), "ex_4": case_ex(4), "ex_8": case_ex(8),
