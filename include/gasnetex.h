@@ -126,8 +126,8 @@ extern gex_Rank_t gex_TM_TranslateRankToJobrank(gex_TM_t tm, gex_Rank_t rank);
 extern gex_Rank_t gex_TM_TranslateJobrankToRank(gex_TM_t tm, gex_Rank_t jobrank);
 
 /* Not built yet: these end the job with a message naming the function. */
-extern int gex_TM_Split(gex_TM_t *new_tm_p, gex_TM_t parent_tm, int color, int key, void *addr,
-                        size_t len, gex_Flags_t flags);
+extern size_t gex_TM_Split(gex_TM_t *new_tm_p, gex_TM_t parent_tm, int color, int key,
+                           void *scratch_addr, size_t scratch_size, gex_Flags_t flags);
 extern int gex_EP_Create(gex_EP_t *ep_p, gex_Client_t client, gex_Flags_t capabilities,
                          gex_Flags_t flags);
 

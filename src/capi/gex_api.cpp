@@ -148,7 +148,7 @@ gex_Rank_t gex_TM_TranslateJobrankToRank(gex_TM_t tm, gex_Rank_t jobrank) {
   return jobrank < checked(tm, __func__, "team")->size ? jobrank : GEX_RANK_INVALID;
 }
 
-int gex_TM_Split(gex_TM_t *, gex_TM_t, int, int, void *, size_t, gex_Flags_t) {
+size_t gex_TM_Split(gex_TM_t *, gex_TM_t, int, int, void *, size_t, gex_Flags_t) {
   not_built(__func__);
 }
 int gex_EP_Create(gex_EP_t *, gex_Client_t, gex_Flags_t, gex_Flags_t) {
