@@ -125,12 +125,9 @@ extern void *gex_TM_QueryCData(gex_TM_t tm);
 extern gex_Rank_t gex_TM_TranslateRankToJobrank(gex_TM_t tm, gex_Rank_t rank);
 extern gex_Rank_t gex_TM_TranslateJobrankToRank(gex_TM_t tm, gex_Rank_t jobrank);
 
-/* Not built yet: these end the job with a message naming the function. */
+/* Not built yet: ends the job with a message naming the function. */
 extern size_t gex_TM_Split(gex_TM_t *new_tm_p, gex_TM_t parent_tm, int color, int key,
                            void *scratch_addr, size_t scratch_size, gex_Flags_t flags);
-extern int gex_EP_Create(gex_EP_t *ep_p, gex_Client_t client, gex_Flags_t capabilities,
-                         gex_Flags_t flags);
-
 /* ---- segments ---- */
 /* Collective over the primordial team; at most one per process. */
 extern int gex_Segment_Attach(gex_Segment_t *segment_p, gex_TM_t tm, uintptr_t length);

@@ -85,6 +85,7 @@ class Supervisor {
   void on_signal(int sig);
   void end_all(int sig);
   void check_deadlines();
+  void end_orphans();
   uint32_t alive() const {
     uint32_t n = 0;
     for (const auto &p : procs_) n += p.alive ? 1 : 0;
@@ -203,10 +204,49 @@ int Supervisor::run() {
     reap();  // signalfd coalesces SIGCHLDs; never miss one
     check_deadlines();
   }
+  end_orphans();
   sweep_job_files(job_id_);
   int code = failure_ ? *failure_ : (hub_.first_exit_code() ? *hub_.first_exit_code() : 0);
   if (o_.verbose) say(o_.who, util::format("job finished with exit code %d", code));
   return code;
+}
+
+// Processes the ranks started and left behind were re-parented to the
+// supervisor (a child subreaper); they end with the job.
+void Supervisor::end_orphans() {
+  for (int sig : {SIGTERM, SIGKILL}) {
+    bool any = false;
+    DIR *d = ::opendir("/proc");
+    if (!d) return;
+    std::string self = std::to_string(::getpid());
+    while (dirent *e = ::readdir(d)) {
+      if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
+      FILE *f = std::fopen(("/proc/" + std::string(e->d_name) + "/stat").c_str(), "r");
+      if (!f) continue;
+      char buf[512] = {0};
+      size_t n = std::fread(buf, 1, sizeof buf - 1, f);
+      std::fclose(f);
+      const char *close_paren = std::strrchr(buf, ')');
+      if (!n || !close_paren) continue;
+      char state = 0;
+      long ppid = 0;
+      if (std::sscanf(close_paren + 1, " %c %ld", &state, &ppid) != 2) continue;
+      if (ppid == ::getpid() && state != 'Z') {
+        ::kill(static_cast<pid_t>(std::atol(e->d_name)), sig);
+        any = true;
+      }
+    }
+    ::closedir(d);
+    if (!any) break;
+    if (sig == SIGTERM) {
+      if (o_.verbose) say(o_.who, "ending processes the ranks left behind");
+      ::usleep(200 * 1000);
+    }
+    while (::waitpid(-1, nullptr, WNOHANG) > 0) {
+    }
+  }
+  while (::waitpid(-1, nullptr, WNOHANG) > 0) {
+  }
 }
 
 // In a freshly forked rank: die with the supervisor, restore signals.
@@ -257,6 +297,8 @@ LocalJobResult run_local_job(const LocalJobOptions &o) {
   ::sigprocmask(SIG_BLOCK, &mask, &old_mask);
   int sigfd = ::signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
 
+  // Descendants that outlive their rank come back to us, so none is orphaned.
+  ::prctl(PR_SET_CHILD_SUBREAPER, 1);
   std::string secret_hex = util::hex(result.secret, kSecretBytes);
   pid_t self = ::getpid();
   std::fflush(nullptr);

@@ -151,9 +151,6 @@ gex_Rank_t gex_TM_TranslateJobrankToRank(gex_TM_t tm, gex_Rank_t jobrank) {
 size_t gex_TM_Split(gex_TM_t *, gex_TM_t, int, int, void *, size_t, gex_Flags_t) {
   not_built(__func__);
 }
-int gex_EP_Create(gex_EP_t *, gex_Client_t, gex_Flags_t, gex_Flags_t) {
-  not_built(__func__);
-}
 
 int gex_Segment_Attach(gex_Segment_t *segment_p, gex_TM_t tm, uintptr_t length) {
   checked(segment_p, __func__, "segment_p");

@@ -280,6 +280,18 @@ def case_launcher_signal(sig):
     return run
 
 
+def case_left_behind():
+    """Processes a rank starts itself end with the job too."""
+    before = shm_entries()
+    script = "sleep 300 & sleep 300 & exec %s hang 0" % jobcheck()
+    job = Job(["sh", "-c", script], ranks=2)
+    ready = job.wait_for_lines(r"READY rank (\d+) pid (\d+)", 2)
+    os.kill(int(ready[1][1]), signal.SIGKILL)
+    job.wait()
+    job.expect(128 + 9, stderr_has=[r"was killed by signal 9"])
+    job.assert_nothing_left(before)
+
+
 def case_early_exit():
     before = shm_entries()
     job = Job([jobcheck(), "early", "0"], ranks=3, env={"GASNET_EXITTIMEOUT": "0.5"}).wait()
@@ -450,7 +462,7 @@ CASES = {
     "launcher_sigterm": case_launcher_signal(signal.SIGTERM),
     "launcher_sigint": case_launcher_signal(signal.SIGINT),
     "launcher_sigkill": case_launcher_signal(signal.SIGKILL),
-    "early_exit": case_early_exit, "out_of_segment": case_out_of_segment,
+    "early_exit": case_early_exit, "left_behind": case_left_behind, "out_of_segment": case_out_of_segment,
     "segment_too_big": case_segment_too_big, "fatal_misuse": case_fatal_misuse,
     "small_shm": case_small_shm, "absent_shm": case_absent_shm,
     "inner_small_shm": case_inner_small_shm, "inner_absent_shm": case_inner_absent_shm,
