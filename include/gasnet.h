@@ -75,11 +75,51 @@ extern int gasnet_barrier_wait(int id, int flags);
 extern int gasnet_barrier_try(int id, int flags);
 extern int gasnet_barrier(int id, int flags);
 
-/* ---- blocking put and get ---- */
+/* ---- put, get and memset (the remote range must be in the node's segment) ---- */
+typedef uintptr_t gasnet_valget_handle_t; /* carries the completed value */
+
 extern void gasnet_put(gasnet_node_t node, void *dest, void *src, size_t nbytes);
 extern void gasnet_put_bulk(gasnet_node_t node, void *dest, void *src, size_t nbytes);
 extern void gasnet_get(void *dest, gasnet_node_t node, void *src, size_t nbytes);
 extern void gasnet_get_bulk(void *dest, gasnet_node_t node, void *src, size_t nbytes);
+extern gasnet_handle_t gasnet_put_nb(gasnet_node_t node, void *dest, void *src, size_t nbytes);
+extern gasnet_handle_t gasnet_put_nb_bulk(gasnet_node_t node, void *dest, void *src, size_t nbytes);
+extern gasnet_handle_t gasnet_get_nb(void *dest, gasnet_node_t node, void *src, size_t nbytes);
+extern gasnet_handle_t gasnet_get_nb_bulk(void *dest, gasnet_node_t node, void *src, size_t nbytes);
+extern void gasnet_put_nbi(gasnet_node_t node, void *dest, void *src, size_t nbytes);
+extern void gasnet_put_nbi_bulk(gasnet_node_t node, void *dest, void *src, size_t nbytes);
+extern void gasnet_get_nbi(void *dest, gasnet_node_t node, void *src, size_t nbytes);
+extern void gasnet_get_nbi_bulk(void *dest, gasnet_node_t node, void *src, size_t nbytes);
+
+extern void gasnet_put_val(gasnet_node_t node, void *dest, gasnet_register_value_t value,
+                           size_t nbytes);
+extern gasnet_handle_t gasnet_put_nb_val(gasnet_node_t node, void *dest,
+                                         gasnet_register_value_t value, size_t nbytes);
+extern void gasnet_put_nbi_val(gasnet_node_t node, void *dest, gasnet_register_value_t value,
+                               size_t nbytes);
+extern gasnet_register_value_t gasnet_get_val(gasnet_node_t node, void *src, size_t nbytes);
+extern gasnet_valget_handle_t gasnet_get_nb_val(gasnet_node_t node, void *src, size_t nbytes);
+extern gasnet_register_value_t gasnet_wait_syncnb_valget(gasnet_valget_handle_t handle);
+
+extern void gasnet_memset(gasnet_node_t node, void *dest, int val, size_t nbytes);
+extern gasnet_handle_t gasnet_memset_nb(gasnet_node_t node, void *dest, int val, size_t nbytes);
+extern void gasnet_memset_nbi(gasnet_node_t node, void *dest, int val, size_t nbytes);
+
+/* ---- synchronisation ---- */
+extern void gasnet_wait_syncnb(gasnet_handle_t handle);
+extern int gasnet_try_syncnb(gasnet_handle_t handle);
+extern void gasnet_wait_syncnb_all(gasnet_handle_t *phandle, size_t numhandles);
+extern int gasnet_try_syncnb_all(gasnet_handle_t *phandle, size_t numhandles);
+extern void gasnet_wait_syncnb_some(gasnet_handle_t *phandle, size_t numhandles);
+extern int gasnet_try_syncnb_some(gasnet_handle_t *phandle, size_t numhandles);
+extern void gasnet_wait_syncnbi_gets(void);
+extern void gasnet_wait_syncnbi_puts(void);
+extern void gasnet_wait_syncnbi_all(void);
+extern int gasnet_try_syncnbi_gets(void);
+extern int gasnet_try_syncnbi_puts(void);
+extern int gasnet_try_syncnbi_all(void);
+extern void gasnet_begin_nbi_accessregion(void);
+extern gasnet_handle_t gasnet_end_nbi_accessregion(void);
 
 GEXX_END_EXTERNC
 

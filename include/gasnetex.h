@@ -143,15 +143,58 @@ extern void *gex_Segment_QueryCData(gex_Segment_t seg);
 extern int gex_Segment_QueryBound(gex_TM_t tm, gex_Rank_t rank, void **owneraddr_p,
                                   void **localaddr_p, uintptr_t *size_p);
 
-/* ---- blocking one-sided copies (the non-blocking forms come later) ---- */
+/* ---- event categories ---- */
+#define GEX_EC_GET ((gex_EC_t)1u << 0)
+#define GEX_EC_PUT ((gex_EC_t)1u << 1)
+#define GEX_EC_AM ((gex_EC_t)1u << 2)
+#define GEX_EC_LC ((gex_EC_t)1u << 3)
+#define GEX_EC_RMW ((gex_EC_t)1u << 4)
+#define GEX_EC_ALL ((gex_EC_t)0x1Fu)
+
+/* ---- one-sided RMA ----
+ * Local addresses may be anywhere; the remote range must lie inside the
+ * target rank's segment. Non-zero returns (GEX_EVENT_NO_OP for NB forms)
+ * happen only with GEX_FLAG_IMMEDIATE when resources are short. */
 extern int gex_RMA_PutBlocking(gex_TM_t tm, gex_Rank_t rank, void *dest, const void *src,
                                size_t nbytes, gex_Flags_t flags);
+extern int gex_RMA_PutNBI(gex_TM_t tm, gex_Rank_t rank, void *dest, const void *src, size_t nbytes,
+                          gex_Event_t *lc_opt, gex_Flags_t flags);
+extern gex_Event_t gex_RMA_PutNB(gex_TM_t tm, gex_Rank_t rank, void *dest, const void *src,
+                                 size_t nbytes, gex_Event_t *lc_opt, gex_Flags_t flags);
 extern int gex_RMA_GetBlocking(gex_TM_t tm, void *dest, gex_Rank_t rank, void *src, size_t nbytes,
                                gex_Flags_t flags);
+extern int gex_RMA_GetNBI(gex_TM_t tm, void *dest, gex_Rank_t rank, void *src, size_t nbytes,
+                          gex_Flags_t flags);
+extern gex_Event_t gex_RMA_GetNB(gex_TM_t tm, void *dest, gex_Rank_t rank, void *src, size_t nbytes,
+                                 gex_Flags_t flags);
+/* Value forms: the low-order `nbytes` bytes of the value (nbytes at most
+ * sizeof(gex_RMA_Value_t)). */
+extern gex_RMA_Value_t gex_RMA_GetBlockingVal(gex_TM_t tm, gex_Rank_t rank, void *src,
+                                              size_t nbytes, gex_Flags_t flags);
+extern int gex_RMA_PutBlockingVal(gex_TM_t tm, gex_Rank_t rank, void *dest, gex_RMA_Value_t value,
+                                  size_t nbytes, gex_Flags_t flags);
+extern int gex_RMA_PutNBIVal(gex_TM_t tm, gex_Rank_t rank, void *dest, gex_RMA_Value_t value,
+                             size_t nbytes, gex_Flags_t flags);
+extern gex_Event_t gex_RMA_PutNBVal(gex_TM_t tm, gex_Rank_t rank, void *dest, gex_RMA_Value_t value,
+                                    size_t nbytes, gex_Flags_t flags);
 
-/* ---- events and barrier ---- */
+/* ---- NBI access regions (they do not nest) ---- */
+extern void gex_NBI_BeginAccessRegion(gex_Flags_t flags);
+extern gex_Event_t gex_NBI_EndAccessRegion(gex_Flags_t flags);
+
+/* ---- events ----
+ * Test calls do not poll and return 0 on success; Wait calls poll. */
 extern int gex_Event_Test(gex_Event_t event);
 extern void gex_Event_Wait(gex_Event_t event);
+extern int gex_Event_TestSome(gex_Event_t *pevent, size_t numevents, gex_Flags_t flags);
+extern void gex_Event_WaitSome(gex_Event_t *pevent, size_t numevents, gex_Flags_t flags);
+extern int gex_Event_TestAll(gex_Event_t *pevent, size_t numevents, gex_Flags_t flags);
+extern void gex_Event_WaitAll(gex_Event_t *pevent, size_t numevents, gex_Flags_t flags);
+extern gex_Event_t gex_Event_QueryLeaf(gex_Event_t root, gex_EC_t event_category);
+extern int gex_NBI_Test(gex_EC_t event_mask, gex_Flags_t flags);
+extern void gex_NBI_Wait(gex_EC_t event_mask, gex_Flags_t flags);
+
+/* ---- collectives ---- */
 extern gex_Event_t gex_Coll_BarrierNB(gex_TM_t tm, gex_Flags_t flags);
 
 GEXX_END_EXTERNC

@@ -7,7 +7,6 @@
 #include "core/objects.hpp"
 #include "core/progress.hpp"
 #include "core/runtime.hpp"
-#include "rma/blocking.hpp"
 #include "util/log.hpp"
 
 using gexx::core::Runtime;
@@ -193,38 +192,6 @@ int gex_Segment_QueryBound(gex_TM_t tm, gex_Rank_t rank, void **owneraddr_p, voi
   if (localaddr_p) *localaddr_p = seg.local;
   if (size_p) *size_p = seg.size;
   return GASNET_OK;
-}
-
-int gex_RMA_PutBlocking(gex_TM_t tm, gex_Rank_t rank, void *dest, const void *src, size_t nbytes,
-                        gex_Flags_t flags) {
-  (void)flags;
-  checked(tm, __func__, "team");
-  gexx::rma::put_blocking(__func__, rank, dest, src, nbytes);
-  return GASNET_OK;
-}
-
-int gex_RMA_GetBlocking(gex_TM_t tm, void *dest, gex_Rank_t rank, void *src, size_t nbytes,
-                        gex_Flags_t flags) {
-  (void)flags;
-  checked(tm, __func__, "team");
-  gexx::rma::get_blocking(__func__, dest, rank, src, nbytes);
-  return GASNET_OK;
-}
-
-int gex_Event_Test(gex_Event_t event) {
-  if (event == GEX_EVENT_INVALID) return GASNET_OK;
-  if (event == GEX_EVENT_NO_OP) gexx::util::fatal("gex_Event_Test was passed GEX_EVENT_NO_OP");
-  gexx::core::poll();
-  if (!event->test()) return GASNET_ERR_NOT_READY;
-  delete event;
-  return GASNET_OK;
-}
-
-void gex_Event_Wait(gex_Event_t event) {
-  if (event == GEX_EVENT_INVALID) return;
-  if (event == GEX_EVENT_NO_OP) gexx::util::fatal("gex_Event_Wait was passed GEX_EVENT_NO_OP");
-  event->wait();
-  delete event;
 }
 
 gex_Event_t gex_Coll_BarrierNB(gex_TM_t tm, gex_Flags_t flags) {

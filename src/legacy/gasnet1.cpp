@@ -5,7 +5,6 @@
 #include <vector>
 
 #include "core/runtime.hpp"
-#include "rma/blocking.hpp"
 #include "util/log.hpp"
 
 using gexx::core::Runtime;
@@ -171,19 +170,6 @@ int gasnet_barrier_try(int id, int flags) {
 int gasnet_barrier(int id, int flags) {
   gasnet_barrier_notify(id, flags);
   return gasnet_barrier_wait(id, flags);
-}
-
-void gasnet_put(gasnet_node_t node, void *dest, void *src, size_t nbytes) {
-  gexx::rma::put_blocking(__func__, node, dest, src, nbytes);
-}
-void gasnet_put_bulk(gasnet_node_t node, void *dest, void *src, size_t nbytes) {
-  gexx::rma::put_blocking(__func__, node, dest, src, nbytes);
-}
-void gasnet_get(void *dest, gasnet_node_t node, void *src, size_t nbytes) {
-  gexx::rma::get_blocking(__func__, dest, node, src, nbytes);
-}
-void gasnet_get_bulk(void *dest, gasnet_node_t node, void *src, size_t nbytes) {
-  gexx::rma::get_blocking(__func__, dest, node, src, nbytes);
 }
 
 }  // extern "C"

@@ -1,0 +1,209 @@
+// GASNet-EX one-sided RMA, NBI and event entry points.
+//
+// On the smp conduit every transfer is a copy that is complete when the
+// initiating call returns, so NB calls return GEX_EVENT_INVALID (the
+// specification's value for an already-completed operation) and NBI
+// operations leave nothing outstanding.
+#include <gasnetex.h>
+
+#include "core/nbi.hpp"
+#include "core/objects.hpp"
+#include "core/progress.hpp"
+#include "core/runtime.hpp"
+#include "rma/blocking.hpp"
+#include "util/log.hpp"
+
+namespace {
+
+void check_tm(gex_TM_t tm, const char *api) {
+  if (!tm) gexx::util::fatal("%s: the team argument is invalid (null)", api);
+}
+
+// Local completion of an NB put: `lc_opt` is NOW, DEFER or an event to set.
+void complete_nb_lc(gex_Event_t *lc_opt, const char *api) {
+  if (lc_opt == GEX_EVENT_GROUP) {
+    gexx::util::fatal(
+        "%s: GEX_EVENT_GROUP is for NBI puts; pass GEX_EVENT_NOW, GEX_EVENT_DEFER "
+        "or the address of a gex_Event_t",
+        api);
+  }
+  if (!lc_opt) gexx::util::fatal("%s: lc_opt is null", api);
+  if (lc_opt != GEX_EVENT_NOW && lc_opt != GEX_EVENT_DEFER) *lc_opt = GEX_EVENT_INVALID;
+}
+
+// Local completion of an NBI put: `lc_opt` is NOW, DEFER or GROUP.
+void check_nbi_lc(gex_Event_t *lc_opt, const char *api) {
+  if (lc_opt != GEX_EVENT_NOW && lc_opt != GEX_EVENT_DEFER && lc_opt != GEX_EVENT_GROUP) {
+    gexx::util::fatal("%s: lc_opt must be GEX_EVENT_NOW, GEX_EVENT_DEFER or GEX_EVENT_GROUP", api);
+  }
+}
+
+bool complete(gex_Event_t e, const char *api) {
+  if (e == GEX_EVENT_INVALID) return true;
+  if (e == GEX_EVENT_NO_OP) gexx::util::fatal("%s was passed GEX_EVENT_NO_OP", api);
+  return e->test();
+}
+
+void retire(gex_Event_t &e) {
+  if (e != GEX_EVENT_INVALID) delete e;
+  e = GEX_EVENT_INVALID;
+}
+
+}  // namespace
+
+extern "C" {
+
+int gex_RMA_PutBlocking(gex_TM_t tm, gex_Rank_t rank, void *dest, const void *src, size_t nbytes,
+                        gex_Flags_t) {
+  check_tm(tm, __func__);
+  gexx::rma::put_blocking(__func__, rank, dest, src, nbytes);
+  return 0;
+}
+
+int gex_RMA_PutNBI(gex_TM_t tm, gex_Rank_t rank, void *dest, const void *src, size_t nbytes,
+                   gex_Event_t *lc_opt, gex_Flags_t) {
+  check_tm(tm, __func__);
+  check_nbi_lc(lc_opt, __func__);
+  gexx::rma::put_blocking(__func__, rank, dest, src, nbytes);
+  return 0;
+}
+
+gex_Event_t gex_RMA_PutNB(gex_TM_t tm, gex_Rank_t rank, void *dest, const void *src, size_t nbytes,
+                          gex_Event_t *lc_opt, gex_Flags_t) {
+  check_tm(tm, __func__);
+  gexx::rma::put_blocking(__func__, rank, dest, src, nbytes);
+  complete_nb_lc(lc_opt, __func__);
+  return GEX_EVENT_INVALID;
+}
+
+int gex_RMA_GetBlocking(gex_TM_t tm, void *dest, gex_Rank_t rank, void *src, size_t nbytes,
+                        gex_Flags_t) {
+  check_tm(tm, __func__);
+  gexx::rma::get_blocking(__func__, dest, rank, src, nbytes);
+  return 0;
+}
+
+int gex_RMA_GetNBI(gex_TM_t tm, void *dest, gex_Rank_t rank, void *src, size_t nbytes,
+                   gex_Flags_t) {
+  check_tm(tm, __func__);
+  gexx::rma::get_blocking(__func__, dest, rank, src, nbytes);
+  return 0;
+}
+
+gex_Event_t gex_RMA_GetNB(gex_TM_t tm, void *dest, gex_Rank_t rank, void *src, size_t nbytes,
+                          gex_Flags_t) {
+  check_tm(tm, __func__);
+  gexx::rma::get_blocking(__func__, dest, rank, src, nbytes);
+  return GEX_EVENT_INVALID;
+}
+
+gex_RMA_Value_t gex_RMA_GetBlockingVal(gex_TM_t tm, gex_Rank_t rank, void *src, size_t nbytes,
+                                       gex_Flags_t) {
+  check_tm(tm, __func__);
+  return gexx::rma::get_value(__func__, rank, src, nbytes);
+}
+
+int gex_RMA_PutBlockingVal(gex_TM_t tm, gex_Rank_t rank, void *dest, gex_RMA_Value_t value,
+                           size_t nbytes, gex_Flags_t) {
+  check_tm(tm, __func__);
+  gexx::rma::put_value(__func__, rank, dest, value, nbytes);
+  return 0;
+}
+
+int gex_RMA_PutNBIVal(gex_TM_t tm, gex_Rank_t rank, void *dest, gex_RMA_Value_t value,
+                      size_t nbytes, gex_Flags_t) {
+  check_tm(tm, __func__);
+  gexx::rma::put_value(__func__, rank, dest, value, nbytes);
+  return 0;
+}
+
+gex_Event_t gex_RMA_PutNBVal(gex_TM_t tm, gex_Rank_t rank, void *dest, gex_RMA_Value_t value,
+                             size_t nbytes, gex_Flags_t) {
+  check_tm(tm, __func__);
+  gexx::rma::put_value(__func__, rank, dest, value, nbytes);
+  return GEX_EVENT_INVALID;
+}
+
+void gex_NBI_BeginAccessRegion(gex_Flags_t) {
+  gexx::core::begin_access_region(__func__);
+}
+
+gex_Event_t gex_NBI_EndAccessRegion(gex_Flags_t) {
+  gexx::core::end_access_region(__func__);
+  return GEX_EVENT_INVALID;  // every operation of the region is already complete
+}
+
+int gex_NBI_Test(gex_EC_t, gex_Flags_t) {
+  return 0;
+}
+
+void gex_NBI_Wait(gex_EC_t, gex_Flags_t) {
+  gexx::core::poll();
+}
+
+int gex_Event_Test(gex_Event_t event) {
+  if (!complete(event, __func__)) return GASNET_ERR_NOT_READY;
+  retire(event);
+  return 0;
+}
+
+void gex_Event_Wait(gex_Event_t event) {
+  if (event == GEX_EVENT_NO_OP) gexx::util::fatal("gex_Event_Wait was passed GEX_EVENT_NO_OP");
+  if (event == GEX_EVENT_INVALID) return;
+  event->wait();
+  retire(event);
+}
+
+int gex_Event_TestSome(gex_Event_t *pevent, size_t numevents, gex_Flags_t) {
+  bool any_valid = false, any_done = false;
+  for (size_t i = 0; i < numevents; ++i) {
+    if (pevent[i] == GEX_EVENT_INVALID) continue;
+    any_valid = true;
+    if (complete(pevent[i], __func__)) {
+      retire(pevent[i]);
+      any_done = true;
+    }
+  }
+  return (any_done || !any_valid) ? 0 : GASNET_ERR_NOT_READY;
+}
+
+void gex_Event_WaitSome(gex_Event_t *pevent, size_t numevents, gex_Flags_t flags) {
+  uint32_t spins = 0;
+  while (gex_Event_TestSome(pevent, numevents, flags) != 0) {
+    gexx::core::poll();
+    gexx::core::relax(spins);
+  }
+}
+
+int gex_Event_TestAll(gex_Event_t *pevent, size_t numevents, gex_Flags_t) {
+  bool all = true;
+  for (size_t i = 0; i < numevents; ++i) {
+    if (pevent[i] == GEX_EVENT_INVALID) continue;
+    if (complete(pevent[i], __func__))
+      retire(pevent[i]);
+    else
+      all = false;
+  }
+  return all ? 0 : GASNET_ERR_NOT_READY;
+}
+
+void gex_Event_WaitAll(gex_Event_t *pevent, size_t numevents, gex_Flags_t flags) {
+  uint32_t spins = 0;
+  while (gex_Event_TestAll(pevent, numevents, flags) != 0) {
+    gexx::core::poll();
+    gexx::core::relax(spins);
+  }
+}
+
+gex_Event_t gex_Event_QueryLeaf(gex_Event_t root, gex_EC_t event_category) {
+  if (root == GEX_EVENT_NO_OP) gexx::util::fatal("gex_Event_QueryLeaf was passed GEX_EVENT_NO_OP");
+  if (event_category != GEX_EC_LC && event_category != GEX_EC_GET && event_category != GEX_EC_PUT &&
+      event_category != GEX_EC_AM && event_category != GEX_EC_RMW) {
+    gexx::util::fatal("gex_Event_QueryLeaf: event_category %u is not a single GEX_EC_* value",
+                      event_category);
+  }
+  // No operation here has a leaf that completes after its initiation.
+  return GEX_EVENT_INVALID;
+}
+
+}  // extern "C"
