@@ -162,6 +162,18 @@ def case_data(n, segsize="1048576"):
     return run
 
 
+def case_rma(n):
+    def run():
+        before = shm_entries()
+        prog = os.path.join(ARGS.bin_dir, "tests", "integration", "rmacheck")
+        job = Job([prog], ranks=n).wait(timeout=300).expect(0)
+        ranks = sorted(int(r) for r in re.findall(r"rmacheck rank (\d+) of %d: PASS \(\d+ checks\)"
+                                                  % n, job.stdout))
+        check(ranks == list(range(n)), job.show())
+        job.assert_nothing_left(before)
+    return run
+
+
 def case_ex(n):
     def run():
         before = shm_entries()
@@ -452,6 +464,7 @@ def case_examples():
 
 CASES = {
     "bootstrap_3": case_bootstrap(3, False), "bootstrap_pshm_5": case_bootstrap(5, True),
+    "rma_1": case_rma(1), "rma_2": case_rma(2), "rma_5": case_rma(5),
     "data_1": case_data(1), "data_2": case_data(2), "data_4": case_data(4),
     "data_8": case_data(8), "data_8_large": case_data(8, str(64 << 20)),
     "ex_1": case_ex(1), "ex_4": case_ex(4), "ex_8": case_ex(8),

@@ -1,0 +1,377 @@
+/* rmacheck: every put, get and memset form of both APIs, over sizes from
+ * 1 byte to 16 MiB at misaligned offsets, with the data checked on both
+ * sides; a randomised slicing test; event and NBI semantics.
+ *
+ *   rmacheck [max_bytes]     (default 16 MiB; the segment is 2*max + 64 KiB)
+ *
+ * Rank r works on its right neighbour's segment; each rank prints
+ * "rmacheck rank R of N: PASS (K checks)" or "FAIL: ..." and exits 1.
+ */
+#include <gasnet.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static gasnet_node_t me, n, peer;
+static gex_TM_t tm;
+static unsigned char *mine, *remote; /* my segment; peer's segment (its address) */
+static unsigned char *local_src, *local_dst;
+static long checks;
+
+#define CHECK(cond, ...)             \
+  do {                               \
+    ++checks;                        \
+    if (!(cond)) {                   \
+      printf("FAIL: rank %u: ", me); \
+      printf(__VA_ARGS__);           \
+      printf("\n");                  \
+      fflush(stdout);                \
+      gasnet_exit(1);                \
+    }                                \
+  } while (0)
+
+static unsigned char byte_at(uint64_t seed, size_t i) {
+  uint64_t x = (seed + i) * 0x9E3779B97F4A7C15ull;
+  return (unsigned char)(x >> 56);
+}
+
+static void fill(unsigned char *p, size_t len, uint64_t seed) {
+  for (size_t i = 0; i < len; ++i) p[i] = byte_at(seed, i);
+}
+
+static size_t first_bad(const unsigned char *p, size_t len, uint64_t seed) {
+  for (size_t i = 0; i < len; ++i)
+    if (p[i] != byte_at(seed, i)) return i;
+  return (size_t)-1;
+}
+
+/* The peer's segment is mapped here, so both sides of a transfer can be
+ * checked directly: the remote bytes through the local mapping. */
+static unsigned char *peer_local;
+
+enum {
+  PUT_BLOCKING,
+  PUT_NB,
+  PUT_NBI,
+  PUT_BULK,
+  PUT_NB_BULK,
+  PUT_NBI_BULK,
+  EX_PUT_BLOCKING,
+  EX_PUT_NB,
+  EX_PUT_NB_LC,
+  EX_PUT_NBI,
+  EX_PUT_NBI_GROUP,
+  NUM_PUTS
+};
+static const char *put_names[] = {
+    "gasnet_put",         "gasnet_put_nb",       "gasnet_put_nbi",       "gasnet_put_bulk",
+    "gasnet_put_nb_bulk", "gasnet_put_nbi_bulk", "gex_RMA_PutBlocking",  "gex_RMA_PutNB",
+    "gex_RMA_PutNB(lc)",  "gex_RMA_PutNBI",      "gex_RMA_PutNBI(group)"};
+
+static void do_put(int form, void *dest, void *src, size_t len) {
+  gex_Event_t lc = GEX_EVENT_NO_OP;
+  switch (form) {
+    case PUT_BLOCKING:
+      gasnet_put(peer, dest, src, len);
+      break;
+    case PUT_NB:
+      gasnet_wait_syncnb(gasnet_put_nb(peer, dest, src, len));
+      break;
+    case PUT_NBI:
+      gasnet_put_nbi(peer, dest, src, len);
+      gasnet_wait_syncnbi_puts();
+      break;
+    case PUT_BULK:
+      gasnet_put_bulk(peer, dest, src, len);
+      break;
+    case PUT_NB_BULK:
+      gasnet_wait_syncnb(gasnet_put_nb_bulk(peer, dest, src, len));
+      break;
+    case PUT_NBI_BULK:
+      gasnet_put_nbi_bulk(peer, dest, src, len);
+      gasnet_wait_syncnbi_all();
+      break;
+    case EX_PUT_BLOCKING:
+      CHECK(gex_RMA_PutBlocking(tm, peer, dest, src, len, 0) == 0, "put");
+      break;
+    case EX_PUT_NB:
+      gex_Event_Wait(gex_RMA_PutNB(tm, peer, dest, src, len, GEX_EVENT_DEFER, 0));
+      break;
+    case EX_PUT_NB_LC: {
+      gex_Event_t root = gex_RMA_PutNB(tm, peer, dest, src, len, &lc, 0);
+      gex_Event_Wait(lc); /* the source may be reused once lc completes */
+      gex_Event_Wait(root);
+      break;
+    }
+    case EX_PUT_NBI:
+      CHECK(gex_RMA_PutNBI(tm, peer, dest, src, len, GEX_EVENT_NOW, 0) == 0, "nbi");
+      gex_NBI_Wait(GEX_EC_PUT, 0);
+      break;
+    case EX_PUT_NBI_GROUP:
+      CHECK(gex_RMA_PutNBI(tm, peer, dest, src, len, GEX_EVENT_GROUP, 0) == 0, "nbi");
+      gex_NBI_Wait(GEX_EC_LC | GEX_EC_PUT, 0);
+      break;
+  }
+}
+
+enum {
+  GET_BLOCKING,
+  GET_NB,
+  GET_NBI,
+  GET_BULK,
+  GET_NB_BULK,
+  GET_NBI_BULK,
+  EX_GET_BLOCKING,
+  EX_GET_NB,
+  EX_GET_NBI,
+  NUM_GETS
+};
+static const char *get_names[] = {
+    "gasnet_get",          "gasnet_get_nb",      "gasnet_get_nbi",
+    "gasnet_get_bulk",     "gasnet_get_nb_bulk", "gasnet_get_nbi_bulk",
+    "gex_RMA_GetBlocking", "gex_RMA_GetNB",      "gex_RMA_GetNBI"};
+
+static void do_get(int form, void *dest, void *src, size_t len) {
+  switch (form) {
+    case GET_BLOCKING:
+      gasnet_get(dest, peer, src, len);
+      break;
+    case GET_NB:
+      gasnet_wait_syncnb(gasnet_get_nb(dest, peer, src, len));
+      break;
+    case GET_NBI:
+      gasnet_get_nbi(dest, peer, src, len);
+      gasnet_wait_syncnbi_gets();
+      break;
+    case GET_BULK:
+      gasnet_get_bulk(dest, peer, src, len);
+      break;
+    case GET_NB_BULK:
+      gasnet_wait_syncnb(gasnet_get_nb_bulk(dest, peer, src, len));
+      break;
+    case GET_NBI_BULK:
+      gasnet_get_nbi_bulk(dest, peer, src, len);
+      gasnet_wait_syncnbi_all();
+      break;
+    case EX_GET_BLOCKING:
+      CHECK(gex_RMA_GetBlocking(tm, dest, peer, src, len, 0) == 0, "get");
+      break;
+    case EX_GET_NB:
+      gex_Event_Wait(gex_RMA_GetNB(tm, dest, peer, src, len, 0));
+      break;
+    case EX_GET_NBI:
+      CHECK(gex_RMA_GetNBI(tm, dest, peer, src, len, 0) == 0, "nbi");
+      gex_NBI_Wait(GEX_EC_GET, 0);
+      break;
+  }
+}
+
+/* One transfer size at one misaligned offset, through every form. */
+static void sweep(size_t len, size_t off) {
+  for (int form = 0; form < NUM_PUTS; ++form) {
+    uint64_t seed = len * 131 + off * 7 + (uint64_t)form;
+    fill(local_src + off, len, seed);
+    peer_local[off - 1] = 0xA5; /* guard bytes around the target range */
+    peer_local[off + len] = 0x5A;
+    do_put(form, remote + off, local_src + off, len);
+    size_t bad = first_bad(peer_local + off, len, seed);
+    CHECK(bad == (size_t)-1, "%s of %zu bytes at offset %zu: remote byte %zu wrong",
+          put_names[form], len, off, bad);
+    CHECK(peer_local[off - 1] == 0xA5 && peer_local[off + len] == 0x5A,
+          "%s of %zu bytes wrote outside its range", put_names[form], len);
+    CHECK(first_bad(local_src + off, len, seed) == (size_t)-1, "%s changed its source",
+          put_names[form]);
+  }
+  for (int form = 0; form < NUM_GETS; ++form) {
+    uint64_t seed = len * 977 + off * 3 + (uint64_t)form;
+    fill(peer_local + off, len, seed);
+    local_dst[off - 1] = 0xA5;
+    local_dst[off + len] = 0x5A;
+    do_get(form, local_dst + off, remote + off, len);
+    size_t bad = first_bad(local_dst + off, len, seed);
+    CHECK(bad == (size_t)-1, "%s of %zu bytes at offset %zu: local byte %zu wrong", get_names[form],
+          len, off, bad);
+    CHECK(local_dst[off - 1] == 0xA5 && local_dst[off + len] == 0x5A,
+          "%s of %zu bytes wrote outside its range", get_names[form], len);
+    CHECK(first_bad(peer_local + off, len, seed) == (size_t)-1, "%s changed its source",
+          get_names[form]);
+  }
+  /* memset, three forms */
+  for (int form = 0; form < 3; ++form) {
+    int v = 0x40 + form + (int)(len & 7);
+    peer_local[off - 1] = 0xA5;
+    peer_local[off + len] = 0x5A;
+    if (form == 0) gasnet_memset(peer, remote + off, v, len);
+    if (form == 1) gasnet_wait_syncnb(gasnet_memset_nb(peer, remote + off, v, len));
+    if (form == 2) {
+      gasnet_memset_nbi(peer, remote + off, v, len);
+      gasnet_wait_syncnbi_puts();
+    }
+    int ok = 1;
+    for (size_t i = 0; i < len; ++i) ok &= peer_local[off + i] == (unsigned char)v;
+    CHECK(ok && peer_local[off - 1] == 0xA5 && peer_local[off + len] == 0x5A,
+          "memset form %d of %zu bytes at offset %zu", form, len, off);
+  }
+}
+
+static void values(void) {
+  for (size_t len = 1; len <= sizeof(gasnet_register_value_t); ++len) {
+    uint64_t v = 0x1122334455667788ull, mask = len == 8 ? ~0ull : ((1ull << (8 * len)) - 1);
+    for (int form = 0; form < 6; ++form) {
+      unsigned char *at = remote + 8 + 16 * (size_t)form + (len & 1);
+      unsigned char *seen = peer_local + (at - remote);
+      memset(seen, 0, 16);
+      uint64_t w = v ^ (uint64_t)form;
+      switch (form) {
+        case 0:
+          gasnet_put_val(peer, at, w, len);
+          break;
+        case 1:
+          gasnet_wait_syncnb(gasnet_put_nb_val(peer, at, w, len));
+          break;
+        case 2:
+          gasnet_put_nbi_val(peer, at, w, len);
+          gasnet_wait_syncnbi_puts();
+          break;
+        case 3:
+          gex_RMA_PutBlockingVal(tm, peer, at, w, len, 0);
+          break;
+        case 4:
+          gex_Event_Wait(gex_RMA_PutNBVal(tm, peer, at, w, len, 0));
+          break;
+        case 5:
+          gex_RMA_PutNBIVal(tm, peer, at, w, len, 0);
+          gex_NBI_Wait(GEX_EC_PUT, 0);
+          break;
+      }
+      uint64_t stored = 0;
+      memcpy(&stored, seen, len); /* little-endian host: low-order bytes first */
+      CHECK(stored == (w & mask) && seen[len] == 0, "put value form %d of %zu bytes: %llx", form,
+            len, (unsigned long long)stored);
+      uint64_t a = gasnet_get_val(peer, at, len);
+      uint64_t b = gasnet_wait_syncnb_valget(gasnet_get_nb_val(peer, at, len));
+      uint64_t c = gex_RMA_GetBlockingVal(tm, peer, at, len, 0);
+      CHECK(a == (w & mask) && b == a && c == a, "get value of %zu bytes: %llx %llx %llx", len,
+            (unsigned long long)a, (unsigned long long)b, (unsigned long long)c);
+    }
+  }
+}
+
+static void events(void) {
+  /* Arrays of events: invalid entries are ignored; completed ones are reset. */
+  gex_Event_t ev[4];
+  uint32_t word = 0xFEEDu;
+  for (int i = 0; i < 4; ++i)
+    ev[i] = gex_RMA_PutNB(tm, peer, remote + 64 * (size_t)i, &word, sizeof word, GEX_EVENT_NOW, 0);
+  gex_Event_WaitAll(ev, 4, 0);
+  for (int i = 0; i < 4; ++i) CHECK(ev[i] == GEX_EVENT_INVALID, "WaitAll resets events");
+  CHECK(gex_Event_TestAll(ev, 4, 0) == 0 && gex_Event_TestSome(ev, 4, 0) == 0,
+        "all-invalid arrays test complete");
+  gex_Event_WaitSome(ev, 4, 0);
+  ev[1] = gex_RMA_GetNB(tm, &word, peer, remote, sizeof word, 0);
+  CHECK(gex_Event_TestSome(ev, 4, 0) == 0 && ev[1] == GEX_EVENT_INVALID, "TestSome");
+  CHECK(gex_Event_QueryLeaf(GEX_EVENT_INVALID, GEX_EC_LC) == GEX_EVENT_INVALID, "leaf of invalid");
+  CHECK(gex_Event_Test(GEX_EVENT_INVALID) == 0, "test of an invalid event");
+
+  /* GASNet-1 handle arrays */
+  gasnet_handle_t h[3];
+  for (int i = 0; i < 3; ++i) h[i] = gasnet_put_nb(peer, remote + 8 * (size_t)i, &word, 4);
+  CHECK(gasnet_try_syncnb_all(h, 3) == GASNET_OK, "try_syncnb_all");
+  gasnet_wait_syncnb_some(h, 3);
+  CHECK(gasnet_try_syncnb_some(h, 3) == GASNET_OK && gasnet_try_syncnb(h[0]) == GASNET_OK,
+        "try_syncnb_some");
+  CHECK(gasnet_try_syncnbi_all() == GASNET_OK && gasnet_try_syncnbi_gets() == GASNET_OK &&
+            gasnet_try_syncnbi_puts() == GASNET_OK,
+        "try_syncnbi");
+  CHECK(gex_NBI_Test(GEX_EC_ALL, 0) == 0, "gex_NBI_Test");
+
+  /* Access regions: the operations inside are synced by the region's event. */
+  for (int api = 0; api < 2; ++api) {
+    uint64_t in[8], out[8];
+    for (int i = 0; i < 8; ++i) in[i] = 0xABCD0000u + (uint64_t)(i + 8 * api);
+    if (api)
+      gasnet_begin_nbi_accessregion();
+    else
+      gex_NBI_BeginAccessRegion(0);
+    for (int i = 0; i < 8; ++i) {
+      if (api)
+        gasnet_put_nbi(peer, remote + 256 + 8 * (size_t)i, &in[i], 8);
+      else
+        gex_RMA_PutNBI(tm, peer, remote + 256 + 8 * (size_t)i, &in[i], 8, GEX_EVENT_DEFER, 0);
+    }
+    if (api)
+      gasnet_wait_syncnb(gasnet_end_nbi_accessregion());
+    else
+      gex_Event_Wait(gex_NBI_EndAccessRegion(0));
+    gasnet_get(out, peer, remote + 256, sizeof out);
+    CHECK(memcmp(in, out, sizeof in) == 0, "access region %d data", api);
+  }
+}
+
+static void slicing(size_t span) {
+  /* Random slices of a random block: put them in random order, read them
+   * back in other random slices, compare with the block. */
+  unsigned int s = 12345u + me;
+  fill(local_src, span, 99 + me);
+  memset(peer_local, 0, span);
+  for (size_t done = 0; done < span;) {
+    size_t len = 1 + (size_t)(rand_r(&s) % 70000);
+    if (len > span - done) len = span - done;
+    do_put(rand_r(&s) % NUM_PUTS, remote + done, local_src + done, len);
+    done += len;
+  }
+  memset(local_dst, 0, span);
+  for (size_t done = 0; done < span;) {
+    size_t len = 1 + (size_t)(rand_r(&s) % 90000);
+    if (len > span - done) len = span - done;
+    do_get(rand_r(&s) % NUM_GETS, local_dst + done, remote + done, len);
+    done += len;
+  }
+  CHECK(memcmp(local_dst, local_src, span) == 0, "slicing: data differs");
+}
+
+int main(int argc, char **argv) {
+  size_t max = argc > 1 ? strtoul(argv[1], NULL, 0) : (16u << 20);
+  setvbuf(stdout, NULL, _IOLBF, 0);
+  gasnet_init(&argc, &argv);
+  uintptr_t segsize = (2 * max + (64 << 10) + 4095) & ~(uintptr_t)4095;
+  gasnet_attach(NULL, 0, segsize, 0);
+  gasnet_QueryGexObjects(NULL, NULL, &tm, NULL);
+  me = gasnet_mynode();
+  n = gasnet_nodes();
+  peer = (me + 1) % n;
+  gasnet_seginfo_t *seg = calloc(n, sizeof *seg);
+  gasnet_getSegmentInfo(seg, (int)n);
+  mine = seg[me].addr;
+  remote = seg[peer].addr;
+  void *local_view;
+  gex_Segment_QueryBound(tm, peer, NULL, &local_view, NULL);
+  peer_local = local_view;
+  local_src = malloc(max + 64);
+  local_dst = malloc(max + 64);
+  (void)mine;
+
+  /* Only one rank writes into each segment, so ranks need not wait for
+   * each other until the end. */
+  size_t sizes[] = {1,       2,       3,    7,    8,     9,     63,      64,
+                    65,      1000,    4096, 4097, 65535, 65536, 1 << 20, (1 << 20) + 3,
+                    4 << 20, 16 << 20};
+  for (size_t i = 0; i < sizeof sizes / sizeof *sizes; ++i) {
+    if (sizes[i] > max) continue;
+    size_t offs[] = {1, 3, 8, 13};
+    for (size_t k = 0; k < 4; ++k) {
+      if (sizes[i] >= (1 << 20) && k > 1) break; /* big sizes: two offsets are enough */
+      sweep(sizes[i], offs[k]);
+    }
+  }
+  values();
+  events();
+  slicing(max < (4u << 20) ? max : (4u << 20));
+  gasnet_barrier(0, GASNET_BARRIERFLAG_ANONYMOUS);
+  printf("rmacheck rank %u of %u: PASS (%ld checks)\n", me, n, checks);
+  gasnet_barrier(1, GASNET_BARRIERFLAG_ANONYMOUS);
+  free(seg);
+  gasnet_exit(0);
+  return 0;
+}
