@@ -74,6 +74,9 @@ extern void gasnet_barrier_notify(int id, int flags);
 extern int gasnet_barrier_wait(int id, int flags);
 extern int gasnet_barrier_try(int id, int flags);
 extern int gasnet_barrier(int id, int flags);
+/* Of the last completed barrier: non-zero if it was anonymous, else 0 with
+ * *id set to its name. */
+extern int gasnet_barrier_result(int *id);
 
 /* ---- put, get and memset (the remote range must be in the node's segment) ---- */
 typedef uintptr_t gasnet_valget_handle_t; /* carries the completed value */

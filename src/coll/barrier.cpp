@@ -22,6 +22,7 @@ void Barrier::notify(int id, int flags) {
 int Barrier::finish(int id, int flags) {
   notified_ = false;
   BarrierValue all = shm_.result();
+  last_ = all;
   if (all.flags & GASNET_BARRIERFLAG_MISMATCH) return GASNET_ERR_BARRIER_MISMATCH;
   // The wait's value must agree with this rank's notify and with the job's.
   bool named_wait = !(flags & GASNET_BARRIERFLAG_ANONYMOUS);
@@ -45,6 +46,17 @@ int Barrier::try_finish(int id, int flags) {
   core::poll();
   if (!shm_.done(generation_)) return GASNET_ERR_NOT_READY;
   return finish(id, flags);
+}
+
+int Barrier::last_result(int *id) const {
+  if (notified_) {
+    util::fatal(
+        "gasnet_barrier_result called between gasnet_barrier_notify and the "
+        "gasnet_barrier_wait (or successful gasnet_barrier_try) that completes it");
+  }
+  if (last_.flags & GASNET_BARRIERFLAG_ANONYMOUS) return GASNET_BARRIERFLAG_ANONYMOUS;
+  if (id) *id = last_.id;
+  return 0;
 }
 
 uint64_t Barrier::start_anonymous() {

@@ -18,6 +18,9 @@ class Barrier {
   // from try() while it is not.
   int wait(int id, int flags);
   int try_finish(int id, int flags);
+  // The value the last completed notify/wait barrier agreed on: returns
+  // non-zero if it was anonymous, else 0 with *id set to its name.
+  int last_result(int *id) const;
 
   // The EX form: an anonymous barrier whose completion an event observes.
   uint64_t start_anonymous();
@@ -33,6 +36,7 @@ class Barrier {
   ShmBarrier shm_;
   bool notified_ = false;
   BarrierValue mine_;
+  BarrierValue last_{0, 1};
   uint64_t generation_ = 0;
   uint64_t last_arrival_ = 0;
 };

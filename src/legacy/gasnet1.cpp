@@ -167,6 +167,11 @@ int gasnet_barrier_try(int id, int flags) {
   return Runtime::get(__func__).barrier().try_finish(id, flags);
 }
 
+int gasnet_barrier_result(int *id) {
+  require_attached(__func__);
+  return Runtime::get(__func__).barrier().last_result(id);
+}
+
 int gasnet_barrier(int id, int flags) {
   gasnet_barrier_notify(id, flags);
   return gasnet_barrier_wait(id, flags);

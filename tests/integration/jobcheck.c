@@ -13,6 +13,7 @@
  *   jobcheck env VAR          prints gasnet_getenv(VAR) and the arguments it got
  *   jobcheck unbuilt          calls an API function this release does not provide
  *   jobcheck double_notify    calls gasnet_barrier_notify twice in a row
+ *   jobcheck early_result     asks gasnet_barrier_result between notify and wait
  *
  * Each check prints "FAIL: ..." and exits 1 on the first problem.
  */
@@ -201,6 +202,11 @@ int main(int argc, char **argv) {
     gasnet_barrier_notify(0, GASNET_BARRIERFLAG_ANONYMOUS);
     gasnet_barrier_notify(0, GASNET_BARRIERFLAG_ANONYMOUS);
     CHECK(0, "a second notify returned");
+  } else if (!strcmp(mode, "early_result")) {
+    int id;
+    gasnet_barrier_notify(0, 0);
+    gasnet_barrier_result(&id);
+    CHECK(0, "gasnet_barrier_result returned");
   } else if (!strcmp(mode, "oob")) {
     gasnet_seginfo_t seg[1];
     gasnet_getSegmentInfo(seg, 1);

@@ -174,6 +174,18 @@ def case_rma(n):
     return run
 
 
+def case_barrier(n, mode=None):
+    def run():
+        before = shm_entries()
+        prog = os.path.join(ARGS.bin_dir, "tests", "integration", "barrierconf")
+        job = Job([prog] + ([mode] if mode else []), ranks=n).wait(timeout=300).expect(0)
+        ranks = sorted(int(r) for r in re.findall(
+            r"barrierconf rank (\d+) of %d: PASS \(\d+ cases\)" % n, job.stdout))
+        check(ranks == list(range(n)), job.show())
+        job.assert_nothing_left(before)
+    return run
+
+
 def case_ex(n):
     def run():
         before = shm_entries()
@@ -325,6 +337,8 @@ def case_fatal_misuse():
         ("unbuilt", r"fatal error: gex_TM_Split is not implemented in gexx yet"),
         ("double_notify", r"fatal error: gasnet_barrier_notify called twice without a "
                           r"gasnet_barrier_wait"),
+        ("early_result", r"fatal error: gasnet_barrier_result called between "
+                         r"gasnet_barrier_notify and the gasnet_barrier_wait"),
     ]:
         before = shm_entries()
         job = Job([jobcheck(), mode], ranks=2).wait()
@@ -465,6 +479,8 @@ def case_examples():
 CASES = {
     "bootstrap_3": case_bootstrap(3, False), "bootstrap_pshm_5": case_bootstrap(5, True),
     "rma_1": case_rma(1), "rma_2": case_rma(2), "rma_5": case_rma(5),
+    "barrier_1": case_barrier(1), "barrier_3": case_barrier(3), "barrier_5": case_barrier(5),
+    "barrier_try_3": case_barrier(3, "try"), "barrier_try_5": case_barrier(5, "try"),
     "data_1": case_data(1), "data_2": case_data(2), "data_4": case_data(4),
     "data_8": case_data(8), "data_8_large": case_data(8, str(64 << 20)),
     "ex_1": case_ex(1), "ex_4": case_ex(4), "ex_8": case_ex(8),

@@ -1,0 +1,166 @@
+/* barrierconf: the GASNet barrier rules, case by case, on every rank.
+ *
+ *   barrierconf [try]   (with "try", waits are loops of gasnet_barrier_try)
+ *
+ * Prints "barrierconf rank R of N: PASS (K cases)" or "FAIL: ..." and exits 1.
+ */
+#include <gasnet.h>
+#include <stdio.h>
+#include <string.h>
+
+#define ANON GASNET_BARRIERFLAG_ANONYMOUS
+#define MISMATCH GASNET_BARRIERFLAG_MISMATCH
+
+static gasnet_node_t me, n;
+static int use_try;
+static long cases;
+
+#define EXPECT(cond, ...)            \
+  do {                               \
+    ++cases;                         \
+    if (!(cond)) {                   \
+      printf("FAIL: rank %u: ", me); \
+      printf(__VA_ARGS__);           \
+      printf("\n");                  \
+      fflush(stdout);                \
+      gasnet_exit(1);                \
+    }                                \
+  } while (0)
+
+static int finish(int id, int flags) {
+  if (!use_try) return gasnet_barrier_wait(id, flags);
+  int rc;
+  while ((rc = gasnet_barrier_try(id, flags)) == GASNET_ERR_NOT_READY) {
+  }
+  return rc;
+}
+
+static int split(int id, int flags, int wait_id, int wait_flags) {
+  gasnet_barrier_notify(id, flags);
+  return finish(wait_id, wait_flags);
+}
+
+/* The last barrier's agreed value: -1 for anonymous, else its name. */
+static long agreed(void) {
+  int id = -7;
+  return gasnet_barrier_result(&id) ? -1 : id;
+}
+
+static void pair_cases(gasnet_node_t j, int i) {
+  int rc;
+  /* rank j forces a mismatch, split-phase and blocking */
+  rc = split(0, me == j ? MISMATCH : 0, 0, me == j ? MISMATCH : 0);
+  EXPECT(rc == GASNET_ERR_BARRIER_MISMATCH, "forced mismatch by rank %u (split): %d", j, rc);
+  rc = gasnet_barrier(0, me == j ? MISMATCH : 0);
+  EXPECT(rc == GASNET_ERR_BARRIER_MISMATCH, "forced mismatch by rank %u (blocking)", j);
+
+  /* rank j names another barrier */
+  rc = split(me == j, 0, me == j, 0);
+  EXPECT(rc == GASNET_ERR_BARRIER_MISMATCH, "rank %u's different name (split)", j);
+  rc = gasnet_barrier(me == j, 0);
+  EXPECT(rc == GASNET_ERR_BARRIER_MISMATCH, "rank %u's different name (blocking)", j);
+
+  /* many named, rank j anonymous: the name wins */
+  rc = me == j ? split(12345, ANON, 12345, ANON) : split(5551212, 0, 5551212, 0);
+  EXPECT(rc == GASNET_OK && agreed() == 5551212, "named + anonymous %u: %d %ld", j, rc, agreed());
+  rc = me == j ? gasnet_barrier(12345, ANON) : gasnet_barrier(5551212, 0);
+  EXPECT(rc == GASNET_OK && agreed() == 5551212, "named + anonymous %u (blocking)", j);
+
+  /* rank j: anonymous notify, then a wait that names the job's barrier */
+  rc = me == j ? split(12345, ANON, 5551212, 0) : split(5551212, 0, 5551212, 0);
+  EXPECT(rc == GASNET_OK && agreed() == 5551212, "anonymous notify + named wait on %u", j);
+  /* ... or a wait that names another one: a mismatch for rank j */
+  rc = me == j ? split(12345, ANON, 12345, 0) : split(5551212, 0, 5551212, 0);
+  if (me == j) EXPECT(rc == GASNET_ERR_BARRIER_MISMATCH, "misnamed wait on rank %u", j);
+
+  /* rank j named, everyone else anonymous */
+  rc = me == j ? split((int)0xcafef00d, 0, (int)0xcafef00d, 0) : split(911, ANON, 911, ANON);
+  EXPECT(rc == GASNET_OK && agreed() == (int)0xcafef00d, "one named %u + anonymous", j);
+  rc = me == j ? gasnet_barrier((int)0xcafef00d, 0) : gasnet_barrier(911, ANON);
+  EXPECT(rc == GASNET_OK && agreed() == (int)0xcafef00d, "one named + anonymous (blocking)");
+
+  /* matching names; all anonymous */
+  EXPECT(gasnet_barrier(i, 0) == GASNET_OK && agreed() == i, "all named %d", i);
+  EXPECT(gasnet_barrier(i ^ (int)j, ANON) == GASNET_OK && agreed() == -1, "all anonymous");
+  EXPECT(split(i, 0, i, 0) == GASNET_OK && agreed() == i, "all named split %d", i);
+  EXPECT(split(i ^ (int)j, ANON, i ^ (int)j, 0) == GASNET_OK && agreed() == -1,
+         "all anonymous notify, named wait");
+}
+
+static void triple_cases(gasnet_node_t j, gasnet_node_t k) {
+  /* two different names among anonymous ranks: everyone sees the mismatch */
+  int rc;
+  if (me == j)
+    rc = split(1592, 0, 1592, 0);
+  else if (me == k)
+    rc = split(1776, 0, 1776, 0);
+  else
+    rc = split(12345, ANON, 12345, ANON);
+  EXPECT(rc == GASNET_ERR_BARRIER_MISMATCH, "names of %u and %u among anonymous", j, k);
+  if (me == j)
+    rc = gasnet_barrier(1592, 0);
+  else if (me == k)
+    rc = gasnet_barrier(1776, 0);
+  else
+    rc = gasnet_barrier(12345, ANON);
+  EXPECT(rc == GASNET_ERR_BARRIER_MISMATCH, "names of %u and %u (blocking)", j, k);
+}
+
+/* gasnet_barrier_try before every rank has notified must say NOT_READY:
+ * the other ranks notify only after rank 0 releases them with a put. */
+static void try_before_ready(void) {
+  gasnet_seginfo_t seg[256];
+  gasnet_getSegmentInfo(seg, (int)n);
+  volatile int *flag = (volatile int *)seg[me].addr;
+  *flag = 0;
+  gasnet_barrier(0, ANON);
+  if (me == 0) {
+    gasnet_barrier_notify(42, 0);
+    EXPECT(gasnet_barrier_try(42, 0) == GASNET_ERR_NOT_READY, "try before the others notified");
+    int one = 1;
+    for (gasnet_node_t r = 1; r < n; ++r) gasnet_put(r, seg[r].addr, &one, sizeof one);
+    int rc;
+    while ((rc = gasnet_barrier_try(42, 0)) == GASNET_ERR_NOT_READY) {
+    }
+    EXPECT(rc == GASNET_OK, "try after everyone notified: %d", rc);
+  } else {
+    while (!*flag) {
+    }
+    EXPECT(split(42, 0, 42, 0) == GASNET_OK, "released rank");
+  }
+}
+
+static void overlapping_ex_barriers(void) {
+  gex_TM_t tm;
+  gasnet_QueryGexObjects(NULL, NULL, &tm, NULL);
+  gex_Event_t ev[8];
+  for (int i = 0; i < 8; ++i) ev[i] = gex_Coll_BarrierNB(tm, 0);
+  for (int i = 0; i < 8; ++i) gex_Event_Wait(ev[(me + (unsigned)i) % 8]); /* out of order */
+  EXPECT(1, "overlapping barriers");
+}
+
+int main(int argc, char **argv) {
+  gasnet_init(&argc, &argv);
+  gasnet_attach(NULL, 0, 1 << 16, 0);
+  me = gasnet_mynode();
+  n = gasnet_nodes();
+  use_try = argc > 1 && strcmp(argv[1], "try") == 0;
+  setvbuf(stdout, NULL, _IOLBF, 0);
+
+  for (int i = 0; i < 3; ++i) {
+    EXPECT(split(0, 0, 1, 0) == GASNET_ERR_BARRIER_MISMATCH, "notify and wait names differ");
+    EXPECT(split(0, ANON, 0, 0) == GASNET_OK && agreed() == -1, "anonymous notify, named wait");
+    EXPECT(split(0, 0, 0, ANON) == GASNET_OK && agreed() == 0, "named notify, anonymous wait");
+    overlapping_ex_barriers();
+    for (gasnet_node_t j = 0; j < n && n > 1; ++j) pair_cases(j, i);
+    for (gasnet_node_t j = 0; j < n && n > 2 && i == 0; ++j)
+      for (gasnet_node_t k = 0; k < n; ++k)
+        if (k != j) triple_cases(j, k);
+  }
+  if (n > 1 && n <= 256) try_before_ready();
+  gasnet_barrier(0, ANON);
+  printf("barrierconf rank %u of %u: PASS (%ld cases)\n", me, n, cases);
+  gasnet_barrier(0, ANON);
+  gasnet_exit(0);
+  return 0;
+}
