@@ -14,8 +14,17 @@
 
 namespace gexx::core {
 
-namespace {
+namespace detail {
 Runtime *g_runtime = nullptr;
+
+void not_initialized(const char *api) {
+  util::fatal("%s called before gex_Client_Init or gasnet_init: initialise gexx first", api);
+}
+}  // namespace detail
+
+using detail::g_runtime;
+
+namespace {
 bootstrap::Bootstrap *g_boot = nullptr;  // set as soon as the job is joined
 std::mutex g_init_mutex;
 bool g_oversubscribed = false;
@@ -40,13 +49,6 @@ void relax(uint32_t &spins) {
 
 bool Runtime::initialized() {
   return g_runtime != nullptr;
-}
-
-Runtime &Runtime::get(const char *api) {
-  if (!g_runtime) {
-    util::fatal("%s called before gex_Client_Init or gasnet_init: initialise gexx first", api);
-  }
-  return *g_runtime;
 }
 
 Runtime &Runtime::init(const char *api, const char *client_name, gex_Flags_t flags) {
@@ -113,6 +115,9 @@ gex_Segment_t Runtime::attach(const char *api, uint64_t size) {
         transport_->segment_limits().c_str());
   }
   transport_->attach_segment(size);
+  seg_table_.clear();
+  for (uint32_t r = 0; r < size_; ++r) seg_table_.push_back(transport_->segment(r));
+  segs_ = seg_table_.data();
   const auto &mine = transport_->segment(rank_);
   segment_.addr = mine.local;
   segment_.size = mine.size;
@@ -124,20 +129,17 @@ gex_Segment_t Runtime::attach(const char *api, uint64_t size) {
   return &segment_;
 }
 
-char *Runtime::translate(const char *api, uint32_t rank, const void *addr, size_t len) {
+void Runtime::bad_range(const char *api, uint32_t rank, const void *addr, size_t len) {
   if (rank >= size_) util::fatal("%s: rank %u is not in this job of %u ranks", api, rank, size_);
   if (!attached_) util::fatal("%s called before the segment was attached", api);
   const auto &seg = transport_->segment(rank);
   uint64_t a = reinterpret_cast<uint64_t>(addr);
-  if (a < seg.owner_base || len > seg.size || a - seg.owner_base > seg.size - len || !seg.local) {
-    util::fatal(
-        "%s: the range [%#llx, %#llx) of %zu bytes is not inside rank %u's segment "
-        "[%#llx, %#llx)",
-        api, static_cast<unsigned long long>(a), static_cast<unsigned long long>(a + len), len,
-        rank, static_cast<unsigned long long>(seg.owner_base),
-        static_cast<unsigned long long>(seg.owner_base + seg.size));
-  }
-  return seg.local + (a - seg.owner_base);
+  util::fatal(
+      "%s: the range [%#llx, %#llx) of %zu bytes is not inside rank %u's segment "
+      "[%#llx, %#llx)",
+      api, static_cast<unsigned long long>(a), static_cast<unsigned long long>(a + len), len, rank,
+      static_cast<unsigned long long>(seg.owner_base),
+      static_cast<unsigned long long>(seg.owner_base + seg.size));
 }
 
 void Runtime::exit_job(int code) {

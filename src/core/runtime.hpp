@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <vector>
 
 #include "bootstrap/bootstrap.hpp"
 #include "coll/barrier.hpp"
@@ -15,13 +16,22 @@
 
 namespace gexx::core {
 
+class Runtime;
+namespace detail {
+extern Runtime *g_runtime;
+[[noreturn]] void not_initialized(const char *api);
+}  // namespace detail
+
 class Runtime {
  public:
   // Collective over the job; `api` names the calling function in errors.
   static Runtime &init(const char *api, const char *client_name, gex_Flags_t flags);
   static bool initialized();
   // The runtime, or a fatal error naming `api` if init has not run.
-  static Runtime &get(const char *api);
+  static Runtime &get(const char *api) {
+    if (__builtin_expect(detail::g_runtime != nullptr, 1)) return *detail::g_runtime;
+    detail::not_initialized(api);
+  }
 
   uint32_t rank() const { return rank_; }
   uint32_t size() const { return size_; }
@@ -44,12 +54,21 @@ class Runtime {
 
   // Address in this process of [addr, addr+len) in rank's segment; a fatal
   // error naming the rank, the range and the segment bounds if it is not
-  // inside that segment.
-  char *translate(const char *api, uint32_t rank, const void *addr, size_t len);
+  // inside that segment. Inline: it is on every put and get.
+  char *translate(const char *api, uint32_t rank, const void *addr, size_t len) {
+    if (__builtin_expect(rank < size_ && segs_ != nullptr, 1)) {
+      const transport::PeerSegment &s = segs_[rank];
+      uint64_t off = reinterpret_cast<uint64_t>(addr) - s.owner_base;  // wraps if below
+      if (__builtin_expect(off <= s.size && len <= s.size - off && s.local, 1))
+        return s.local + off;
+    }
+    bad_range(api, rank, addr, len);
+  }
 
   [[noreturn]] void exit_job(int code);
 
  private:
+  [[noreturn]] void bad_range(const char *api, uint32_t rank, const void *addr, size_t len);
   Runtime() = default;
   void start(const char *client_name, gex_Flags_t flags);
 
@@ -60,6 +79,8 @@ class Runtime {
   uint32_t rank_ = 0, size_ = 0;
   uint64_t max_local_ = 0, max_global_ = 0;
   bool attached_ = false;
+  const transport::PeerSegment *segs_ = nullptr;  // by rank, once attached
+  std::vector<transport::PeerSegment> seg_table_;
 
   gexx_client_s client_;
   gexx_ep_s ep_;
