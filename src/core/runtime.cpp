@@ -39,7 +39,7 @@ void poll() {
 }
 
 void relax(uint32_t &spins) {
-  if (g_oversubscribed || ++spins > 64) {
+  if (g_oversubscribed || ++spins > 4096) {
     sched_yield();
     spins = 0;
   } else {
