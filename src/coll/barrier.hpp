@@ -24,7 +24,7 @@ class Barrier {
 
   // The EX form: an anonymous barrier whose completion an event observes.
   uint64_t start_anonymous();
-  bool complete(uint64_t generation) const { return shm_.done(generation); }
+  bool complete(uint64_t generation) { return shm_.done(generation); }
   void finish_anonymous(uint64_t generation);
 
   bool outstanding() const { return notified_; }

@@ -14,6 +14,27 @@ uint64_t pack(BarrierValue v) {
 BarrierValue unpack(uint64_t w) {
   return {static_cast<int32_t>(static_cast<uint32_t>(w)), static_cast<uint32_t>(w >> 32)};
 }
+// The central state word: generation (16 bits), count (14), value (34).
+constexpr uint32_t kMaxCentralRanks = (1u << 14) - 1;
+uint64_t make_state(uint64_t gen, uint64_t count, BarrierValue v) {
+  return (gen & 0xFFFF) << 48 | count << 34 | static_cast<uint64_t>(v.flags & 3) << 32 |
+         static_cast<uint32_t>(v.id);
+}
+uint64_t state_gen(uint64_t s) {
+  return s >> 48;
+}
+uint64_t state_count(uint64_t s) {
+  return (s >> 34) & kMaxCentralRanks;
+}
+BarrierValue state_value(uint64_t s) {
+  return {static_cast<int32_t>(static_cast<uint32_t>(s)), static_cast<uint32_t>((s >> 32) & 3)};
+}
+
+uint32_t rounds_for(uint32_t ranks) {
+  uint32_t r = 0;
+  while ((1ull << r) < ranks) ++r;
+  return r;
+}
 }  // namespace
 
 BarrierValue combine(BarrierValue a, BarrierValue b) {
@@ -25,47 +46,92 @@ BarrierValue combine(BarrierValue a, BarrierValue b) {
 }
 
 size_t ShmBarrier::area_size(uint32_t ranks) {
-  return sizeof(Header) + sizeof(Slot) * ranks;
+  return sizeof(Header) + sizeof(Slot) * 2 * ranks * rounds_for(ranks);
 }
 
-void ShmBarrier::init_area(void *area, uint32_t ranks, bool creator) {
+void ShmBarrier::init_area(void *area, uint32_t ranks, bool creator, bool central) {
   if (!creator) return;
   auto *h = new (area) Header;
-  h->arrived.store(0, std::memory_order_relaxed);
-  h->generation.store(0, std::memory_order_relaxed);
+  h->central = central && ranks <= kMaxCentralRanks ? 1 : 0;
+  h->state.store(make_state(0, 0, {0, kAnonymous}), std::memory_order_relaxed);
   h->result.store(0, std::memory_order_relaxed);
-  h->ranks = ranks;
   auto *s = reinterpret_cast<Slot *>(static_cast<char *>(area) + sizeof(Header));
-  for (uint32_t i = 0; i < ranks; ++i) new (&s[i]) Slot{0};
+  for (size_t i = 0; i < 2 * static_cast<size_t>(ranks) * rounds_for(ranks); ++i) {
+    new (&s[i].gen) std::atomic<uint64_t>(0);
+    new (&s[i].value) std::atomic<uint64_t>(0);
+  }
   std::atomic_thread_fence(std::memory_order_release);
 }
 
 ShmBarrier::ShmBarrier(void *area, uint32_t rank, uint32_t ranks)
     : hdr_(static_cast<Header *>(area)),
       slots_(reinterpret_cast<Slot *>(static_cast<char *>(area) + sizeof(Header))),
+      central_(hdr_->central != 0),
       rank_(rank),
-      ranks_(ranks) {
-  my_generation_ = hdr_->generation.load(std::memory_order_acquire);
+      ranks_(ranks),
+      rounds_(rounds_for(ranks)) {}
+
+void ShmBarrier::arrive_central(BarrierValue v) {
+  uint64_t old = hdr_->state.load(std::memory_order_acquire);
+  for (;;) {
+    BarrierValue all = combine(state_value(old), v);
+    central_gen_ = state_gen(old);
+    if (state_count(old) + 1 == ranks_) {
+      // Last to arrive: nobody else can touch the word until the next
+      // generation opens, which this store does.
+      hdr_->result.store(pack(all), std::memory_order_relaxed);
+      hdr_->state.store(make_state(central_gen_ + 1, 0, {0, kAnonymous}),
+                        std::memory_order_release);
+      return;
+    }
+    uint64_t next = make_state(central_gen_, state_count(old) + 1, all);
+    if (hdr_->state.compare_exchange_weak(old, next, std::memory_order_acq_rel,
+                                          std::memory_order_acquire))
+      return;
+  }
+}
+
+void ShmBarrier::publish() {
+  Slot &s = slot(gen_, rank_, round_);
+  s.value.store(pack(acc_), std::memory_order_relaxed);
+  s.gen.store(gen_, std::memory_order_release);
+  published_ = true;
 }
 
 uint64_t ShmBarrier::arrive(BarrierValue v) {
-  uint64_t target = ++my_generation_;
-  slots_[rank_].value.store(pack(v), std::memory_order_relaxed);
-  // acq_rel: the last arriver sees every slot written before each arrival.
-  uint32_t n = hdr_->arrived.fetch_add(1, std::memory_order_acq_rel) + 1;
-  if (n == ranks_) {
-    BarrierValue all{0, kAnonymous};
-    for (uint32_t i = 0; i < ranks_; ++i)
-      all = combine(all, unpack(slots_[i].value.load(std::memory_order_relaxed)));
-    hdr_->result.store(pack(all), std::memory_order_relaxed);
-    hdr_->arrived.store(0, std::memory_order_relaxed);
-    hdr_->generation.store(target, std::memory_order_release);
+  ++gen_;
+  if (central_) {
+    arrive_central(v);
+    done(gen_);
+    return gen_;
   }
-  return target;
+  acc_ = v;
+  round_ = 0;
+  published_ = false;
+  done(gen_);
+  return gen_;
 }
 
-BarrierValue ShmBarrier::result() const {
-  return unpack(hdr_->result.load(std::memory_order_relaxed));
+bool ShmBarrier::done(uint64_t gen) {
+  if (central_ && completed_ < gen_ &&
+      state_gen(hdr_->state.load(std::memory_order_acquire)) != (central_gen_ & 0xFFFF)) {
+    result_ = unpack(hdr_->result.load(std::memory_order_relaxed));
+    completed_ = gen_;
+  }
+  while (!central_ && completed_ < gen_ && round_ < rounds_) {
+    if (!published_) publish();
+    uint32_t partner = (rank_ + ranks_ - (1u << round_) % ranks_) % ranks_;
+    Slot &s = slot(gen_, partner, round_);
+    if (s.gen.load(std::memory_order_acquire) != gen_) break;
+    acc_ = combine(acc_, unpack(s.value.load(std::memory_order_relaxed)));
+    ++round_;
+    published_ = false;
+  }
+  if (!central_ && completed_ < gen_ && round_ == rounds_) {
+    result_ = acc_;
+    completed_ = gen_;
+  }
+  return static_cast<int64_t>(completed_ - gen) >= 0;
 }
 
 }  // namespace gexx::coll

@@ -1,10 +1,18 @@
 // A split-phase barrier among the ranks of one host, in shared memory.
 //
-// Each rank publishes its (id, flags) and counts itself in; the last to
-// arrive combines every rank's value with GASNet's barrier rules and opens
-// the next generation. Values combine as: any MISMATCH flag wins; an
+// Dissemination: in round r each rank publishes the value it has gathered so
+// far in its own cache line and combines the value of rank (me - 2^r) mod n.
+// After ceil(log2 n) rounds every rank holds the combination of all values,
+// at a cost of one cache-line transfer per round on the critical path.
+// When the host has more ranks than cores, ranks that wait are often not
+// running, so a second algorithm serves instead: one shared word holds the
+// arrival count and the value combined so far, and the last rank to arrive
+// completes the generation for everyone. The creator of the area picks the
+// algorithm, so every rank uses the same one.
+// Values combine with GASNet's barrier rules: any MISMATCH flag wins; an
 // anonymous value takes the other's; two named values with different ids
-// are a mismatch.
+// are a mismatch. That combination is idempotent, so the overlapping
+// coverage dissemination produces when n is not a power of two is harmless.
 #pragma once
 
 #include <atomic>
@@ -23,34 +31,45 @@ BarrierValue combine(BarrierValue a, BarrierValue b);
 class ShmBarrier {
  public:
   static size_t area_size(uint32_t ranks);
-  static void init_area(void *area, uint32_t ranks, bool creator);
+  static void init_area(void *area, uint32_t ranks, bool creator, bool central);
 
   ShmBarrier(void *area, uint32_t rank, uint32_t ranks);
 
-  // Arrives with `v`; returns the generation it completes.
+  // Arrives with `v`; returns the generation it completes. The previous
+  // generation must be complete (done() returned true for it).
   uint64_t arrive(BarrierValue v);
-  // True once generation `gen` has completed.
-  bool done(uint64_t gen) const {
-    return static_cast<int64_t>(hdr_->generation.load(std::memory_order_acquire) - gen) >= 0;
-  }
+  // Advances this rank's rounds as far as the others allow, without
+  // waiting; true once generation `gen` has completed here.
+  bool done(uint64_t gen);
   // The combined value of the most recently completed generation.
-  BarrierValue result() const;
+  BarrierValue result() const { return result_; }
 
  private:
   struct alignas(64) Slot {
+    std::atomic<uint64_t> gen;
     std::atomic<uint64_t> value;
   };
-  struct Header {
-    alignas(64) std::atomic<uint32_t> arrived;
-    alignas(64) std::atomic<uint64_t> generation;
-    std::atomic<uint64_t> result;
-    uint32_t ranks;
+  struct alignas(64) Header {
+    uint32_t central;              // 1: the shared-word algorithm
+    std::atomic<uint64_t> state;   // central: generation, count and value so far
+    std::atomic<uint64_t> result;  // central: the value of the last generation
   };
+  Slot &slot(uint64_t gen, uint32_t rank, uint32_t round) const {
+    return slots_[((gen & 1) * ranks_ + rank) * rounds_ + round];
+  }
+  void publish();
+  void arrive_central(BarrierValue v);
 
   Header *hdr_;
   Slot *slots_;
-  uint32_t rank_, ranks_;
-  uint64_t my_generation_ = 0;
+  bool central_;
+  uint64_t central_gen_ = 0;  // the shared generation this rank arrived in
+  uint32_t rank_, ranks_, rounds_;
+  uint64_t gen_ = 0;        // the generation this rank is in (or finished)
+  uint64_t completed_ = 0;  // the last generation complete here
+  uint32_t round_ = 0;      // next round to finish in gen_
+  bool published_ = false;  // this round's value is out
+  BarrierValue acc_, result_{0, 1};
 };
 
 }  // namespace gexx::coll

@@ -32,6 +32,11 @@ const std::vector<Var> kRegistry = {
      "Print the conduit, the segment sizes and the shared-memory backing in effect, once, "
      "from rank 0.",
      false},
+    {"GASNET_BARRIER", Kind::List, "auto",
+     "Barrier algorithm among the ranks of a host: auto (dissem when every rank has a core, "
+     "central when the host is oversubscribed), dissem (dissemination, one cache-line transfer "
+     "per round) or central (one shared word; the last rank to arrive releases the others).",
+     true},
     {"GASNET_EXITTIMEOUT", Kind::Seconds, "2.0",
      "Seconds the launcher lets the other ranks finish after one rank exits with status 0, "
      "before it ends them.",

@@ -174,11 +174,12 @@ def case_rma(n):
     return run
 
 
-def case_barrier(n, mode=None):
+def case_barrier(n, mode=None, algorithm="auto"):
     def run():
         before = shm_entries()
         prog = os.path.join(ARGS.bin_dir, "tests", "integration", "barrierconf")
-        job = Job([prog] + ([mode] if mode else []), ranks=n).wait(timeout=300).expect(0)
+        job = Job([prog] + ([mode] if mode else []), ranks=n,
+                  env={"GASNET_BARRIER": algorithm}).wait(timeout=300).expect(0)
         ranks = sorted(int(r) for r in re.findall(
             r"barrierconf rank (\d+) of %d: PASS \(\d+ cases\)" % n, job.stdout))
         check(ranks == list(range(n)), job.show())
@@ -481,6 +482,8 @@ CASES = {
     "rma_1": case_rma(1), "rma_2": case_rma(2), "rma_5": case_rma(5),
     "barrier_1": case_barrier(1), "barrier_3": case_barrier(3), "barrier_5": case_barrier(5),
     "barrier_try_3": case_barrier(3, "try"), "barrier_try_5": case_barrier(5, "try"),
+    "barrier_dissem_5": case_barrier(5, None, "dissem"),
+    "barrier_central_2": case_barrier(2, "try", "central"),
     "data_1": case_data(1), "data_2": case_data(2), "data_4": case_data(4),
     "data_8": case_data(8), "data_8_large": case_data(8, str(64 << 20)),
     "ex_1": case_ex(1), "ex_4": case_ex(4), "ex_8": case_ex(8),

@@ -191,7 +191,9 @@ class SmpTransport final : public Transport {
       for (int fd : v) ::close(fd);
     if (!host_area_.addr())
       util::fatal("cannot map the host's shared control area: %s", std::strerror(errno));
-    coll::ShmBarrier::init_area(host_area_.addr(), boot_.size(), boot_.rank() == 0);
+    long cores = ::sysconf(_SC_NPROCESSORS_ONLN);
+    bool oversubscribed = cores > 0 && boot_.size() > static_cast<uint32_t>(cores);
+    coll::ShmBarrier::init_area(host_area_.addr(), boot_.size(), boot_.rank() == 0, oversubscribed);
     boot_.barrier();  // the area is initialised before anyone uses it
   }
 
