@@ -309,6 +309,28 @@ static void events(void) {
   }
 }
 
+/* At least 65535 operations may be outstanding at once. */
+static void many_outstanding(void) {
+  enum { COUNT = 70000 };
+  static gasnet_handle_t h[COUNT];
+  static gex_Event_t ev[COUNT];
+  uint32_t *words = (uint32_t *)local_src;
+  for (uint32_t i = 0; i < COUNT; ++i) words[i] = i * 2654435761u;
+  for (uint32_t i = 0; i < COUNT; ++i)
+    h[i] = gasnet_put_nb(peer, remote + 4 * (size_t)i, &words[i], 4);
+  gasnet_wait_syncnb_all(h, COUNT);
+  CHECK(memcmp(peer_local, words, 4 * (size_t)COUNT) == 0, "%d NB puts outstanding", COUNT);
+  for (uint32_t i = 0; i < COUNT; ++i)
+    ev[i] = gex_RMA_GetNB(tm, local_dst + 4 * (size_t)i, peer, remote + 4 * (size_t)i, 4, 0);
+  gex_Event_WaitAll(ev, COUNT, 0);
+  CHECK(memcmp(local_dst, words, 4 * (size_t)COUNT) == 0, "%d NB gets outstanding", COUNT);
+  memset(peer_local, 0, 4 * (size_t)COUNT);
+  for (uint32_t i = 0; i < COUNT; ++i)
+    gex_RMA_PutNBI(tm, peer, remote + 4 * (size_t)i, &words[i], 4, GEX_EVENT_DEFER, 0);
+  gex_NBI_Wait(GEX_EC_PUT, 0);
+  CHECK(memcmp(peer_local, words, 4 * (size_t)COUNT) == 0, "%d NBI puts outstanding", COUNT);
+}
+
 static void slicing(size_t span) {
   /* Random slices of a random block: put them in random order, read them
    * back in other random slices, compare with the block. */
@@ -367,6 +389,7 @@ int main(int argc, char **argv) {
   }
   values();
   events();
+  if (max >= 4 * 70000) many_outstanding();
   slicing(max < (4u << 20) ? max : (4u << 20));
   gasnet_barrier(0, GASNET_BARRIERFLAG_ANONYMOUS);
   printf("rmacheck rank %u of %u: PASS (%ld checks)\n", me, n, checks);
