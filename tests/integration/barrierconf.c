@@ -5,6 +5,8 @@
  * Prints "barrierconf rank R of N: PASS (K cases)" or "FAIL: ..." and exits 1.
  */
 #include <gasnet.h>
+
+#include "check.h"
 #include <stdio.h>
 #include <string.h>
 
@@ -13,19 +15,6 @@
 
 static gasnet_node_t me, n;
 static int use_try;
-static long cases;
-
-#define EXPECT(cond, ...)            \
-  do {                               \
-    ++cases;                         \
-    if (!(cond)) {                   \
-      printf("FAIL: rank %u: ", me); \
-      printf(__VA_ARGS__);           \
-      printf("\n");                  \
-      fflush(stdout);                \
-      gasnet_exit(1);                \
-    }                                \
-  } while (0)
 
 static int finish(int id, int flags) {
   if (!use_try) return gasnet_barrier_wait(id, flags);
@@ -50,41 +39,41 @@ static void pair_cases(gasnet_node_t j, int i) {
   int rc;
   /* rank j forces a mismatch, split-phase and blocking */
   rc = split(0, me == j ? MISMATCH : 0, 0, me == j ? MISMATCH : 0);
-  EXPECT(rc == GASNET_ERR_BARRIER_MISMATCH, "forced mismatch by rank %u (split): %d", j, rc);
+  CHECK(rc == GASNET_ERR_BARRIER_MISMATCH, "forced mismatch by rank %u (split): %d", j, rc);
   rc = gasnet_barrier(0, me == j ? MISMATCH : 0);
-  EXPECT(rc == GASNET_ERR_BARRIER_MISMATCH, "forced mismatch by rank %u (blocking)", j);
+  CHECK(rc == GASNET_ERR_BARRIER_MISMATCH, "forced mismatch by rank %u (blocking)", j);
 
   /* rank j names another barrier */
   rc = split(me == j, 0, me == j, 0);
-  EXPECT(rc == GASNET_ERR_BARRIER_MISMATCH, "rank %u's different name (split)", j);
+  CHECK(rc == GASNET_ERR_BARRIER_MISMATCH, "rank %u's different name (split)", j);
   rc = gasnet_barrier(me == j, 0);
-  EXPECT(rc == GASNET_ERR_BARRIER_MISMATCH, "rank %u's different name (blocking)", j);
+  CHECK(rc == GASNET_ERR_BARRIER_MISMATCH, "rank %u's different name (blocking)", j);
 
   /* many named, rank j anonymous: the name wins */
   rc = me == j ? split(12345, ANON, 12345, ANON) : split(5551212, 0, 5551212, 0);
-  EXPECT(rc == GASNET_OK && agreed() == 5551212, "named + anonymous %u: %d %ld", j, rc, agreed());
+  CHECK(rc == GASNET_OK && agreed() == 5551212, "named + anonymous %u: %d %ld", j, rc, agreed());
   rc = me == j ? gasnet_barrier(12345, ANON) : gasnet_barrier(5551212, 0);
-  EXPECT(rc == GASNET_OK && agreed() == 5551212, "named + anonymous %u (blocking)", j);
+  CHECK(rc == GASNET_OK && agreed() == 5551212, "named + anonymous %u (blocking)", j);
 
   /* rank j: anonymous notify, then a wait that names the job's barrier */
   rc = me == j ? split(12345, ANON, 5551212, 0) : split(5551212, 0, 5551212, 0);
-  EXPECT(rc == GASNET_OK && agreed() == 5551212, "anonymous notify + named wait on %u", j);
+  CHECK(rc == GASNET_OK && agreed() == 5551212, "anonymous notify + named wait on %u", j);
   /* ... or a wait that names another one: a mismatch for rank j */
   rc = me == j ? split(12345, ANON, 12345, 0) : split(5551212, 0, 5551212, 0);
-  if (me == j) EXPECT(rc == GASNET_ERR_BARRIER_MISMATCH, "misnamed wait on rank %u", j);
+  if (me == j) CHECK(rc == GASNET_ERR_BARRIER_MISMATCH, "misnamed wait on rank %u", j);
 
   /* rank j named, everyone else anonymous */
   rc = me == j ? split((int)0xcafef00d, 0, (int)0xcafef00d, 0) : split(911, ANON, 911, ANON);
-  EXPECT(rc == GASNET_OK && agreed() == (int)0xcafef00d, "one named %u + anonymous", j);
+  CHECK(rc == GASNET_OK && agreed() == (int)0xcafef00d, "one named %u + anonymous", j);
   rc = me == j ? gasnet_barrier((int)0xcafef00d, 0) : gasnet_barrier(911, ANON);
-  EXPECT(rc == GASNET_OK && agreed() == (int)0xcafef00d, "one named + anonymous (blocking)");
+  CHECK(rc == GASNET_OK && agreed() == (int)0xcafef00d, "one named + anonymous (blocking)");
 
   /* matching names; all anonymous */
-  EXPECT(gasnet_barrier(i, 0) == GASNET_OK && agreed() == i, "all named %d", i);
-  EXPECT(gasnet_barrier(i ^ (int)j, ANON) == GASNET_OK && agreed() == -1, "all anonymous");
-  EXPECT(split(i, 0, i, 0) == GASNET_OK && agreed() == i, "all named split %d", i);
-  EXPECT(split(i ^ (int)j, ANON, i ^ (int)j, 0) == GASNET_OK && agreed() == -1,
-         "all anonymous notify, named wait");
+  CHECK(gasnet_barrier(i, 0) == GASNET_OK && agreed() == i, "all named %d", i);
+  CHECK(gasnet_barrier(i ^ (int)j, ANON) == GASNET_OK && agreed() == -1, "all anonymous");
+  CHECK(split(i, 0, i, 0) == GASNET_OK && agreed() == i, "all named split %d", i);
+  CHECK(split(i ^ (int)j, ANON, i ^ (int)j, 0) == GASNET_OK && agreed() == -1,
+        "all anonymous notify, named wait");
 }
 
 static void triple_cases(gasnet_node_t j, gasnet_node_t k) {
@@ -96,14 +85,14 @@ static void triple_cases(gasnet_node_t j, gasnet_node_t k) {
     rc = split(1776, 0, 1776, 0);
   else
     rc = split(12345, ANON, 12345, ANON);
-  EXPECT(rc == GASNET_ERR_BARRIER_MISMATCH, "names of %u and %u among anonymous", j, k);
+  CHECK(rc == GASNET_ERR_BARRIER_MISMATCH, "names of %u and %u among anonymous", j, k);
   if (me == j)
     rc = gasnet_barrier(1592, 0);
   else if (me == k)
     rc = gasnet_barrier(1776, 0);
   else
     rc = gasnet_barrier(12345, ANON);
-  EXPECT(rc == GASNET_ERR_BARRIER_MISMATCH, "names of %u and %u (blocking)", j, k);
+  CHECK(rc == GASNET_ERR_BARRIER_MISMATCH, "names of %u and %u (blocking)", j, k);
 }
 
 /* gasnet_barrier_try before every rank has notified must say NOT_READY:
@@ -116,17 +105,17 @@ static void try_before_ready(void) {
   gasnet_barrier(0, ANON);
   if (me == 0) {
     gasnet_barrier_notify(42, 0);
-    EXPECT(gasnet_barrier_try(42, 0) == GASNET_ERR_NOT_READY, "try before the others notified");
+    CHECK(gasnet_barrier_try(42, 0) == GASNET_ERR_NOT_READY, "try before the others notified");
     int one = 1;
     for (gasnet_node_t r = 1; r < n; ++r) gasnet_put(r, seg[r].addr, &one, sizeof one);
     int rc;
     while ((rc = gasnet_barrier_try(42, 0)) == GASNET_ERR_NOT_READY) {
     }
-    EXPECT(rc == GASNET_OK, "try after everyone notified: %d", rc);
+    CHECK(rc == GASNET_OK, "try after everyone notified: %d", rc);
   } else {
     while (!*flag) {
     }
-    EXPECT(split(42, 0, 42, 0) == GASNET_OK, "released rank");
+    CHECK(split(42, 0, 42, 0) == GASNET_OK, "released rank");
   }
 }
 
@@ -136,21 +125,21 @@ static void overlapping_ex_barriers(void) {
   gex_Event_t ev[8];
   for (int i = 0; i < 8; ++i) ev[i] = gex_Coll_BarrierNB(tm, 0);
   for (int i = 0; i < 8; ++i) gex_Event_Wait(ev[(me + (unsigned)i) % 8]); /* out of order */
-  EXPECT(1, "overlapping barriers");
+  CHECK(1, "overlapping barriers");
 }
 
 int main(int argc, char **argv) {
   gasnet_init(&argc, &argv);
   gasnet_attach(NULL, 0, 1 << 16, 0);
-  me = gasnet_mynode();
+  me = check_rank = gasnet_mynode();
   n = gasnet_nodes();
   use_try = argc > 1 && strcmp(argv[1], "try") == 0;
   setvbuf(stdout, NULL, _IOLBF, 0);
 
   for (int i = 0; i < 3; ++i) {
-    EXPECT(split(0, 0, 1, 0) == GASNET_ERR_BARRIER_MISMATCH, "notify and wait names differ");
-    EXPECT(split(0, ANON, 0, 0) == GASNET_OK && agreed() == -1, "anonymous notify, named wait");
-    EXPECT(split(0, 0, 0, ANON) == GASNET_OK && agreed() == 0, "named notify, anonymous wait");
+    CHECK(split(0, 0, 1, 0) == GASNET_ERR_BARRIER_MISMATCH, "notify and wait names differ");
+    CHECK(split(0, ANON, 0, 0) == GASNET_OK && agreed() == -1, "anonymous notify, named wait");
+    CHECK(split(0, 0, 0, ANON) == GASNET_OK && agreed() == 0, "named notify, anonymous wait");
     overlapping_ex_barriers();
     for (gasnet_node_t j = 0; j < n && n > 1; ++j) pair_cases(j, i);
     for (gasnet_node_t j = 0; j < n && n > 2 && i == 0; ++j)
@@ -159,7 +148,7 @@ int main(int argc, char **argv) {
   }
   if (n > 1 && n <= 256) try_before_ready();
   gasnet_barrier(0, ANON);
-  printf("barrierconf rank %u of %u: PASS (%ld cases)\n", me, n, cases);
+  printf("barrierconf rank %u of %u: PASS (%ld cases)\n", me, n, check_count);
   gasnet_barrier(0, ANON);
   gasnet_exit(0);
   return 0;

@@ -18,6 +18,8 @@
  * Each check prints "FAIL: ..." and exits 1 on the first problem.
  */
 #include <gasnet.h>
+
+#include "check.h"
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -27,24 +29,13 @@
 
 static gasnet_node_t me, n;
 
-#define CHECK(cond, ...)             \
-  do {                               \
-    if (!(cond)) {                   \
-      printf("FAIL: rank %u: ", me); \
-      printf(__VA_ARGS__);           \
-      printf("\n");                  \
-      fflush(stdout);                \
-      gasnet_exit(1);                \
-    }                                \
-  } while (0)
-
 static uint64_t pattern(gasnet_node_t owner, size_t i) {
   return ((uint64_t)owner << 40) ^ (i * 0x9E3779B97F4A7C15ull);
 }
 
 static void start(uintptr_t segsize) {
   CHECK(gasnet_init(NULL, NULL) == GASNET_OK, "gasnet_init");
-  me = gasnet_mynode();
+  me = check_rank = gasnet_mynode();
   n = gasnet_nodes();
   CHECK(gasnet_getMaxLocalSegmentSize() >= segsize, "max local segment %lu < %lu",
         (unsigned long)gasnet_getMaxLocalSegmentSize(), (unsigned long)segsize);
@@ -119,7 +110,7 @@ static void check_ex(void) {
   gex_TM_t tm;
   gex_Segment_t seg;
   CHECK(gex_Client_Init(&client, &ep, &tm, "JOBCHECK", NULL, NULL, 0) == GASNET_OK, "init");
-  me = gex_TM_QueryRank(tm);
+  me = check_rank = gex_TM_QueryRank(tm);
   n = gex_TM_QuerySize(tm);
   CHECK(me == gex_System_QueryJobRank() && n == gex_System_QueryJobSize(), "job rank/size");
   CHECK(strcmp(gex_Client_QueryName(client), "JOBCHECK") == 0, "client name");

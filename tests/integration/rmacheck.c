@@ -8,6 +8,8 @@
  * "rmacheck rank R of N: PASS (K checks)" or "FAIL: ..." and exits 1.
  */
 #include <gasnet.h>
+
+#include "check.h"
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,19 +19,6 @@ static gasnet_node_t me, n, peer;
 static gex_TM_t tm;
 static unsigned char *mine, *remote; /* my segment; peer's segment (its address) */
 static unsigned char *local_src, *local_dst;
-static long checks;
-
-#define CHECK(cond, ...)             \
-  do {                               \
-    ++checks;                        \
-    if (!(cond)) {                   \
-      printf("FAIL: rank %u: ", me); \
-      printf(__VA_ARGS__);           \
-      printf("\n");                  \
-      fflush(stdout);                \
-      gasnet_exit(1);                \
-    }                                \
-  } while (0)
 
 static unsigned char byte_at(uint64_t seed, size_t i) {
   uint64_t x = (seed + i) * 0x9E3779B97F4A7C15ull;
@@ -360,7 +349,7 @@ int main(int argc, char **argv) {
   uintptr_t segsize = (2 * max + (64 << 10) + 4095) & ~(uintptr_t)4095;
   gasnet_attach(NULL, 0, segsize, 0);
   gasnet_QueryGexObjects(NULL, NULL, &tm, NULL);
-  me = gasnet_mynode();
+  me = check_rank = gasnet_mynode();
   n = gasnet_nodes();
   peer = (me + 1) % n;
   gasnet_seginfo_t *seg = calloc(n, sizeof *seg);
@@ -392,7 +381,7 @@ int main(int argc, char **argv) {
   if (max >= 4 * 70000) many_outstanding();
   slicing(max < (4u << 20) ? max : (4u << 20));
   gasnet_barrier(0, GASNET_BARRIERFLAG_ANONYMOUS);
-  printf("rmacheck rank %u of %u: PASS (%ld checks)\n", me, n, checks);
+  printf("rmacheck rank %u of %u: PASS (%ld checks)\n", me, n, check_count);
   gasnet_barrier(1, GASNET_BARRIERFLAG_ANONYMOUS);
   free(seg);
   gasnet_exit(0);
