@@ -57,6 +57,17 @@ static void copy_in(void *r, void *l, size_t n) {
   memcpy(mapped_remote, l, n);
 }
 
+static double median5(double t[5]) {
+  for (int a = 0; a < 5; ++a)
+    for (int b = a + 1; b < 5; ++b)
+      if (t[b] < t[a]) {
+        double x = t[a];
+        t[a] = t[b];
+        t[b] = x;
+      }
+  return t[2];
+}
+
 /* Median of 5 timings of `reps` calls, in ns per call. */
 static double time_op(op_fn f, void *r, void *l, size_t len, long reps, int nbi) {
   double t[5];
@@ -66,14 +77,7 @@ static double time_op(op_fn f, void *r, void *l, size_t len, long reps, int nbi)
     if (nbi) gasnet_wait_syncnbi_all();
     t[k] = (now_ns() - t0) / (double)reps;
   }
-  for (int a = 0; a < 5; ++a)
-    for (int b = a + 1; b < 5; ++b)
-      if (t[b] < t[a]) {
-        double x = t[a];
-        t[a] = t[b];
-        t[b] = x;
-      }
-  return t[2];
+  return median5(t);
 }
 
 int main(int argc, char **argv) {
@@ -148,14 +152,8 @@ int main(int argc, char **argv) {
       }
       rt[k] = (now_ns() - t0) / (double)trips;
     }
-    for (int a = 0; a < 5; ++a)
-      for (int b = a + 1; b < 5; ++b)
-        if (rt[b] < rt[a]) {
-          double x = rt[a];
-          rt[a] = rt[b];
-          rt[b] = x;
-        }
-    if (me == 0) printf("# cache-line round trip between ranks 0 and 1: %.3f us\n", rt[2] / 1e3);
+    double trip = median5(rt);
+    if (me == 0) printf("# cache-line round trip between ranks 0 and 1: %.3f us\n", trip / 1e3);
   }
   gasnet_barrier(0, GASNET_BARRIERFLAG_ANONYMOUS);
 
@@ -170,22 +168,10 @@ int main(int argc, char **argv) {
     for (long i = 0; i < breps; ++i) gasnet_barrier(0, GASNET_BARRIERFLAG_ANONYMOUS);
     ta[k] = (now_ns() - t0) / (double)breps;
   }
-  for (int a = 0; a < 5; ++a)
-    for (int b = a + 1; b < 5; ++b) {
-      if (tn[b] < tn[a]) {
-        double x = tn[a];
-        tn[a] = tn[b];
-        tn[b] = x;
-      }
-      if (ta[b] < ta[a]) {
-        double x = ta[a];
-        ta[a] = ta[b];
-        ta[b] = x;
-      }
-    }
+  double named = median5(tn), anonymous = median5(ta);
   if (me == 0) {
-    printf("# barrier latency over %u rank(s), us: named %.3f anonymous %.3f\n", n, tn[2] / 1e3,
-           ta[2] / 1e3);
+    printf("# barrier latency over %u rank(s), us: named %.3f anonymous %.3f\n", n, named / 1e3,
+           anonymous / 1e3);
   }
   gasnet_barrier(0, GASNET_BARRIERFLAG_ANONYMOUS);
   gasnet_exit(0);

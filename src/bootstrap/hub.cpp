@@ -176,7 +176,6 @@ bool Hub::hello(Conn &c, const Header &h, const uint8_t *payload) {
   }
   c.rank = b.rank;
   rank_fd_[b.rank] = c.fd;
-  ++joined_;
   if (verbose_) report(who_, util::format("rank %u joined (pid %d)", b.rank, cred.pid));
   send_message(c.fd, Op::Welcome, 0, nullptr, 0);
   return true;

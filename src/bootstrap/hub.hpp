@@ -42,7 +42,6 @@ class Hub {
   bool aborted(uint32_t rank) const { return aborted_[rank]; }
   // The code the first rank to call gasnet_exit passed, if any did.
   const std::optional<int> &first_exit_code() const { return first_exit_; }
-  uint32_t joined() const { return joined_; }
 
  private:
   struct Conn {
@@ -71,7 +70,6 @@ class Hub {
   int listen_fd_ = -1;
   std::vector<Conn> conns_;
   std::vector<int> rank_fd_;  // fd of each joined rank, -1 if none
-  uint32_t joined_ = 0;
 
   Pending pending_ = Pending::None;
   uint32_t arrived_ = 0;

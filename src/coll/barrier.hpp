@@ -27,8 +27,6 @@ class Barrier {
   bool complete(uint64_t generation) { return shm_.done(generation); }
   void finish_anonymous(uint64_t generation);
 
-  bool outstanding() const { return notified_; }
-
  private:
   int finish(int id, int flags);
   uint64_t arrive(BarrierValue v);

@@ -43,7 +43,11 @@ void relax(uint32_t &spins) {
     sched_yield();
     spins = 0;
   } else {
+#if defined(__x86_64__) || defined(__i386__)
     __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield");
+#endif
   }
 }
 
@@ -75,8 +79,7 @@ void Runtime::start(const char *client_name, gex_Flags_t flags) {
   if (config::get_bool("GASNET_VERBOSEENV")) util::set_verbose(true);
 
   transport_ = transport::smp::open(*boot_);
-  long cores = ::sysconf(_SC_NPROCESSORS_ONLN);
-  g_oversubscribed = cores > 0 && transport_->ranks_on_host() > static_cast<uint32_t>(cores);
+  g_oversubscribed = transport_->oversubscribed();
   barrier_ = std::make_unique<coll::Barrier>(transport_->host_area(), rank_, size_);
 
   max_local_ = transport_->max_segment_size();

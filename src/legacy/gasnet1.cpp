@@ -13,7 +13,6 @@ namespace {
 bool g_attached = false;
 
 void require_attached(const char *api) {
-  Runtime::get(api);
   if (!g_attached && !Runtime::get(api).attached()) {
     gexx::util::fatal("%s called before gasnet_attach (or gex_Segment_Attach)", api);
   }

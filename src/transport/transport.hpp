@@ -31,6 +31,8 @@ class Transport {
   // Memory shared by the ranks of this host for intra-host collectives.
   virtual void *host_area() const = 0;
   virtual uint32_t ranks_on_host() const = 0;
+  // More ranks on this host than cores: waiting ranks must yield at once.
+  virtual bool oversubscribed() const = 0;
   // Runs pending work (incoming messages, completions).
   virtual void poll() = 0;
   // Why max_segment_size() is what it is: the limits that set it.

@@ -169,10 +169,6 @@ std::optional<double> parse_seconds(std::string_view text) {
   return v;
 }
 
-bool is_set(const char *name) {
-  return std::getenv(lookup(name).name) != nullptr;
-}
-
 std::string get_string(const char *name) {
   return raw_value(lookup(name));
 }

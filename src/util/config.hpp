@@ -46,9 +46,6 @@ double get_seconds(const char *name);
 SizeSpec get_size_spec(const char *name);
 std::vector<std::string> get_list(const char *name, const std::vector<std::string> &allowed);
 
-// True when the variable is set in the environment (even to "").
-bool is_set(const char *name);
-
 // "NAME  default  help" lines for `gasnetrun --help-env`.
 std::string describe_all();
 

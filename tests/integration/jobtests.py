@@ -179,7 +179,11 @@ def case_barrier(n, mode=None, algorithm="auto"):
         before = shm_entries()
         prog = os.path.join(ARGS.bin_dir, "tests", "integration", "barrierconf")
         job = Job([prog] + ([mode] if mode else []), ranks=n,
-                  env={"GASNET_BARRIER": algorithm}).wait(timeout=300).expect(0)
+                  env={"GASNET_BARRIER": algorithm, "GASNET_VERBOSEENV": "1"})
+        job.wait(timeout=300).expect(0)
+        if algorithm != "auto":
+            check(re.search(r"barrier algorithm: %s \(GASNET_BARRIER=%s" % (algorithm, algorithm),
+                            job.stderr), job.show())
         ranks = sorted(int(r) for r in re.findall(
             r"barrierconf rank (\d+) of %d: PASS \(\d+ cases\)" % n, job.stdout))
         check(ranks == list(range(n)), job.show())

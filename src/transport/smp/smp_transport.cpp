@@ -48,6 +48,8 @@ class SmpTransport final : public Transport {
  public:
   explicit SmpTransport(bootstrap::Bootstrap &boot) : boot_(boot), segs_(boot.size()) {
     check_one_host();
+    cores_ = ::sysconf(_SC_NPROCESSORS_ONLN);
+    oversubscribed_ = cores_ > 0 && boot_.size() > static_cast<uint64_t>(cores_);
     order_ = backings_from_config();
     compute_max_segment();
     open_host_area();
@@ -58,6 +60,7 @@ class SmpTransport final : public Transport {
   const PeerSegment &segment(uint32_t rank) const override { return segs_[rank]; }
   void *host_area() const override { return host_area_.addr(); }
   uint32_t ranks_on_host() const override { return boot_.size(); }
+  bool oversubscribed() const override { return oversubscribed_; }
   void poll() override {}
 
   std::string describe() const override {
@@ -191,9 +194,13 @@ class SmpTransport final : public Transport {
       for (int fd : v) ::close(fd);
     if (!host_area_.addr())
       util::fatal("cannot map the host's shared control area: %s", std::strerror(errno));
-    long cores = ::sysconf(_SC_NPROCESSORS_ONLN);
-    bool oversubscribed = cores > 0 && boot_.size() > static_cast<uint32_t>(cores);
-    coll::ShmBarrier::init_area(host_area_.addr(), boot_.size(), boot_.rank() == 0, oversubscribed);
+    std::string algorithm = config::get_list("GASNET_BARRIER", {"auto", "dissem", "central"})[0];
+    bool central = algorithm == "central" || (algorithm == "auto" && oversubscribed_);
+    coll::ShmBarrier::init_area(host_area_.addr(), boot_.size(), boot_.rank() == 0, central);
+    if (boot_.rank() == 0) {
+      util::note("barrier algorithm: %s (GASNET_BARRIER=%s, %u rank(s), %ld core(s))",
+                 central ? "central" : "dissem", algorithm.c_str(), boot_.size(), cores_);
+    }
     boot_.barrier();  // the area is initialised before anyone uses it
   }
 
@@ -201,6 +208,8 @@ class SmpTransport final : public Transport {
   std::vector<Backing> order_;
   Backing backing_ = Backing::Memfd;
   uint64_t max_segment_ = 0;
+  long cores_ = 0;
+  bool oversubscribed_ = false;
   std::string limits_;
   Mapping host_area_;
   std::vector<Mapping> maps_;
