@@ -69,6 +69,67 @@ extern char *gasnet_getenv(const char *name);
 extern void gasnet_QueryGexObjects(gex_Client_t *client_p, gex_EP_t *endpoint_p, gex_TM_t *tm_p,
                                    gex_Segment_t *segment_p);
 
+/* ---- active messages ----
+ * Handlers: Short  void fn(gasnet_token_t t, gasnet_handlerarg_t a0, ...);
+ *           Medium/Long  void fn(gasnet_token_t t, void *buf, size_t nbytes, a0, ...)
+ * Call the numbered forms: gasnet_AMRequestShort2(node, handler, a0, a1). */
+extern size_t gasnet_AMMaxArgs(void);
+extern size_t gasnet_AMMaxMedium(void);
+extern size_t gasnet_AMMaxLongRequest(void);
+extern size_t gasnet_AMMaxLongReply(void);
+extern int gasnet_AMPoll(void);
+extern int gasnet_AMGetMsgSource(gasnet_token_t token, gasnet_node_t *srcindex);
+#define GASNET_BLOCKUNTIL(cond) \
+  do {                          \
+    while (!(cond)) {           \
+      gasnet_AMPoll();          \
+    }                           \
+  } while (0)
+
+extern int gexx_AMRequestShort(gasnet_node_t dest, gasnet_handler_t handler, unsigned int numargs,
+                               ...);
+extern int gexx_AMRequestMedium(gasnet_node_t dest, gasnet_handler_t handler, void *src,
+                                size_t nbytes, unsigned int numargs, ...);
+extern int gexx_AMRequestLong(gasnet_node_t dest, gasnet_handler_t handler, void *src,
+                              size_t nbytes, void *dest_addr, unsigned int numargs, ...);
+extern int gexx_AMRequestLongAsync(gasnet_node_t dest, gasnet_handler_t handler, void *src,
+                                   size_t nbytes, void *dest_addr, unsigned int numargs, ...);
+extern int gexx_AMReplyShort(gasnet_token_t token, gasnet_handler_t handler, unsigned int numargs,
+                             ...);
+extern int gexx_AMReplyMedium(gasnet_token_t token, gasnet_handler_t handler, void *src,
+                              size_t nbytes, unsigned int numargs, ...);
+extern int gexx_AMReplyLong(gasnet_token_t token, gasnet_handler_t handler, void *src,
+                            size_t nbytes, void *dest_addr, unsigned int numargs, ...);
+
+/* Handler-safe locks: a handler may take one and must release it before it
+ * returns; while it is held no AM may be sent. */
+typedef struct {
+  volatile int gexx_locked;
+  void *gexx_owner;
+} gasnet_hsl_t;
+#define GASNET_HSL_INITIALIZER {0, 0}
+extern void gasnet_hsl_init(gasnet_hsl_t *hsl);
+extern void gasnet_hsl_destroy(gasnet_hsl_t *hsl);
+extern void gasnet_hsl_lock(gasnet_hsl_t *hsl);
+extern void gasnet_hsl_unlock(gasnet_hsl_t *hsl);
+extern int gasnet_hsl_trylock(gasnet_hsl_t *hsl); /* GASNET_OK or GASNET_ERR_NOT_READY */
+
+/* gexx delivers AMs only inside calls that poll, never by interrupt, so
+ * holding interrupts has nothing to hold; the pair is checked for balance. */
+extern void gasnet_hold_interrupts(void);
+extern void gasnet_resume_interrupts(void);
+
+#define GASNET_WAIT_SPIN 0
+#define GASNET_WAIT_BLOCK 1
+#define GASNET_WAIT_SPINBLOCK 2
+extern int gasnet_set_waitmode(int wait_mode);
+
+/* Splitting 64-bit values (pointers) into two handler arguments and back. */
+#define GASNETI_HIWORD(arg) ((uint32_t)(((uint64_t)(uintptr_t)(arg)) >> 32))
+#define GASNETI_LOWORD(arg) ((uint32_t)((uint64_t)(uintptr_t)(arg)))
+#define GASNETI_MAKEWORD(hi, lo) \
+  ((uint64_t)((((uint64_t)(uint32_t)(hi)) << 32) | ((uint64_t)(uint32_t)(lo))))
+
 /* ---- barriers ---- */
 extern void gasnet_barrier_notify(int id, int flags);
 extern int gasnet_barrier_wait(int id, int flags);
@@ -125,5 +186,7 @@ extern void gasnet_begin_nbi_accessregion(void);
 extern gasnet_handle_t gasnet_end_nbi_accessregion(void);
 
 GEXX_END_EXTERNC
+
+#include <gexx_am_g1.h>
 
 #endif /* GASNET_H */

@@ -194,9 +194,133 @@ extern gex_Event_t gex_Event_QueryLeaf(gex_Event_t root, gex_EC_t event_category
 extern int gex_NBI_Test(gex_EC_t event_mask, gex_Flags_t flags);
 extern void gex_NBI_Wait(gex_EC_t event_mask, gex_Flags_t flags);
 
+/* ---- active messages ---- */
+/* Handlers: Short  void fn(gex_Token_t t, gex_AM_Arg_t a0, ...);
+ *           Medium/Long  void fn(gex_Token_t t, void *buf, size_t nbytes, gex_AM_Arg_t a0, ...) */
+typedef void (*gex_AM_Fn_t)();
+#define GEX_AM_INDEX_BASE 128
+#define GASNET_HIDDEN_AM_CONCURRENCY_LEVEL 0
+#define GASNET_MAXARGS 16
+
+typedef struct {
+  gex_AM_Index_t gex_index; /* 0 (gexx picks, highest free first) or GEX_AM_INDEX_BASE..255 */
+  gex_AM_Fn_t gex_fnptr;
+  gex_Flags_t gex_flags; /* one category flag OR one request/reply flag */
+  unsigned int gex_nargs;
+  const void *gex_cdata;
+  const char *gex_name;
+} gex_AM_Entry_t;
+
+/* Registration flags (gex_AM_Entry_t.gex_flags) */
+#define GEX_FLAG_AM_SHORT ((gex_Flags_t)1u << 0)
+#define GEX_FLAG_AM_MEDIUM ((gex_Flags_t)1u << 1)
+#define GEX_FLAG_AM_LONG ((gex_Flags_t)1u << 2)
+#define GEX_FLAG_AM_MEDLONG (GEX_FLAG_AM_MEDIUM | GEX_FLAG_AM_LONG)
+#define GEX_FLAG_AM_REQUEST ((gex_Flags_t)1u << 3)
+#define GEX_FLAG_AM_REPLY ((gex_Flags_t)1u << 4)
+#define GEX_FLAG_AM_REQREP (GEX_FLAG_AM_REQUEST | GEX_FLAG_AM_REPLY)
+
+/* Injection and query flags (disjoint from GEX_FLAG_IMMEDIATE) */
+#define GEX_FLAG_AM_PREPARE_LEAST_CLIENT ((gex_Flags_t)1u << 8)
+#define GEX_FLAG_AM_PREPARE_LEAST_ALLOC ((gex_Flags_t)1u << 9)
+
+extern int gex_EP_RegisterHandlers(gex_EP_t ep, gex_AM_Entry_t *table, size_t numentries);
+
+extern unsigned int gex_AM_MaxArgs(void);
+extern size_t gex_AM_MaxRequestLong(gex_TM_t tm, gex_Rank_t other_rank, const gex_Event_t *lc_opt,
+                                    gex_Flags_t flags, unsigned int numargs);
+extern size_t gex_AM_MaxReplyLong(gex_TM_t tm, gex_Rank_t other_rank, const gex_Event_t *lc_opt,
+                                  gex_Flags_t flags, unsigned int numargs);
+extern size_t gex_AM_MaxRequestMedium(gex_TM_t tm, gex_Rank_t other_rank,
+                                      const gex_Event_t *lc_opt, gex_Flags_t flags,
+                                      unsigned int numargs);
+extern size_t gex_AM_MaxReplyMedium(gex_TM_t tm, gex_Rank_t other_rank, const gex_Event_t *lc_opt,
+                                    gex_Flags_t flags, unsigned int numargs);
+extern size_t gex_Token_MaxReplyLong(gex_Token_t token, const gex_Event_t *lc_opt,
+                                     gex_Flags_t flags, unsigned int numargs);
+extern size_t gex_Token_MaxReplyMedium(gex_Token_t token, const gex_Event_t *lc_opt,
+                                       gex_Flags_t flags, unsigned int numargs);
+extern size_t gex_AM_LUBRequestLong(void);
+extern size_t gex_AM_LUBReplyLong(void);
+extern size_t gex_AM_LUBRequestMedium(void);
+extern size_t gex_AM_LUBReplyMedium(void);
+
+typedef struct {
+  gex_Rank_t gex_srcrank;
+  gex_EP_t gex_ep;
+  const gex_AM_Entry_t *gex_entry;
+  int gex_is_req;
+  int gex_is_long;
+} gex_Token_Info_t;
+
+typedef uint32_t gex_TI_t;
+#define GEX_TI_SRCRANK ((gex_TI_t)1u << 0)
+#define GEX_TI_EP ((gex_TI_t)1u << 1)
+#define GEX_TI_ENTRY ((gex_TI_t)1u << 2)
+#define GEX_TI_IS_REQ ((gex_TI_t)1u << 3)
+#define GEX_TI_IS_LONG ((gex_TI_t)1u << 4)
+#define GEX_TI_ALL ((gex_TI_t)0x1Fu)
+extern gex_TI_t gex_Token_Info(gex_Token_t token, gex_Token_Info_t *info, gex_TI_t mask);
+
+/* Fixed-payload AMs. Call the numbered forms (gex_AM_RequestShort2(...)) or
+ * the forms that count their arguments (gex_AM_RequestShort(tm, rank, h,
+ * flags, a0, a1)); both call these entry points. A non-zero return means
+ * GEX_FLAG_IMMEDIATE was given and nothing was sent. */
+extern int gexx_AM_RequestShort(gex_TM_t tm, gex_Rank_t rank, gex_AM_Index_t handler,
+                                gex_Flags_t flags, unsigned int numargs, ...);
+extern int gexx_AM_RequestMedium(gex_TM_t tm, gex_Rank_t rank, gex_AM_Index_t handler,
+                                 const void *src, size_t nbytes, gex_Event_t *lc_opt,
+                                 gex_Flags_t flags, unsigned int numargs, ...);
+extern int gexx_AM_RequestLong(gex_TM_t tm, gex_Rank_t rank, gex_AM_Index_t handler,
+                               const void *src, size_t nbytes, void *dest, gex_Event_t *lc_opt,
+                               gex_Flags_t flags, unsigned int numargs, ...);
+extern int gexx_AM_ReplyShort(gex_Token_t token, gex_AM_Index_t handler, gex_Flags_t flags,
+                              unsigned int numargs, ...);
+extern int gexx_AM_ReplyMedium(gex_Token_t token, gex_AM_Index_t handler, const void *src,
+                               size_t nbytes, gex_Event_t *lc_opt, gex_Flags_t flags,
+                               unsigned int numargs, ...);
+extern int gexx_AM_ReplyLong(gex_Token_t token, gex_AM_Index_t handler, const void *src,
+                             size_t nbytes, void *dest, gex_Event_t *lc_opt, gex_Flags_t flags,
+                             unsigned int numargs, ...);
+
+/* Negotiated-payload AMs */
+typedef struct gexx_srcdesc_s *gex_AM_SrcDesc_t;
+#define GEX_AM_SRCDESC_NO_OP ((gex_AM_SrcDesc_t)0)
+#define GASNET_NATIVE_NP_ALLOC_REQ_MEDIUM 1
+#define GASNET_NATIVE_NP_ALLOC_REP_MEDIUM 1
+extern void *gex_AM_SrcDescAddr(gex_AM_SrcDesc_t sd);
+extern size_t gex_AM_SrcDescSize(gex_AM_SrcDesc_t sd);
+extern gex_AM_SrcDesc_t gex_AM_PrepareRequestMedium(gex_TM_t tm, gex_Rank_t rank,
+                                                    const void *client_buf, size_t least_payload,
+                                                    size_t most_payload, gex_Event_t *lc_opt,
+                                                    gex_Flags_t flags, unsigned int numargs);
+extern gex_AM_SrcDesc_t gex_AM_PrepareReplyMedium(gex_Token_t token, const void *client_buf,
+                                                  size_t least_payload, size_t most_payload,
+                                                  gex_Event_t *lc_opt, gex_Flags_t flags,
+                                                  unsigned int numargs);
+extern gex_AM_SrcDesc_t gex_AM_PrepareRequestLong(gex_TM_t tm, gex_Rank_t rank,
+                                                  const void *client_buf, size_t least_payload,
+                                                  size_t most_payload, void *dest_addr,
+                                                  gex_Event_t *lc_opt, gex_Flags_t flags,
+                                                  unsigned int numargs);
+extern gex_AM_SrcDesc_t gex_AM_PrepareReplyLong(gex_Token_t token, const void *client_buf,
+                                                size_t least_payload, size_t most_payload,
+                                                void *dest_addr, gex_Event_t *lc_opt,
+                                                gex_Flags_t flags, unsigned int numargs);
+extern void gexx_AM_CommitRequestMedium(gex_AM_SrcDesc_t sd, gex_AM_Index_t handler,
+                                        size_t nbytes, unsigned int numargs, ...);
+extern void gexx_AM_CommitReplyMedium(gex_AM_SrcDesc_t sd, gex_AM_Index_t handler,
+                                      size_t nbytes, unsigned int numargs, ...);
+extern void gexx_AM_CommitRequestLong(gex_AM_SrcDesc_t sd, gex_AM_Index_t handler,
+                                      size_t nbytes, void *dest, unsigned int numargs, ...);
+extern void gexx_AM_CommitReplyLong(gex_AM_SrcDesc_t sd, gex_AM_Index_t handler, size_t nbytes,
+                                    void *dest, unsigned int numargs, ...);
+
 /* ---- collectives ---- */
 extern gex_Event_t gex_Coll_BarrierNB(gex_TM_t tm, gex_Flags_t flags);
 
 GEXX_END_EXTERNC
+
+#include <gexx_am_ex.h>
 
 #endif /* GASNETEX_H */

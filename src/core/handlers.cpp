@@ -1,41 +1,97 @@
 #include "core/handlers.hpp"
 
+#include <vector>
+
 #include "util/strings.hpp"
 
 namespace gexx::core {
 
-std::string HandlerTable::register_legacy(LegacyEntry *entries, int n) {
+namespace {
+
+std::string check_flags(const gex_AM_Entry_t &e, size_t i) {
+  gex_Flags_t cat = e.gex_flags & (GEX_FLAG_AM_SHORT | GEX_FLAG_AM_MEDIUM | GEX_FLAG_AM_LONG);
+  gex_Flags_t dir = e.gex_flags & GEX_FLAG_AM_REQREP;
+  bool cat_ok = cat == GEX_FLAG_AM_SHORT || cat == GEX_FLAG_AM_MEDIUM || cat == GEX_FLAG_AM_LONG ||
+                cat == GEX_FLAG_AM_MEDLONG;
+  if (!cat_ok || dir == 0) {
+    return util::format(
+        "entry %zu (%s) has gex_flags %#x: give exactly one of GEX_FLAG_AM_SHORT, "
+        "GEX_FLAG_AM_MEDIUM, GEX_FLAG_AM_LONG or GEX_FLAG_AM_MEDLONG, ORed with one of "
+        "GEX_FLAG_AM_REQUEST, GEX_FLAG_AM_REPLY or GEX_FLAG_AM_REQREP",
+        i, e.gex_name ? e.gex_name : "unnamed", e.gex_flags);
+  }
+  if (e.gex_nargs > 16) {
+    return util::format("entry %zu (%s) has gex_nargs %u; at most gex_AM_MaxArgs() = 16", i,
+                        e.gex_name ? e.gex_name : "unnamed", e.gex_nargs);
+  }
+  return {};
+}
+
+}  // namespace
+
+std::string HandlerTable::register_all(Pending *p, size_t n) {
   bool taken[kHandlerTableSize] = {};
   for (unsigned i = 0; i < kHandlerTableSize; ++i) taken[i] = table_[i].fn != nullptr;
   // Fixed indices first, so the free ones left for index 0 are known.
-  for (int i = 0; i < n; ++i) {
-    unsigned idx = *entries[i].index;
-    if (!entries[i].fn) return util::format("handler table entry %d has a null function", i);
+  for (size_t i = 0; i < n; ++i) {
+    unsigned idx = *p[i].index;
+    if (!p[i].ex.gex_fnptr) return util::format("handler table entry %zu has a null function", i);
     if (idx == 0) continue;
     if (idx < kFirstClientIndex) {
       return util::format(
-          "handler table entry %d asks for index %u; client handlers use %u to "
-          "255 (or 0 to let gexx choose)",
+          "handler table entry %zu asks for index %u; client handlers use %u to 255 (or 0 to "
+          "let gexx choose)",
           i, idx, kFirstClientIndex);
     }
     if (taken[idx]) return util::format("handler index %u is registered twice", idx);
     taken[idx] = true;
   }
   unsigned next = kHandlerTableSize - 1;
-  for (int i = 0; i < n; ++i) {
-    if (*entries[i].index != 0) continue;
+  std::vector<unsigned> chosen(n);
+  for (size_t i = 0; i < n; ++i) {
+    chosen[i] = *p[i].index;
+    if (chosen[i] != 0) continue;
     while (next >= kFirstClientIndex && taken[next]) --next;
     if (next < kFirstClientIndex)
       return "no free handler index is left for the entries with index 0";
     taken[next] = true;
-    *entries[i].index = static_cast<uint8_t>(next);
+    chosen[i] = next;
   }
-  for (int i = 0; i < n; ++i) {
-    HandlerEntry &e = table_[*entries[i].index];
-    e.fn = entries[i].fn;
-    e.name = util::format("handler %u", *entries[i].index);
+  for (size_t i = 0; i < n; ++i) {
+    *p[i].index = static_cast<gex_AM_Index_t>(chosen[i]);
+    HandlerEntry &e = table_[chosen[i]];
+    e.fn = p[i].ex.gex_fnptr;
+    e.ex = p[i].ex;
+    e.ex.gex_index = static_cast<gex_AM_Index_t>(chosen[i]);
+    e.checked = p[i].checked;
+    e.label = p[i].ex.gex_name
+                  ? util::format("handler '%s' (index %u)", p[i].ex.gex_name, chosen[i])
+                  : util::format("handler %u", chosen[i]);
   }
   return {};
+}
+
+std::string HandlerTable::register_legacy(LegacyEntry *entries, int n) {
+  std::vector<Pending> p(n > 0 ? n : 0);
+  for (int i = 0; i < n; ++i) {
+    p[i].index = entries[i].index;
+    p[i].ex.gex_index = *entries[i].index;
+    p[i].ex.gex_fnptr = entries[i].fn;
+    p[i].checked = false;
+  }
+  return register_all(p.data(), p.size());
+}
+
+std::string HandlerTable::register_ex(gex_AM_Entry_t *entries, size_t n) {
+  std::vector<Pending> p(n);
+  for (size_t i = 0; i < n; ++i) {
+    std::string bad = check_flags(entries[i], i);
+    if (!bad.empty()) return bad;
+    p[i].index = &entries[i].gex_index;
+    p[i].ex = entries[i];
+    p[i].checked = true;
+  }
+  return register_all(p.data(), p.size());
 }
 
 }  // namespace gexx::core

@@ -1,5 +1,8 @@
-// The AM handler table of an endpoint: indices, functions and names.
+// The AM handler table of an endpoint: indices, functions and what the
+// client said about each (category, request/reply, argument count).
 #pragma once
+
+#include <gasnetex.h>
 
 #include <cstdint>
 #include <string>
@@ -7,27 +10,37 @@
 namespace gexx::core {
 
 constexpr unsigned kHandlerTableSize = 256;
-constexpr unsigned kFirstClientIndex = 128;
+constexpr unsigned kFirstClientIndex = GEX_AM_INDEX_BASE;
 
 struct HandlerEntry {
-  void (*fn)() = nullptr;
-  std::string name;
+  gex_AM_Fn_t fn = nullptr;
+  gex_AM_Entry_t ex{};   // as registered; legacy entries carry index and function only
+  bool checked = false;  // from gex_EP_RegisterHandlers: flags and nargs are enforced
+  std::string label;     // "handler 'name' (index N)" for messages
 };
 
 class HandlerTable {
  public:
-  // Registers `n` GASNet-1 entries: index 0 asks for a free index, which is
-  // picked deterministically (the same table gives the same indices on every
-  // rank) and written back. Returns an error text, empty on success.
+  // GASNet-1 (gasnet_attach): entries with index 0 get the highest free index,
+  // in table order, written back. Returns an error text, empty on success.
   struct LegacyEntry {
     uint8_t *index;
     void (*fn)();
   };
   std::string register_legacy(LegacyEntry *entries, int n);
+  // GASNet-EX (gex_EP_RegisterHandlers): the same index rule; flags and
+  // nargs are validated here and enforced on every delivery.
+  std::string register_ex(gex_AM_Entry_t *entries, size_t n);
 
   const HandlerEntry &entry(uint8_t index) const { return table_[index]; }
 
  private:
+  struct Pending {
+    gex_AM_Index_t *index;
+    gex_AM_Entry_t ex;
+    bool checked;
+  };
+  std::string register_all(Pending *p, size_t n);
   HandlerEntry table_[kHandlerTableSize];
 };
 

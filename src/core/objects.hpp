@@ -46,3 +46,18 @@ struct gexx_event_s {
   virtual bool test() = 0;  // true once complete
   virtual void wait() = 0;
 };
+
+namespace gexx::core {
+struct HandlerEntry;
+}
+
+// The token of a running AM handler: lives on the stack of the delivery.
+struct gexx_token_s {
+  uint32_t src = 0;
+  uint8_t handler = 0;
+  uint8_t category = 0;  // core::am::Category
+  bool is_req = false;
+  bool replied = false;
+  const gexx::core::HandlerEntry *entry = nullptr;
+  gexx_token_s *outer = nullptr;  // the handler this one runs inside (reply drained in a request)
+};

@@ -6,8 +6,14 @@
 
 namespace gexx::core {
 
-void poll();
+// Runs incoming AMs. `api` names the caller in the error raised when it is
+// called inside an AM handler (handlers may not poll or wait).
+void poll(const char *api = "a blocking gexx call (wait, barrier or poll)");
 void relax(uint32_t &spins);  // one step of a polite spin
+
+// gasnet_set_waitmode: how a waiting rank spends its time.
+enum class WaitMode { Spin = 0, Block = 1, SpinBlock = 2 };
+void set_wait_mode(WaitMode mode);
 
 template <typename Pred>
 void wait_until(Pred &&done) {

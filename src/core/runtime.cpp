@@ -3,6 +3,7 @@
 #include <sched.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <mutex>
@@ -28,18 +29,27 @@ namespace {
 bootstrap::Bootstrap *g_boot = nullptr;  // set as soon as the job is joined
 std::mutex g_init_mutex;
 bool g_oversubscribed = false;
+std::atomic<int> g_wait_mode{static_cast<int>(WaitMode::SpinBlock)};
 
 void on_fatal(int code, const std::string &message) {
   if (g_boot) g_boot->abort(code, message);
 }
 }  // namespace
 
-void poll() {
-  if (g_runtime) g_runtime->transport().poll();
+void poll(const char *api) {
+  if (g_runtime) g_runtime->am().poll(api);
+}
+
+void set_wait_mode(WaitMode mode) {
+  g_wait_mode.store(static_cast<int>(mode), std::memory_order_relaxed);
 }
 
 void relax(uint32_t &spins) {
-  if (g_oversubscribed || ++spins > 4096) {
+  int mode = g_wait_mode.load(std::memory_order_relaxed);
+  // More ranks than cores: yield whatever the mode, or the rank we wait for
+  // may not get a core at all.
+  bool yield_now = mode == static_cast<int>(WaitMode::Block) || g_oversubscribed;
+  if (yield_now || (mode != static_cast<int>(WaitMode::Spin) && ++spins > 4096)) {
     sched_yield();
     spins = 0;
   } else {
@@ -85,6 +95,7 @@ void Runtime::start(const char *client_name, gex_Flags_t flags) {
   max_local_ = transport_->max_segment_size();
   max_global_ = max_local_;
   for (uint64_t m : boot_->allgather(max_local_)) max_global_ = std::min(max_global_, m);
+  am_ = std::make_unique<am::Engine>(*this);
 
   client_.name = client_name ? client_name : "";
   client_.flags = flags;

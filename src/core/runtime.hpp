@@ -10,6 +10,7 @@
 
 #include "bootstrap/bootstrap.hpp"
 #include "coll/barrier.hpp"
+#include "core/am.hpp"
 #include "core/handlers.hpp"
 #include "core/objects.hpp"
 #include "transport/transport.hpp"
@@ -46,6 +47,7 @@ class Runtime {
   transport::Transport &transport() { return *transport_; }
   coll::Barrier &barrier() { return *barrier_; }
   HandlerTable &handlers() { return handlers_; }
+  am::Engine &am() { return *am_; }
 
   gex_Client_t client() { return &client_; }
   gex_EP_t ep() { return &ep_; }
@@ -75,6 +77,7 @@ class Runtime {
   std::unique_ptr<bootstrap::Bootstrap> boot_;
   std::unique_ptr<transport::Transport> transport_;
   std::unique_ptr<coll::Barrier> barrier_;
+  std::unique_ptr<am::Engine> am_;
   HandlerTable handlers_;
   uint32_t rank_ = 0, size_ = 0;
   uint64_t max_local_ = 0, max_global_ = 0;

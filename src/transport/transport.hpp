@@ -12,6 +12,38 @@ class Bootstrap;
 
 namespace gexx::transport {
 
+// The wire header of an active message. Core fills it in and reads it back;
+// a transport carries it (with up to 16 arguments and the payload).
+struct AmHeader {
+  uint8_t kind = 0;      // core::am::Kind
+  uint8_t category = 0;  // core::am::Category
+  uint8_t handler = 0;
+  uint8_t nargs = 0;
+  uint32_t src = 0;      // sending rank
+  uint32_t credits = 0;  // request credits returned to the receiver of this message
+  uint64_t nbytes = 0;   // payload length
+  uint64_t dest = 0;     // Long: destination address as the initiator named it
+};
+
+// Two lanes per receiver, so a reply never waits behind requests: replies
+// can always drain, which is what makes sending them deadlock-free.
+enum class AmLane : uint8_t { Request = 0, Reply = 1 };
+
+// Space reserved for one outgoing message; the sender writes the payload at
+// `payload` (up to `capacity` bytes) and then commits.
+struct AmSlot {
+  void *payload = nullptr;
+  size_t capacity = 0;
+  uint32_t peer = 0;
+  AmLane lane = AmLane::Request;
+  uint64_t where = 0;   // transport's own
+  uint32_t length = 0;  // transport's own
+};
+
+// Where a transport hands incoming messages: implemented by core. `payload`
+// stays valid until the call returns.
+void deliver_am(const AmHeader &h, const int32_t *args, void *payload);
+
 struct PeerSegment {
   uint64_t owner_base = 0;  // address in the owner's address space
   uint64_t size = 0;
@@ -33,8 +65,16 @@ class Transport {
   virtual uint32_t ranks_on_host() const = 0;
   // More ranks on this host than cores: waiting ranks must yield at once.
   virtual bool oversubscribed() const = 0;
-  // Runs pending work (incoming messages, completions).
-  virtual void poll() = 0;
+  // Active messages. am_reserve claims room for a message of `nargs`
+  // arguments and `payload` bytes toward `peer` on `lane`; false when there is
+  // none now (the caller polls and retries). am_commit publishes it.
+  virtual bool am_reserve(uint32_t peer, AmLane lane, unsigned nargs, size_t payload,
+                          AmSlot &slot) = 0;
+  virtual void am_commit(AmSlot &slot, const AmHeader &h, const int32_t *args) = 0;
+  // Delivers incoming messages (only replies when `replies_only`) through
+  // deliver_am; true if any arrived.
+  virtual bool am_poll(bool replies_only) = 0;
+  virtual size_t am_max_medium() const = 0;
   // Why max_segment_size() is what it is: the limits that set it.
   virtual std::string segment_limits() const = 0;
   // One line for verbose output: where the segments live.

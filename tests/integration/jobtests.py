@@ -481,7 +481,75 @@ def case_examples():
     job.assert_nothing_left(before)
 
 
+def amcheck():
+    return os.path.join(ARGS.bin_dir, "tests", "integration", "amcheck")
+
+
+def case_am(n, pshm=False):
+    """The whole AM conformance program (amcheck.c) on n ranks."""
+    def run():
+        before = shm_entries()
+        if pshm:
+            job = Job([amcheck()], env={"GASNET_PSHM_NODES": str(n)}, launcher=False)
+        else:
+            job = Job([amcheck()], ranks=n)
+        job.wait(timeout=300).expect(0)
+        ranks = sorted(int(r) for r in re.findall(r"amcheck rank (\d+) of %d: PASS \(\d+ checks\)"
+                                                  % n, job.stdout))
+        check(ranks == list(range(n)), job.show())
+        if n > 1:
+            check(re.search(r"IMMEDIATE accepted \d+ messages before refusing", job.stdout),
+                  job.show())
+        job.assert_nothing_left(before)
+    return run
+
+
+def case_am_flood(n):
+    """n - 1 ranks flood rank 0 with 100000 Short and Medium requests in all."""
+    def run():
+        before = shm_entries()
+        job = Job([amcheck(), "flood"], ranks=n).wait(timeout=300).expect(0)
+        check(re.search(r"flood delivered %d messages from %d ranks" % (
+            (100000 + n - 2) // (n - 1) * (n - 1), n - 1), job.stdout), job.show())
+        check(len(re.findall(r"amcheck rank \d+ of %d: PASS" % n, job.stdout)) == n, job.show())
+        job.assert_nothing_left(before)
+    return run
+
+
+AM_RULES = [
+    ("request_in_handler", r"gex_AM_RequestShort called inside AM handler 'rule_req' \(index "
+                           r"\d+\) request: a handler may not send requests"),
+    ("double_reply", r"gex_AM_ReplyShort: request handler 'rule_req' \(index \d+\) has already "
+                     r"replied; a request handler sends at most one reply"),
+    ("poll_in_handler", r"gasnet_AMPoll called inside AM handler 'rule_req' \(index \d+\) "
+                        r"request: handlers may not poll"),
+    ("reply_in_reply", r"gex_AM_ReplyShort called inside reply handler 'rule_rep' \(index \d+\): "
+                       r"a reply handler sends nothing"),
+    ("stale_token", r"gex_AM_ReplyShort: this token does not belong to the AM handler running on "
+                    r"this thread"),
+    ("medium_too_big", r"gex_AM_ReplyMedium: a 65537-byte Medium payload; at most 65536"),
+    ("unregistered", r"rank 0 sent an AM Short request to handler index 140, which is not "
+                     r"registered on this rank"),
+    ("wrong_nargs", r"rank 0 sent an AM Short request to handler 'rule_req' \(index \d+\), which "
+                    r"was registered for 1 argument\(s\) but the AM carries 2"),
+    ("wrong_category", r"rank 0 sent an AM Medium request to handler 'rule_req' \(index \d+\), "
+                       r"which was registered as Short request only"),
+]
+
+
+def case_am_rules():
+    """Each broken handler rule ends the job with a message naming the rule and the handler."""
+    for rule, message in AM_RULES:
+        before = shm_entries()
+        job = Job([amcheck(), rule], ranks=2).wait()
+        job.expect(1, stderr_has=[r"gexx: rank \d on \S+: fatal error: " + message])
+        check("was not caught" not in job.stdout, job.show())
+        job.assert_nothing_left(before)
+
+
 CASES = {
+    "am_1": case_am(1), "am_2": case_am(2), "am_5": case_am(5), "am_pshm_3": case_am(3, True),
+    "am_flood_8": case_am_flood(8), "am_flood_2": case_am_flood(2), "am_rules": case_am_rules,
     "bootstrap_3": case_bootstrap(3, False), "bootstrap_pshm_5": case_bootstrap(5, True),
     "rma_1": case_rma(1), "rma_2": case_rma(2), "rma_5": case_rma(5),
     "barrier_1": case_barrier(1), "barrier_3": case_barrier(3), "barrier_5": case_barrier(5),

@@ -10,6 +10,7 @@
 
 #include "bootstrap/bootstrap.hpp"
 #include "coll/shm_barrier.hpp"
+#include "transport/smp/am_ring.hpp"
 #include "transport/smp/shm_backing.hpp"
 #include "transport/transport.hpp"
 #include "util/config.hpp"
@@ -18,10 +19,19 @@
 
 namespace gexx::transport {
 
-uint64_t host_area_size(uint32_t ranks) {
-  uint64_t bytes = coll::ShmBarrier::area_size(ranks);
+namespace {
+uint64_t page_round(uint64_t bytes) {
   uint64_t page = static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
   return (bytes + page - 1) / page * page;
+}
+// The host area: the barrier, then two AM rings (request, reply) per rank.
+uint64_t am_rings_offset(uint32_t ranks) {
+  return page_round(coll::ShmBarrier::area_size(ranks));
+}
+}  // namespace
+
+uint64_t host_area_size(uint32_t ranks) {
+  return am_rings_offset(ranks) + page_round(smp::AmRing::bytes()) * 2 * ranks;
 }
 
 namespace smp {
@@ -61,7 +71,28 @@ class SmpTransport final : public Transport {
   void *host_area() const override { return host_area_.addr(); }
   uint32_t ranks_on_host() const override { return boot_.size(); }
   bool oversubscribed() const override { return oversubscribed_; }
-  void poll() override {}
+
+  bool am_reserve(uint32_t peer, AmLane lane, unsigned nargs, size_t payload,
+                  AmSlot &slot) override {
+    uint32_t i = peer * 2 + static_cast<uint32_t>(lane);
+    if (!rings_[i].reserve(nargs, payload, head_cache_[i], slot)) return false;
+    slot.peer = peer;
+    slot.lane = lane;
+    return true;
+  }
+  void am_commit(AmSlot &slot, const AmHeader &h, const int32_t *args) override {
+    rings_[slot.peer * 2 + static_cast<uint32_t>(slot.lane)].commit(slot, h, args);
+  }
+  bool am_poll(bool replies_only) override {
+    constexpr int kBudget = 64;
+    AmRing &reply = rings_[boot_.rank() * 2 + 1];
+    AmRing &request = rings_[boot_.rank() * 2];
+    bool any = false;
+    if (reply.has_work()) any = reply.drain(kBudget) > 0;
+    if (!replies_only && request.has_work()) any = request.drain(kBudget) > 0 || any;
+    return any;
+  }
+  size_t am_max_medium() const override { return AmRing::kMaxMedium; }
 
   std::string describe() const override {
     return util::format("conduit smp, %u rank(s) on %s, segment %s per rank in %s", boot_.size(),
@@ -179,12 +210,23 @@ class SmpTransport final : public Transport {
     uint64_t len = host_area_size(boot_.size());
     std::vector<int> mine;
     if (boot_.rank() == 0) {
-      std::string error;
-      Backing b = Backing::Memfd;
-      std::string why;
-      if (!choose_backing(order_, len, b, why)) b = order_.front();
-      int fd = create_region(b, len, boot_.job_id(), error);
-      if (fd < 0) util::fatal("cannot create the host's shared control area: %s", error.c_str());
+      // Control memory (barrier, AM queues), not the client's segments:
+      // memfd first whatever GASNET_SHM_BACKING says, as it has no size
+      // limit of its own; then the listed backings.
+      std::vector<Backing> order{Backing::Memfd};
+      for (Backing b : order_)
+        if (b != Backing::Memfd) order.push_back(b);
+      std::string error, errors;
+      int fd = -1;
+      for (Backing b : order) {
+        fd = create_region(b, len, boot_.job_id(), error);
+        if (fd >= 0) break;
+        errors += (errors.empty() ? "" : "; ") + error;
+      }
+      if (fd < 0) {
+        util::fatal("cannot create the host's %s shared control area (barrier and AM queues): %s",
+                    util::human_size(len).c_str(), errors.c_str());
+      }
       mine.push_back(fd);
     }
     auto fds = boot_.exchange_fds(mine);
@@ -197,6 +239,14 @@ class SmpTransport final : public Transport {
     std::string algorithm = config::get_list("GASNET_BARRIER", {"auto", "dissem", "central"})[0];
     bool central = algorithm == "central" || (algorithm == "auto" && oversubscribed_);
     coll::ShmBarrier::init_area(host_area_.addr(), boot_.size(), boot_.rank() == 0, central);
+    uint32_t nrings = 2 * boot_.size();
+    rings_ = std::make_unique<AmRing[]>(nrings);
+    head_cache_ = std::make_unique<std::atomic<uint64_t>[]>(nrings);
+    char *ring_area = static_cast<char *>(host_area_.addr()) + am_rings_offset(boot_.size());
+    for (uint32_t i = 0; i < nrings; ++i) {
+      rings_[i].init(ring_area + i * page_round(AmRing::bytes()));
+      head_cache_[i].store(0, std::memory_order_relaxed);
+    }
     if (boot_.rank() == 0) {
       util::note("barrier algorithm: %s (GASNET_BARRIER=%s, %u rank(s), %ld core(s))",
                  central ? "central" : "dissem", algorithm.c_str(), boot_.size(), cores_);
@@ -212,6 +262,8 @@ class SmpTransport final : public Transport {
   bool oversubscribed_ = false;
   std::string limits_;
   Mapping host_area_;
+  std::unique_ptr<AmRing[]> rings_;                      // [rank * 2 + lane]
+  std::unique_ptr<std::atomic<uint64_t>[]> head_cache_;  // our view of each ring's head
   std::vector<Mapping> maps_;
   std::vector<PeerSegment> segs_;
 };

@@ -1,0 +1,263 @@
+// The GASNet-EX active-message entry points: unpack the arguments, then one
+// call into core::am::Engine.
+#include <gasnetex.h>
+
+#include <cstdarg>
+
+#include "core/am.hpp"
+#include "core/runtime.hpp"
+#include "util/log.hpp"
+
+using gexx::core::Runtime;
+namespace am = gexx::core::am;
+
+namespace {
+
+// Reads `n` handler arguments from a va_list (checked against the maximum).
+struct Args {
+  gex_AM_Arg_t v[am::kMaxArgs];
+  unsigned n;
+};
+#define GEXX_READ_ARGS(api, numargs, last, out)                                           \
+  do {                                                                                    \
+    if ((numargs) > am::kMaxArgs) {                                                       \
+      gexx::util::fatal("%s: %u handler arguments; at most gex_AM_MaxArgs() = %u", (api), \
+                        (numargs), am::kMaxArgs);                                         \
+    }                                                                                     \
+    va_list ap;                                                                           \
+    va_start(ap, last);                                                                   \
+    for (unsigned i_ = 0; i_ < (numargs); ++i_) (out).v[i_] = va_arg(ap, gex_AM_Arg_t);   \
+    va_end(ap);                                                                           \
+    (out).n = (numargs);                                                                  \
+  } while (0)
+
+am::Engine &engine(const char *api) {
+  return Runtime::get(api).am();
+}
+
+void check_tm(gex_TM_t tm, const char *api) {
+  if (!tm) gexx::util::fatal("%s: the team argument is invalid (null)", api);
+}
+
+am::Message message(const char *api, am::Category cat, gex_AM_Index_t handler, const void *src,
+                    size_t nbytes, void *dest, gex_Event_t *lc_opt, gex_Flags_t flags,
+                    const Args &a) {
+  return am::Message{api, cat, handler, a.n, a.v, src, nbytes, dest, lc_opt, flags};
+}
+
+size_t token_max(gex_Token_t token, const char *api, bool medium) {
+  am::Engine &e = engine(api);
+  e.reply_token(api, token);
+  return medium ? e.max_medium() : e.max_long();
+}
+
+}  // namespace
+
+extern "C" {
+
+int gex_EP_RegisterHandlers(gex_EP_t ep, gex_AM_Entry_t *table, size_t numentries) {
+  Runtime &rt = Runtime::get(__func__);
+  if (ep != rt.ep())
+    gexx::util::fatal("%s: the endpoint argument is not this process's endpoint", __func__);
+  if (numentries && !table)
+    gexx::util::fatal("%s: %zu entries but the table is NULL", __func__, numentries);
+  std::string error = rt.handlers().register_ex(table, numentries);
+  if (!error.empty()) gexx::util::fatal("%s: %s", __func__, error.c_str());
+  return GASNET_OK;
+}
+
+unsigned int gex_AM_MaxArgs(void) {
+  return am::kMaxArgs;
+}
+size_t gex_AM_MaxRequestLong(gex_TM_t tm, gex_Rank_t, const gex_Event_t *, gex_Flags_t,
+                             unsigned int) {
+  check_tm(tm, __func__);
+  return engine(__func__).max_long();
+}
+size_t gex_AM_MaxReplyLong(gex_TM_t tm, gex_Rank_t, const gex_Event_t *, gex_Flags_t,
+                           unsigned int) {
+  check_tm(tm, __func__);
+  return engine(__func__).max_long();
+}
+size_t gex_AM_MaxRequestMedium(gex_TM_t tm, gex_Rank_t, const gex_Event_t *, gex_Flags_t,
+                               unsigned int) {
+  check_tm(tm, __func__);
+  return engine(__func__).max_medium();
+}
+size_t gex_AM_MaxReplyMedium(gex_TM_t tm, gex_Rank_t, const gex_Event_t *, gex_Flags_t,
+                             unsigned int) {
+  check_tm(tm, __func__);
+  return engine(__func__).max_medium();
+}
+size_t gex_Token_MaxReplyLong(gex_Token_t token, const gex_Event_t *, gex_Flags_t, unsigned int) {
+  return token_max(token, __func__, false);
+}
+size_t gex_Token_MaxReplyMedium(gex_Token_t token, const gex_Event_t *, gex_Flags_t, unsigned int) {
+  return token_max(token, __func__, true);
+}
+size_t gex_AM_LUBRequestLong(void) {
+  return engine(__func__).max_long();
+}
+size_t gex_AM_LUBReplyLong(void) {
+  return engine(__func__).max_long();
+}
+size_t gex_AM_LUBRequestMedium(void) {
+  return engine(__func__).max_medium();
+}
+size_t gex_AM_LUBReplyMedium(void) {
+  return engine(__func__).max_medium();
+}
+
+gex_TI_t gex_Token_Info(gex_Token_t token, gex_Token_Info_t *info, gex_TI_t mask) {
+  Runtime &rt = Runtime::get(__func__);
+  if (!token) gexx::util::fatal("%s: the token is NULL", __func__);
+  if (!info) gexx::util::fatal("%s: the info pointer is NULL", __func__);
+  bool live = false;
+  for (gexx_token_s *t = am::current_token(); t; t = t->outer) live = live || t == token;
+  if (!live) {
+    gexx::util::fatal(
+        "%s: this token does not belong to an AM handler running on this thread "
+        "(tokens are valid only inside their handler)",
+        __func__);
+  }
+  info->gex_srcrank = token->src;
+  info->gex_ep = rt.ep();
+  info->gex_entry = &token->entry->ex;
+  info->gex_is_req = token->is_req ? 1 : 0;
+  info->gex_is_long = token->category == am::kLong ? 1 : 0;
+  (void)mask;
+  return GEX_TI_ALL;
+}
+
+int gexx_AM_RequestShort(gex_TM_t tm, gex_Rank_t rank, gex_AM_Index_t handler, gex_Flags_t flags,
+                         unsigned int numargs, ...) {
+  const char *api = "gex_AM_RequestShort";
+  Args a;
+  GEXX_READ_ARGS(api, numargs, numargs, a);
+  check_tm(tm, api);
+  return engine(api).request(
+      rank, message(api, am::kShort, handler, nullptr, 0, nullptr, GEX_EVENT_NOW, flags, a));
+}
+
+int gexx_AM_RequestMedium(gex_TM_t tm, gex_Rank_t rank, gex_AM_Index_t handler, const void *src,
+                          size_t nbytes, gex_Event_t *lc_opt, gex_Flags_t flags,
+                          unsigned int numargs, ...) {
+  const char *api = "gex_AM_RequestMedium";
+  Args a;
+  GEXX_READ_ARGS(api, numargs, numargs, a);
+  check_tm(tm, api);
+  return engine(api).request(
+      rank, message(api, am::kMedium, handler, src, nbytes, nullptr, lc_opt, flags, a));
+}
+
+int gexx_AM_RequestLong(gex_TM_t tm, gex_Rank_t rank, gex_AM_Index_t handler, const void *src,
+                        size_t nbytes, void *dest, gex_Event_t *lc_opt, gex_Flags_t flags,
+                        unsigned int numargs, ...) {
+  const char *api = "gex_AM_RequestLong";
+  Args a;
+  GEXX_READ_ARGS(api, numargs, numargs, a);
+  check_tm(tm, api);
+  return engine(api).request(rank,
+                             message(api, am::kLong, handler, src, nbytes, dest, lc_opt, flags, a));
+}
+
+int gexx_AM_ReplyShort(gex_Token_t token, gex_AM_Index_t handler, gex_Flags_t flags,
+                       unsigned int numargs, ...) {
+  const char *api = "gex_AM_ReplyShort";
+  Args a;
+  GEXX_READ_ARGS(api, numargs, numargs, a);
+  return engine(api).reply(
+      token, message(api, am::kShort, handler, nullptr, 0, nullptr, GEX_EVENT_NOW, flags, a));
+}
+
+int gexx_AM_ReplyMedium(gex_Token_t token, gex_AM_Index_t handler, const void *src, size_t nbytes,
+                        gex_Event_t *lc_opt, gex_Flags_t flags, unsigned int numargs, ...) {
+  const char *api = "gex_AM_ReplyMedium";
+  Args a;
+  GEXX_READ_ARGS(api, numargs, numargs, a);
+  return engine(api).reply(
+      token, message(api, am::kMedium, handler, src, nbytes, nullptr, lc_opt, flags, a));
+}
+
+int gexx_AM_ReplyLong(gex_Token_t token, gex_AM_Index_t handler, const void *src, size_t nbytes,
+                      void *dest, gex_Event_t *lc_opt, gex_Flags_t flags, unsigned int numargs,
+                      ...) {
+  const char *api = "gex_AM_ReplyLong";
+  Args a;
+  GEXX_READ_ARGS(api, numargs, numargs, a);
+  return engine(api).reply(token,
+                           message(api, am::kLong, handler, src, nbytes, dest, lc_opt, flags, a));
+}
+
+// ---- negotiated payloads ----
+
+void *gex_AM_SrcDescAddr(gex_AM_SrcDesc_t sd) {
+  if (!sd) gexx::util::fatal("gex_AM_SrcDescAddr: GEX_AM_SRCDESC_NO_OP has no buffer");
+  return sd->addr;
+}
+size_t gex_AM_SrcDescSize(gex_AM_SrcDesc_t sd) {
+  if (!sd) gexx::util::fatal("gex_AM_SrcDescSize: GEX_AM_SRCDESC_NO_OP has no buffer");
+  return sd->size;
+}
+
+gex_AM_SrcDesc_t gex_AM_PrepareRequestMedium(gex_TM_t tm, gex_Rank_t rank, const void *client_buf,
+                                             size_t least_payload, size_t most_payload,
+                                             gex_Event_t *lc_opt, gex_Flags_t flags,
+                                             unsigned int numargs) {
+  check_tm(tm, __func__);
+  return engine(__func__).prepare(__func__, false, am::kMedium, nullptr, rank, client_buf,
+                                  least_payload, most_payload, nullptr, lc_opt, flags, numargs);
+}
+gex_AM_SrcDesc_t gex_AM_PrepareReplyMedium(gex_Token_t token, const void *client_buf,
+                                           size_t least_payload, size_t most_payload,
+                                           gex_Event_t *lc_opt, gex_Flags_t flags,
+                                           unsigned int numargs) {
+  return engine(__func__).prepare(__func__, true, am::kMedium, token, 0, client_buf, least_payload,
+                                  most_payload, nullptr, lc_opt, flags, numargs);
+}
+gex_AM_SrcDesc_t gex_AM_PrepareRequestLong(gex_TM_t tm, gex_Rank_t rank, const void *client_buf,
+                                           size_t least_payload, size_t most_payload,
+                                           void *dest_addr, gex_Event_t *lc_opt, gex_Flags_t flags,
+                                           unsigned int numargs) {
+  check_tm(tm, __func__);
+  return engine(__func__).prepare(__func__, false, am::kLong, nullptr, rank, client_buf,
+                                  least_payload, most_payload, dest_addr, lc_opt, flags, numargs);
+}
+gex_AM_SrcDesc_t gex_AM_PrepareReplyLong(gex_Token_t token, const void *client_buf,
+                                         size_t least_payload, size_t most_payload, void *dest_addr,
+                                         gex_Event_t *lc_opt, gex_Flags_t flags,
+                                         unsigned int numargs) {
+  return engine(__func__).prepare(__func__, true, am::kLong, token, 0, client_buf, least_payload,
+                                  most_payload, dest_addr, lc_opt, flags, numargs);
+}
+
+void gexx_AM_CommitRequestMedium(gex_AM_SrcDesc_t sd, gex_AM_Index_t handler, size_t nbytes,
+                                 unsigned int numargs, ...) {
+  const char *api = "gex_AM_CommitRequestMedium";
+  Args a;
+  GEXX_READ_ARGS(api, numargs, numargs, a);
+  engine(api).commit(api, sd, false, am::kMedium, handler, nbytes, nullptr, a.n, a.v);
+}
+void gexx_AM_CommitReplyMedium(gex_AM_SrcDesc_t sd, gex_AM_Index_t handler, size_t nbytes,
+                               unsigned int numargs, ...) {
+  const char *api = "gex_AM_CommitReplyMedium";
+  Args a;
+  GEXX_READ_ARGS(api, numargs, numargs, a);
+  engine(api).commit(api, sd, true, am::kMedium, handler, nbytes, nullptr, a.n, a.v);
+}
+void gexx_AM_CommitRequestLong(gex_AM_SrcDesc_t sd, gex_AM_Index_t handler, size_t nbytes,
+                               void *dest, unsigned int numargs, ...) {
+  const char *api = "gex_AM_CommitRequestLong";
+  Args a;
+  GEXX_READ_ARGS(api, numargs, numargs, a);
+  engine(api).commit(api, sd, false, am::kLong, handler, nbytes, dest, a.n, a.v);
+}
+void gexx_AM_CommitReplyLong(gex_AM_SrcDesc_t sd, gex_AM_Index_t handler, size_t nbytes, void *dest,
+                             unsigned int numargs, ...) {
+  const char *api = "gex_AM_CommitReplyLong";
+  Args a;
+  GEXX_READ_ARGS(api, numargs, numargs, a);
+  engine(api).commit(api, sd, true, am::kLong, handler, nbytes, dest, a.n, a.v);
+}
+
+}  // extern "C"

@@ -1,0 +1,456 @@
+#include "core/am.hpp"
+
+#include <array>
+#include <cstring>
+#include <utility>
+#include <vector>
+
+#include "core/progress.hpp"
+#include "core/runtime.hpp"
+#include "util/log.hpp"
+#include "util/strings.hpp"
+
+namespace gexx::core::am {
+
+namespace {
+
+// Initial-exec TLS: these are read on every AM and every poll.
+__attribute__((tls_model("initial-exec"))) thread_local gexx_token_s *tl_token = nullptr;
+thread_local gexx_srcdesc_s tl_srcdesc;
+
+const char *category_name(uint8_t c) {
+  return c == kShort ? "Short" : c == kMedium ? "Medium" : "Long";
+}
+
+// ---- calling a handler with its exact arity ----
+template <size_t>
+using Arg = gex_AM_Arg_t;
+
+using ShortCall = void (*)(gex_AM_Fn_t, gex_Token_t, const gex_AM_Arg_t *);
+using PayloadCall = void (*)(gex_AM_Fn_t, gex_Token_t, void *, size_t, const gex_AM_Arg_t *);
+
+template <size_t... I>
+void call_short(gex_AM_Fn_t fn, gex_Token_t t, const gex_AM_Arg_t *a) {
+  reinterpret_cast<void (*)(gex_Token_t, Arg<I>...)>(fn)(t, a[I]...);
+}
+template <size_t... I>
+void call_payload(gex_AM_Fn_t fn, gex_Token_t t, void *buf, size_t n, const gex_AM_Arg_t *a) {
+  reinterpret_cast<void (*)(gex_Token_t, void *, size_t, Arg<I>...)>(fn)(t, buf, n, a[I]...);
+}
+template <size_t... N>
+constexpr std::array<ShortCall, sizeof...(N)> short_calls(std::index_sequence<N...>) {
+  return {[]<size_t... I>(std::index_sequence<I...>)->ShortCall{return &call_short<I...>;
+}
+(std::make_index_sequence<N>{})...
+};  // namespace
+}  // namespace gexx::core::am
+template <size_t... N>
+constexpr std::array<PayloadCall, sizeof...(N)> payload_calls(std::index_sequence<N...>) {
+  return {[]<size_t... I>(std::index_sequence<I...>)->PayloadCall{return &call_payload<I...>;
+}
+(std::make_index_sequence<N>{})...
+}
+;
+}
+constexpr auto kShortCalls = short_calls(std::make_index_sequence<kMaxArgs + 1>{});
+constexpr auto kPayloadCalls = payload_calls(std::make_index_sequence<kMaxArgs + 1>{});
+
+std::string flag_names(gex_Flags_t f) {
+  std::string cat = (f & GEX_FLAG_AM_MEDLONG) == GEX_FLAG_AM_MEDLONG ? "Medium or Long"
+                    : (f & GEX_FLAG_AM_SHORT)                        ? "Short"
+                    : (f & GEX_FLAG_AM_MEDIUM)                       ? "Medium"
+                                                                     : "Long";
+  std::string dir = (f & GEX_FLAG_AM_REQREP) == GEX_FLAG_AM_REQREP ? "request or reply"
+                    : (f & GEX_FLAG_AM_REQUEST)                    ? "request"
+                                                                   : "reply";
+  return cat + " " + dir;
+}
+
+bool is_event_pointer(gex_Event_t *lc) {
+  return lc != GEX_EVENT_NOW && lc != GEX_EVENT_DEFER && lc != GEX_EVENT_GROUP && lc != nullptr;
+}
+
+}  // namespace
+
+gexx_token_s *current_token() {
+  return tl_token;
+}
+
+Engine::Engine(Runtime &rt)
+    : rt_(rt),
+      tp_(rt.transport()),
+      rank_(rt.rank()),
+      size_(rt.size()),
+      max_medium_(rt.transport().am_max_medium()),
+      max_long_(rt.max_global_segment() > 512 ? rt.max_global_segment() : 512),
+      peers_(std::make_unique<Peer[]>(rt.size())) {}
+
+bool Engine::take_credit(uint32_t peer) {
+  std::atomic<int32_t> &a = peers_[peer].avail;
+  int32_t v = a.load(std::memory_order_relaxed);
+  while (v > 0) {
+    if (a.compare_exchange_weak(v, v - 1, std::memory_order_acquire, std::memory_order_relaxed))
+      return true;
+  }
+  return false;
+}
+
+uint32_t Engine::take_owed(uint32_t peer) {
+  std::atomic<uint32_t> &o = peers_[peer].owed;
+  if (o.load(std::memory_order_relaxed) == 0) return 0;
+  return o.exchange(0, std::memory_order_relaxed);
+}
+
+void Engine::check_request(const char *api, gex_Rank_t rank, unsigned nargs) {
+  if (gexx_token_s *t = tl_token) {
+    util::fatal(
+        "%s called inside AM %s %s: a handler may not send requests (a request handler may "
+        "send one reply, with its token; a reply handler sends nothing)",
+        api, t->entry ? t->entry->label.c_str() : "handler", t->is_req ? "request" : "reply");
+  }
+  if (rank >= size_) {
+    util::fatal("%s: rank %u is not in this job of %u ranks", api, rank, size_);
+  }
+  if (nargs > kMaxArgs) {
+    util::fatal("%s: %u handler arguments; at most gex_AM_MaxArgs() = %u", api, nargs, kMaxArgs);
+  }
+}
+
+gexx_token_s *Engine::reply_token(const char *api, gex_Token_t token) {
+  gexx_token_s *cur = tl_token;
+  if (!token) util::fatal("%s: the token is NULL", api);
+  if (token != cur) {
+    util::fatal(
+        "%s: this token does not belong to the AM handler running on this thread; a reply "
+        "is sent from inside its request handler, before the handler returns",
+        api);
+  }
+  const char *label = cur->entry ? cur->entry->label.c_str() : "handler";
+  if (!cur->is_req) {
+    util::fatal("%s called inside reply %s: a reply handler sends nothing", api, label);
+  }
+  if (cur->replied) {
+    util::fatal("%s: request %s has already replied; a request handler sends at most one reply",
+                api, label);
+  }
+  return cur;
+}
+
+void Engine::check_payload(const Message &m, uint32_t peer, bool reply) {
+  if (m.nargs > kMaxArgs) {
+    util::fatal("%s: %u handler arguments; at most gex_AM_MaxArgs() = %u", m.api, m.nargs,
+                kMaxArgs);
+  }
+  if (m.nbytes && !m.src) util::fatal("%s: %zu bytes from a NULL source", m.api, m.nbytes);
+  if (m.category == kMedium && m.nbytes > max_medium_) {
+    util::fatal(
+        "%s: a %zu-byte Medium payload; at most %zu (gex_AM_Max%sMedium / "
+        "gasnet_AMMaxMedium)",
+        m.api, m.nbytes, max_medium_, reply ? "Reply" : "Request");
+  }
+  if (m.lc_opt == GEX_EVENT_DEFER) {
+    util::fatal(
+        "%s: GEX_EVENT_DEFER is not allowed for active messages; use GEX_EVENT_NOW, "
+        "GEX_EVENT_GROUP (requests) or a pointer to a gex_Event_t",
+        m.api);
+  }
+  if (reply && m.lc_opt == GEX_EVENT_GROUP) {
+    util::fatal(
+        "%s: GEX_EVENT_GROUP is not allowed for replies; use GEX_EVENT_NOW or a pointer "
+        "to a gex_Event_t",
+        m.api);
+  }
+  if (m.category != kShort && !m.lc_opt) {
+    util::fatal(
+        "%s: lc_opt is NULL; pass GEX_EVENT_NOW, GEX_EVENT_GROUP or a pointer to a "
+        "gex_Event_t",
+        m.api);
+  }
+  (void)peer;
+}
+
+bool Engine::reserve(const Message &m, uint32_t peer, transport::AmLane lane, size_t payload,
+                     transport::AmSlot &slot) {
+  uint32_t spins = 0;
+  while (!tp_.am_reserve(peer, lane, m.nargs, payload, slot)) {
+    if (m.flags & GEX_FLAG_IMMEDIATE) return false;
+    if (lane == transport::AmLane::Reply) {
+      tp_.am_poll(true);  // replies always drain: their handlers send nothing
+    } else {
+      poll(m.api);
+    }
+    relax(spins);
+  }
+  return true;
+}
+
+void Engine::send(const Message &m, uint32_t peer, transport::AmSlot &slot, Kind kind,
+                  uint32_t credits, bool payload_in_place) {
+  transport::AmHeader h;
+  h.kind = kind;
+  h.category = m.category;
+  h.handler = m.handler;
+  h.nargs = static_cast<uint8_t>(m.nargs);
+  h.src = rank_;
+  h.credits = credits;
+  h.nbytes = m.nbytes;
+  h.dest = reinterpret_cast<uint64_t>(m.dest);
+  if (!payload_in_place && m.nbytes) {
+    if (m.category == kMedium) {
+      std::memcpy(slot.payload, m.src, m.nbytes);
+    } else if (m.category == kLong) {
+      std::memcpy(rt_.translate(m.api, peer, m.dest, m.nbytes), m.src, m.nbytes);
+    }
+  }
+  tp_.am_commit(slot, h, m.args);
+  if (is_event_pointer(m.lc_opt)) *m.lc_opt = GEX_EVENT_INVALID;  // copied: complete
+}
+
+int Engine::request(gex_Rank_t rank, const Message &m) {
+  check_request(m.api, rank, m.nargs);
+  check_payload(m, rank, false);
+  if (m.category == kLong && m.nbytes) rt_.translate(m.api, rank, m.dest, m.nbytes);
+  uint32_t spins = 0;
+  while (!take_credit(rank)) {
+    if (m.flags & GEX_FLAG_IMMEDIATE) return 1;
+    poll(m.api);
+    relax(spins);
+  }
+  transport::AmSlot slot;
+  if (!reserve(m, rank, transport::AmLane::Request, m.category == kMedium ? m.nbytes : 0, slot)) {
+    give_credit(rank);
+    return 1;
+  }
+  send(m, rank, slot, kRequest, take_owed(rank), false);
+  return 0;
+}
+
+int Engine::reply(gex_Token_t token, const Message &m) {
+  gexx_token_s *t = reply_token(m.api, token);
+  check_payload(m, t->src, true);
+  if (m.category == kLong && m.nbytes) rt_.translate(m.api, t->src, m.dest, m.nbytes);
+  transport::AmSlot slot;
+  if (!reserve(m, t->src, transport::AmLane::Reply, m.category == kMedium ? m.nbytes : 0, slot))
+    return 1;
+  send(m, t->src, slot, kReply, 1 + take_owed(t->src), false);
+  t->replied = true;
+  return 0;
+}
+
+void Engine::send_credits(uint32_t peer) {
+  Message m{};
+  m.api = "returning AM credits";
+  m.category = kShort;
+  transport::AmSlot slot;
+  reserve(m, peer, transport::AmLane::Reply, 0, slot);
+  uint32_t owed = take_owed(peer);
+  send(m, peer, slot, kCredit, owed, true);
+}
+
+void Engine::poll(const char *api) {
+  if (gexx_token_s *t = tl_token) {
+    util::fatal("%s called inside AM %s %s: handlers may not poll or wait for communication", api,
+                t->entry ? t->entry->label.c_str() : "handler", t->is_req ? "request" : "reply");
+  }
+  tp_.am_poll(false);
+}
+
+void Engine::bad_handler(const transport::AmHeader &h, const char *why) {
+  const HandlerEntry &e = rt_.handlers().entry(h.handler);
+  std::string target = e.fn ? e.label : util::format("handler index %u", h.handler);
+  util::fatal("rank %u sent an AM %s %s to %s, %s", h.src, category_name(h.category),
+              h.kind == kRequest ? "request" : "reply", target.c_str(), why);
+}
+
+void Engine::deliver(const transport::AmHeader &h, const int32_t *args, void *payload) {
+  if (h.credits)
+    peers_[h.src].avail.fetch_add(static_cast<int32_t>(h.credits), std::memory_order_relaxed);
+  if (h.kind == kCredit) return;
+  const HandlerEntry &e = rt_.handlers().entry(h.handler);
+  if (!e.fn) {
+    bad_handler(h,
+                "which is not registered on this rank (register handlers with gasnet_attach "
+                "or gex_EP_RegisterHandlers before any rank sends to them)");
+  }
+  if (e.checked) {
+    gex_Flags_t want = h.category == kShort    ? GEX_FLAG_AM_SHORT
+                       : h.category == kMedium ? GEX_FLAG_AM_MEDIUM
+                                               : GEX_FLAG_AM_LONG;
+    gex_Flags_t dir = h.kind == kRequest ? GEX_FLAG_AM_REQUEST : GEX_FLAG_AM_REPLY;
+    if (!(e.ex.gex_flags & want) || !(e.ex.gex_flags & dir)) {
+      bad_handler(
+          h, util::format("which was registered as %s only", flag_names(e.ex.gex_flags).c_str())
+                 .c_str());
+    }
+    if (e.ex.gex_nargs != h.nargs) {
+      bad_handler(h, util::format("which was registered for %u argument(s) but the AM carries %u",
+                                  e.ex.gex_nargs, h.nargs)
+                         .c_str());
+    }
+  }
+  gexx_token_s tok;
+  tok.src = h.src;
+  tok.handler = h.handler;
+  tok.category = h.category;
+  tok.is_req = h.kind == kRequest;
+  tok.entry = &e;
+  tok.outer = tl_token;
+  tl_token = &tok;
+  unsigned n = h.nargs <= kMaxArgs ? h.nargs : kMaxArgs;
+  if (h.category == kShort) {
+    kShortCalls[n](e.fn, &tok, args);
+  } else {
+    void *buf = h.category == kLong ? reinterpret_cast<void *>(h.dest) : payload;
+    kPayloadCalls[n](e.fn, &tok, buf, h.nbytes, args);
+  }
+  tl_token = tok.outer;
+  if (tok.is_req && !tok.replied) {
+    // The hidden reply: bank the credit, return the bank when it is full.
+    uint32_t owed = peers_[h.src].owed.fetch_add(1, std::memory_order_relaxed) + 1;
+    if (owed >= kSlack) send_credits(h.src);
+  }
+}
+
+// ---- negotiated payloads ----
+
+gex_AM_SrcDesc_t Engine::prepare(const char *api, bool reply, Category cat, gex_Token_t token,
+                                 gex_Rank_t rank, const void *client_buf, size_t least, size_t most,
+                                 void *dest_hint, gex_Event_t *lc_opt, gex_Flags_t flags,
+                                 unsigned nargs) {
+  gexx_srcdesc_s &sd = tl_srcdesc;
+  if (sd.active) {
+    util::fatal(
+        "%s: this thread has a prepared AM that is not committed yet; each Prepare is "
+        "followed by its Commit before the next Prepare",
+        api);
+  }
+  gexx_token_s *t = nullptr;
+  if (reply) {
+    t = reply_token(api, token);
+    rank = t->src;
+  } else {
+    check_request(api, rank, nargs);
+  }
+  if (nargs > kMaxArgs) {
+    util::fatal("%s: %u handler arguments; at most gex_AM_MaxArgs() = %u", api, nargs, kMaxArgs);
+  }
+  size_t max = cat == kMedium ? max_medium_ : max_long_;
+  if (least > most) util::fatal("%s: least_payload %zu exceeds most_payload %zu", api, least, most);
+  if (least > max) {
+    util::fatal("%s: least_payload %zu exceeds the %s limit %zu (gex_AM_Max%s%s)", api, least,
+                category_name(cat), max, reply ? "Reply" : "Request", category_name(cat));
+  }
+  if (!client_buf && lc_opt) {
+    util::fatal("%s: lc_opt must be NULL when client_buf is NULL (gexx provides the buffer)", api);
+  }
+  if (client_buf && !lc_opt) {
+    util::fatal(
+        "%s: lc_opt is NULL; with a client buffer pass GEX_EVENT_NOW%s or a pointer to "
+        "a gex_Event_t",
+        api, reply ? "" : ", GEX_EVENT_GROUP");
+  }
+  if (lc_opt == GEX_EVENT_DEFER || (reply && lc_opt == GEX_EVENT_GROUP)) {
+    util::fatal("%s: this lc_opt is not allowed here", api);
+  }
+  if (!reply) {
+    uint32_t spins = 0;
+    while (!take_credit(rank)) {
+      if (flags & GEX_FLAG_IMMEDIATE) return GEX_AM_SRCDESC_NO_OP;
+      poll(api);
+      relax(spins);
+    }
+  }
+  size_t size = most < max ? most : max;
+  Message m{};
+  m.api = api;
+  m.nargs = nargs;
+  m.flags = flags;
+  transport::AmLane lane = reply ? transport::AmLane::Reply : transport::AmLane::Request;
+  if (!reserve(m, rank, lane, cat == kMedium ? size : 0, sd.slot)) {
+    if (!reply) give_credit(rank);
+    return GEX_AM_SRCDESC_NO_OP;
+  }
+  sd.in_place = false;
+  if (client_buf) {
+    sd.addr = const_cast<void *>(client_buf);
+  } else if (cat == kMedium) {
+    sd.addr = sd.slot.payload;
+    sd.in_place = true;
+  } else if (dest_hint) {
+    // Long toward a known destination: hand out the destination itself.
+    const transport::PeerSegment &seg = rt_.transport().segment(rank);
+    uint64_t off = reinterpret_cast<uint64_t>(dest_hint) - seg.owner_base;
+    size_t room = off <= seg.size ? seg.size - off : 0;
+    if (size > room) size = room > least ? room : least;
+    sd.addr = rt_.translate(api, rank, dest_hint, size);
+    sd.in_place = true;
+  } else {
+    if (size > (1u << 20)) size = least > (1u << 20) ? least : (1u << 20);
+    sd.buffer.resize(size);
+    sd.addr = sd.buffer.data();
+  }
+  sd.active = true;
+  sd.reply = reply;
+  sd.category = cat;
+  sd.peer = rank;
+  sd.nargs = nargs;
+  sd.flags = flags;
+  sd.lc_opt = lc_opt;
+  sd.client_buf = client_buf;
+  sd.size = size;
+  sd.dest_hint = dest_hint;
+  sd.token = t;
+  return &sd;
+}
+
+void Engine::commit(const char *api, gex_AM_SrcDesc_t sdp, bool reply, Category cat,
+                    gex_AM_Index_t handler, size_t nbytes, void *dest, unsigned nargs,
+                    const gex_AM_Arg_t *args) {
+  gexx_srcdesc_s &sd = tl_srcdesc;
+  if (sdp != &sd || !sd.active) {
+    util::fatal(
+        "%s: this source descriptor is not the one the last Prepare on this thread "
+        "returned (or it was committed already)",
+        api);
+  }
+  if (sd.reply != reply || sd.category != cat) {
+    util::fatal("%s does not match its Prepare (a %s %s)", api, category_name(sd.category),
+                sd.reply ? "reply" : "request");
+  }
+  if (nargs != sd.nargs) {
+    util::fatal("%s: %u arguments, but the Prepare said %u", api, nargs, sd.nargs);
+  }
+  if (nbytes > sd.size) {
+    util::fatal("%s: %zu bytes, but the Prepare granted %zu (gex_AM_SrcDescSize)", api, nbytes,
+                sd.size);
+  }
+  if (cat == kLong && sd.dest_hint && dest != sd.dest_hint) {
+    util::fatal("%s: dest_addr %p differs from the %p given to the Prepare", api, dest,
+                sd.dest_hint);
+  }
+  Message m{};
+  m.api = api;
+  m.category = cat;
+  m.handler = handler;
+  m.nargs = nargs;
+  m.args = args;
+  m.src = sd.addr;
+  m.nbytes = nbytes;
+  m.dest = dest;
+  m.lc_opt = sd.lc_opt;
+  m.flags = sd.flags;
+  sd.active = false;
+  if (cat == kLong && !sd.in_place && nbytes) rt_.translate(api, sd.peer, dest, nbytes);
+  uint32_t credits = take_owed(sd.peer) + (reply ? 1 : 0);
+  send(m, sd.peer, sd.slot, reply ? kReply : kRequest, credits, sd.in_place);
+  if (reply) sd.token->replied = true;
+  if (sd.buffer.size() > (1u << 20)) std::vector<char>().swap(sd.buffer);
+}
+
+}  // namespace gexx::core::am
+
+namespace gexx::transport {
+void deliver_am(const AmHeader &h, const int32_t *args, void *payload) {
+  core::detail::g_runtime->am().deliver(h, args, payload);
+}
+}  // namespace gexx::transport

@@ -1,0 +1,122 @@
+// The active-message protocol, shared by every conduit: handler dispatch,
+// the request/reply rules, request credits, local completion and
+// negotiated payloads. A transport only carries the bytes (Transport::am_*).
+//
+// Credits: a request to a peer takes one of kCredits credits toward it; the
+// peer returns it with the reply, or, when the handler sends none, banks it
+// and returns the bank on its next message to us or, once kSlack are banked,
+// in a credit-only message (the hidden reply).
+#pragma once
+
+#include <gasnetex.h>
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "core/objects.hpp"
+#include "transport/transport.hpp"
+
+namespace gexx::core {
+class Runtime;
+}
+
+namespace gexx::core::am {
+
+enum Kind : uint8_t { kRequest = 0, kReply = 1, kCredit = 2 };
+enum Category : uint8_t { kShort = 0, kMedium = 1, kLong = 2 };
+
+constexpr unsigned kMaxArgs = 16;
+constexpr int32_t kCredits = 256;
+constexpr uint32_t kSlack = 64;
+
+// One AM to inject, as the C entry points describe it.
+struct Message {
+  const char *api;
+  Category category;
+  gex_AM_Index_t handler;
+  unsigned nargs;
+  const gex_AM_Arg_t *args;
+  const void *src;
+  size_t nbytes;
+  void *dest;
+  gex_Event_t *lc_opt;
+  gex_Flags_t flags;
+};
+
+class Engine {
+ public:
+  explicit Engine(Runtime &rt);
+
+  // Return 0, or 1 when GEX_FLAG_IMMEDIATE was given and nothing was sent.
+  int request(gex_Rank_t rank, const Message &m);
+  int reply(gex_Token_t token, const Message &m);
+
+  // Runs incoming messages; fatal inside a handler (handlers do not poll).
+  void poll(const char *api);
+  void deliver(const transport::AmHeader &h, const int32_t *args, void *payload);
+
+  size_t max_medium() const { return max_medium_; }
+  size_t max_long() const { return max_long_; }
+
+  // Negotiated payloads: one Prepare/Commit pair per thread at a time.
+  gex_AM_SrcDesc_t prepare(const char *api, bool reply, Category cat, gex_Token_t token,
+                           gex_Rank_t rank, const void *client_buf, size_t least, size_t most,
+                           void *dest_hint, gex_Event_t *lc_opt, gex_Flags_t flags, unsigned nargs);
+  void commit(const char *api, gex_AM_SrcDesc_t sd, bool reply, Category cat,
+              gex_AM_Index_t handler, size_t nbytes, void *dest, unsigned nargs,
+              const gex_AM_Arg_t *args);
+
+  // A request-handler token that may still reply (fatal otherwise).
+  gexx_token_s *reply_token(const char *api, gex_Token_t token);
+
+ private:
+  struct alignas(64) Peer {
+    std::atomic<int32_t> avail{kCredits};  // credits we hold toward this peer
+    std::atomic<uint32_t> owed{0};         // credits we owe it (requests run, not replied)
+  };
+  bool take_credit(uint32_t peer);
+  void give_credit(uint32_t peer) { peers_[peer].avail.fetch_add(1, std::memory_order_relaxed); }
+  uint32_t take_owed(uint32_t peer);
+  void check_request(const char *api, gex_Rank_t rank, unsigned nargs);
+  void check_payload(const Message &m, uint32_t peer, bool reply);
+  bool reserve(const Message &m, uint32_t peer, transport::AmLane lane, size_t payload,
+               transport::AmSlot &slot);
+  void send(const Message &m, uint32_t peer, transport::AmSlot &slot, Kind kind, uint32_t credits,
+            bool payload_in_place);
+  void send_credits(uint32_t peer);
+  [[noreturn]] void bad_handler(const transport::AmHeader &h, const char *why);
+
+  Runtime &rt_;
+  transport::Transport &tp_;
+  uint32_t rank_, size_;
+  size_t max_medium_, max_long_;
+  std::unique_ptr<Peer[]> peers_;
+};
+
+// The innermost handler running on this thread, or null.
+gexx_token_s *current_token();
+
+}  // namespace gexx::core::am
+
+// A prepared negotiated-payload AM (one per thread).
+struct gexx_srcdesc_s {
+  bool active = false;
+  bool reply = false;
+  gexx::core::am::Category category = gexx::core::am::kMedium;
+  uint32_t peer = 0;
+  unsigned nargs = 0;
+  gex_Flags_t flags = 0;
+  gex_Event_t *lc_opt = nullptr;
+  const void *client_buf = nullptr;
+  void *addr = nullptr;
+  size_t size = 0;
+  void *dest_hint = nullptr;
+  bool in_place = false;  // addr already is the payload's destination
+  gexx_token_s *token = nullptr;
+  uint32_t credits = 0;
+  gexx::transport::AmSlot slot;
+  std::vector<char> buffer;  // Long without a destination hint: our buffer
+};

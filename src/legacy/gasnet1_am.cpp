@@ -1,0 +1,219 @@
+// GASNet-1 active messages, handler-safe locks, interrupts and wait mode,
+// on the same core engine as the GASNet-EX calls.
+#include <gasnet.h>
+
+#include <cstdarg>
+
+#include "core/am.hpp"
+#include "core/progress.hpp"
+#include "core/runtime.hpp"
+#include "util/log.hpp"
+
+using gexx::core::Runtime;
+namespace am = gexx::core::am;
+
+namespace {
+
+struct Args {
+  gex_AM_Arg_t v[am::kMaxArgs];
+  unsigned n;
+};
+#define GEXX_READ_ARGS(api, numargs, last, out)                                             \
+  do {                                                                                      \
+    if ((numargs) > am::kMaxArgs) {                                                         \
+      gexx::util::fatal("%s: %u handler arguments; at most gasnet_AMMaxArgs() = %u", (api), \
+                        (numargs), am::kMaxArgs);                                           \
+    }                                                                                       \
+    va_list ap;                                                                             \
+    va_start(ap, last);                                                                     \
+    for (unsigned i_ = 0; i_ < (numargs); ++i_) (out).v[i_] = va_arg(ap, gex_AM_Arg_t);     \
+    va_end(ap);                                                                             \
+    (out).n = (numargs);                                                                    \
+  } while (0)
+
+am::Engine &engine(const char *api) {
+  return Runtime::get(api).am();
+}
+
+int request(const char *api, gasnet_node_t dest, am::Category cat, gasnet_handler_t handler,
+            void *src, size_t nbytes, void *dest_addr, const Args &a) {
+  am::Message m{api, cat, handler, a.n, a.v, src, nbytes, dest_addr, GEX_EVENT_NOW, 0};
+  engine(api).request(dest, m);
+  return GASNET_OK;
+}
+
+int reply(const char *api, gasnet_token_t token, am::Category cat, gasnet_handler_t handler,
+          void *src, size_t nbytes, void *dest_addr, const Args &a) {
+  am::Message m{api, cat, handler, a.n, a.v, src, nbytes, dest_addr, GEX_EVENT_NOW, 0};
+  engine(api).reply(token, m);
+  return GASNET_OK;
+}
+
+thread_local int tl_interrupts_held = 0;
+
+}  // namespace
+
+extern "C" {
+
+size_t gasnet_AMMaxArgs(void) {
+  return am::kMaxArgs;
+}
+size_t gasnet_AMMaxMedium(void) {
+  return engine(__func__).max_medium();
+}
+size_t gasnet_AMMaxLongRequest(void) {
+  return engine(__func__).max_long();
+}
+size_t gasnet_AMMaxLongReply(void) {
+  return engine(__func__).max_long();
+}
+
+int gasnet_AMPoll(void) {
+  Runtime::get(__func__).am().poll(__func__);
+  return GASNET_OK;
+}
+
+int gasnet_AMGetMsgSource(gasnet_token_t token, gasnet_node_t *srcindex) {
+  Runtime::get(__func__);
+  bool live = false;
+  for (gexx_token_s *t = am::current_token(); t; t = t->outer) live = live || t == token;
+  if (!token || !live) {
+    gexx::util::fatal(
+        "%s: this token does not belong to an AM handler running on this thread "
+        "(tokens are valid only inside their handler)",
+        __func__);
+  }
+  if (!srcindex) gexx::util::fatal("%s: srcindex is NULL", __func__);
+  *srcindex = token->src;
+  return GASNET_OK;
+}
+
+int gexx_AMRequestShort(gasnet_node_t dest, gasnet_handler_t handler, unsigned int numargs, ...) {
+  const char *api = "gasnet_AMRequestShort";
+  Args a;
+  GEXX_READ_ARGS(api, numargs, numargs, a);
+  return request(api, dest, am::kShort, handler, nullptr, 0, nullptr, a);
+}
+int gexx_AMRequestMedium(gasnet_node_t dest, gasnet_handler_t handler, void *src, size_t nbytes,
+                         unsigned int numargs, ...) {
+  const char *api = "gasnet_AMRequestMedium";
+  Args a;
+  GEXX_READ_ARGS(api, numargs, numargs, a);
+  return request(api, dest, am::kMedium, handler, src, nbytes, nullptr, a);
+}
+int gexx_AMRequestLong(gasnet_node_t dest, gasnet_handler_t handler, void *src, size_t nbytes,
+                       void *dest_addr, unsigned int numargs, ...) {
+  const char *api = "gasnet_AMRequestLong";
+  Args a;
+  GEXX_READ_ARGS(api, numargs, numargs, a);
+  return request(api, dest, am::kLong, handler, src, nbytes, dest_addr, a);
+}
+// The payload is copied before the call returns, so LongAsync is Long.
+int gexx_AMRequestLongAsync(gasnet_node_t dest, gasnet_handler_t handler, void *src, size_t nbytes,
+                            void *dest_addr, unsigned int numargs, ...) {
+  const char *api = "gasnet_AMRequestLongAsync";
+  Args a;
+  GEXX_READ_ARGS(api, numargs, numargs, a);
+  return request(api, dest, am::kLong, handler, src, nbytes, dest_addr, a);
+}
+int gexx_AMReplyShort(gasnet_token_t token, gasnet_handler_t handler, unsigned int numargs, ...) {
+  const char *api = "gasnet_AMReplyShort";
+  Args a;
+  GEXX_READ_ARGS(api, numargs, numargs, a);
+  return reply(api, token, am::kShort, handler, nullptr, 0, nullptr, a);
+}
+int gexx_AMReplyMedium(gasnet_token_t token, gasnet_handler_t handler, void *src, size_t nbytes,
+                       unsigned int numargs, ...) {
+  const char *api = "gasnet_AMReplyMedium";
+  Args a;
+  GEXX_READ_ARGS(api, numargs, numargs, a);
+  return reply(api, token, am::kMedium, handler, src, nbytes, nullptr, a);
+}
+int gexx_AMReplyLong(gasnet_token_t token, gasnet_handler_t handler, void *src, size_t nbytes,
+                     void *dest_addr, unsigned int numargs, ...) {
+  const char *api = "gasnet_AMReplyLong";
+  Args a;
+  GEXX_READ_ARGS(api, numargs, numargs, a);
+  return reply(api, token, am::kLong, handler, src, nbytes, dest_addr, a);
+}
+
+// ---- handler-safe locks ----
+
+void gasnet_hsl_init(gasnet_hsl_t *hsl) {
+  if (!hsl) gexx::util::fatal("gasnet_hsl_init: NULL lock");
+  hsl->gexx_locked = 0;
+  hsl->gexx_owner = nullptr;
+}
+
+void gasnet_hsl_destroy(gasnet_hsl_t *hsl) {
+  if (!hsl) gexx::util::fatal("gasnet_hsl_destroy: NULL lock");
+  if (__atomic_load_n(&hsl->gexx_locked, __ATOMIC_ACQUIRE)) {
+    gexx::util::fatal("gasnet_hsl_destroy: the lock is held; unlock it first");
+  }
+}
+
+void gasnet_hsl_lock(gasnet_hsl_t *hsl) {
+  if (!hsl) gexx::util::fatal("gasnet_hsl_lock: NULL lock");
+  static thread_local char me;
+  if (__atomic_load_n(&hsl->gexx_owner, __ATOMIC_RELAXED) == &me) {
+    gexx::util::fatal("gasnet_hsl_lock: this thread already holds the lock (locks do not nest)");
+  }
+  uint32_t spins = 0;
+  for (;;) {
+    int expected = 0;
+    if (!__atomic_load_n(&hsl->gexx_locked, __ATOMIC_RELAXED) &&
+        __atomic_compare_exchange_n(&hsl->gexx_locked, &expected, 1, false, __ATOMIC_ACQUIRE,
+                                    __ATOMIC_RELAXED))
+      break;
+    gexx::core::relax(spins);
+  }
+  __atomic_store_n(&hsl->gexx_owner, static_cast<void *>(&me), __ATOMIC_RELAXED);
+}
+
+int gasnet_hsl_trylock(gasnet_hsl_t *hsl) {
+  if (!hsl) gexx::util::fatal("gasnet_hsl_trylock: NULL lock");
+  static thread_local char me;
+  int expected = 0;
+  if (__atomic_compare_exchange_n(&hsl->gexx_locked, &expected, 1, false, __ATOMIC_ACQUIRE,
+                                  __ATOMIC_RELAXED)) {
+    __atomic_store_n(&hsl->gexx_owner, static_cast<void *>(&me), __ATOMIC_RELAXED);
+    return GASNET_OK;
+  }
+  return GASNET_ERR_NOT_READY;
+}
+
+void gasnet_hsl_unlock(gasnet_hsl_t *hsl) {
+  if (!hsl) gexx::util::fatal("gasnet_hsl_unlock: NULL lock");
+  if (!__atomic_load_n(&hsl->gexx_locked, __ATOMIC_RELAXED)) {
+    gexx::util::fatal("gasnet_hsl_unlock: the lock is not held");
+  }
+  __atomic_store_n(&hsl->gexx_owner, static_cast<void *>(nullptr), __ATOMIC_RELAXED);
+  __atomic_store_n(&hsl->gexx_locked, 0, __ATOMIC_RELEASE);
+}
+
+// ---- interrupts and wait mode ----
+
+void gasnet_hold_interrupts(void) {
+  ++tl_interrupts_held;
+}
+
+void gasnet_resume_interrupts(void) {
+  if (tl_interrupts_held == 0) {
+    gexx::util::fatal("gasnet_resume_interrupts called without a matching gasnet_hold_interrupts");
+  }
+  --tl_interrupts_held;
+}
+
+int gasnet_set_waitmode(int wait_mode) {
+  if (wait_mode != GASNET_WAIT_SPIN && wait_mode != GASNET_WAIT_BLOCK &&
+      wait_mode != GASNET_WAIT_SPINBLOCK) {
+    gexx::util::fatal(
+        "gasnet_set_waitmode: %d is not GASNET_WAIT_SPIN, GASNET_WAIT_BLOCK or "
+        "GASNET_WAIT_SPINBLOCK",
+        wait_mode);
+  }
+  gexx::core::set_wait_mode(static_cast<gexx::core::WaitMode>(wait_mode));
+  return GASNET_OK;
+}
+
+}  // extern "C"

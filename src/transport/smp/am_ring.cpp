@@ -1,0 +1,100 @@
+#include "transport/smp/am_ring.hpp"
+
+#include <cstring>
+
+namespace gexx::transport::smp {
+
+bool AmRing::reserve(unsigned nargs, size_t payload, std::atomic<uint64_t> &head_cache,
+                     AmSlot &out) {
+  const uint32_t n = slots_for(nargs, payload);
+  uint64_t t = ctl_->tail.load(std::memory_order_relaxed);
+  uint32_t skip;
+  for (;;) {
+    uint32_t off = static_cast<uint32_t>(t & (kSlots - 1));
+    skip = off + n > kSlots ? kSlots - off : 0;
+    uint64_t end = t + skip + n;
+    uint64_t head = head_cache.load(std::memory_order_relaxed);
+    if (end - head > kSlots) {
+      head = ctl_->head.load(std::memory_order_acquire);
+      head_cache.store(head, std::memory_order_relaxed);
+      if (end - head > kSlots) return false;
+    }
+    if (ctl_->tail.compare_exchange_weak(t, end, std::memory_order_acquire,
+                                         std::memory_order_relaxed))
+      break;
+  }
+  if (skip) {
+    AmRingSlot &s = slots_[t & (kSlots - 1)];
+    s.kind = kSkip;
+    s.stamp.store(skip, std::memory_order_release);
+  }
+  uint64_t pos = t + skip;
+  uint32_t idx = static_cast<uint32_t>(pos & (kSlots - 1));
+  out.where = pos;
+  out.length = n;
+  out.payload = blocks_ + size_t{idx} * kBlock + (nargs > kInlineArgs ? kExtraArgBytes : 0);
+  out.capacity = size_t{n} * kBlock - (nargs > kInlineArgs ? kExtraArgBytes : 0);
+  return true;
+}
+
+void AmRing::commit(const AmSlot &slot, const AmHeader &h, const int32_t *args) {
+  uint32_t idx = static_cast<uint32_t>(slot.where & (kSlots - 1));
+  AmRingSlot &s = slots_[idx];
+  s.kind = h.kind;
+  s.category = h.category;
+  s.handler = h.handler;
+  s.nargs = h.nargs;
+  s.src = h.src;
+  s.credits = h.credits;
+  s.nbytes = h.nbytes;
+  s.dest = h.dest;
+  unsigned inline_args = h.nargs < kInlineArgs ? h.nargs : kInlineArgs;
+  for (unsigned i = 0; i < inline_args; ++i) s.args[i] = args[i];
+  if (h.nargs > kInlineArgs) {
+    std::memcpy(blocks_ + size_t{idx} * kBlock, args + kInlineArgs,
+                (h.nargs - kInlineArgs) * sizeof(int32_t));
+  }
+  s.stamp.store(slot.length, std::memory_order_release);
+}
+
+int AmRing::drain(int budget) {
+  if (busy_.exchange(true, std::memory_order_acquire)) return 0;
+  uint64_t h = head_.load(std::memory_order_relaxed);
+  int done = 0;
+  while (done < budget) {
+    uint32_t idx = static_cast<uint32_t>(h & (kSlots - 1));
+    AmRingSlot &s = slots_[idx];
+    uint32_t n = s.stamp.load(std::memory_order_acquire);
+    if (n == 0) break;
+    if (s.kind != kSkip) {
+      AmHeader hdr;
+      hdr.kind = s.kind;
+      hdr.category = s.category;
+      hdr.handler = s.handler;
+      hdr.nargs = s.nargs;
+      hdr.src = s.src;
+      hdr.credits = s.credits;
+      hdr.nbytes = s.nbytes;
+      hdr.dest = s.dest;
+      int32_t args[16];
+      char *block = blocks_ + size_t{idx} * kBlock;
+      unsigned nargs = hdr.nargs <= 16 ? hdr.nargs : 16;
+      unsigned inline_args = nargs < kInlineArgs ? nargs : kInlineArgs;
+      for (unsigned i = 0; i < inline_args; ++i) args[i] = s.args[i];
+      if (nargs > kInlineArgs) {
+        std::memcpy(args + kInlineArgs, block, (nargs - kInlineArgs) * sizeof(int32_t));
+        block += kExtraArgBytes;
+      }
+      deliver_am(hdr, args, block);
+      ++done;
+    }
+    s.stamp.store(0, std::memory_order_relaxed);
+    h += n;
+    head_.store(h, std::memory_order_relaxed);
+    ctl_->head.store(h, std::memory_order_release);
+  }
+  busy_.store(false, std::memory_order_release);
+  return done;
+}
+
+}  // namespace gexx::transport::smp

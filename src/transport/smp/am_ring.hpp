@@ -1,0 +1,89 @@
+// The shared-memory AM queue of one receiver lane: many producers (every
+// rank of the host may send), one consumer (the owner).
+//
+// A ring of 64-byte header slots, each paired with a payload block of
+// kBlock bytes in a parallel array. A message takes n consecutive slots: its
+// header in the first, its payload across the n blocks (contiguous, never
+// wrapping: a producer that would wrap first claims the tail of the ring as a
+// skip record). Producers claim slots with a CAS on `tail` and publish by
+// storing the slot count into the first slot's `stamp` (release); the
+// consumer reads the stamp at `head` (acquire), runs the message, zeroes the
+// stamp and publishes the new head. Only first slots are ever stamped and the
+// consumer zeroes every stamp it consumed, so a stamp is non-zero exactly
+// when a published message starts there: payload bytes never look like one.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+
+#include "transport/transport.hpp"
+
+namespace gexx::transport::smp {
+
+struct alignas(64) AmRingSlot {
+  std::atomic<uint32_t> stamp;  // 0: nothing here; else slots in this record
+  uint8_t kind;                 // kSkip, or core's message kind
+  uint8_t category;
+  uint8_t handler;
+  uint8_t nargs;
+  uint32_t src;
+  uint32_t credits;
+  uint64_t nbytes;
+  uint64_t dest;
+  int32_t args[8];  // the first eight; the rest open the payload block
+};
+static_assert(sizeof(AmRingSlot) == 64, "one cache line per header");
+
+struct alignas(64) AmRingControl {
+  alignas(64) std::atomic<uint64_t> tail;  // next slot to claim (producers)
+  alignas(64) std::atomic<uint64_t> head;  // first slot not yet consumed (consumer)
+};
+
+class AmRing {
+ public:
+  static constexpr uint32_t kSlots = 2048;
+  static constexpr uint32_t kBlock = 512;
+  static constexpr uint32_t kInlineArgs = 8;
+  static constexpr uint32_t kExtraArgBytes = 32;  // args 8..15, 16-byte aligned payload after
+  static constexpr uint8_t kSkip = 0xFF;
+  static constexpr size_t kMaxMedium = 65536;
+
+  static size_t bytes() { return sizeof(AmRingControl) + kSlots * (sizeof(AmRingSlot) + kBlock); }
+  // Zeroed shared memory is an empty ring; nothing else to initialise.
+
+  void init(void *area) {
+    ctl_ = static_cast<AmRingControl *>(area);
+    slots_ = reinterpret_cast<AmRingSlot *>(ctl_ + 1);
+    blocks_ = reinterpret_cast<char *>(slots_ + kSlots);
+  }
+
+  static uint32_t slots_for(unsigned nargs, size_t payload) {
+    size_t bytes = (nargs > kInlineArgs ? kExtraArgBytes : 0) + payload;
+    uint32_t n = static_cast<uint32_t>((bytes + kBlock - 1) / kBlock);
+    return n ? n : 1;
+  }
+
+  // Producer side (any process). `head_cache` is the producer's last view
+  // of head, shared by its threads.
+  bool reserve(unsigned nargs, size_t payload, std::atomic<uint64_t> &head_cache, AmSlot &out);
+  void commit(const AmSlot &slot, const AmHeader &h, const int32_t *args);
+
+  // Consumer side (the owner). Delivers up to `budget` messages; returns how
+  // many. Safe to call from several threads: one consumes at a time.
+  int drain(int budget);
+  bool has_work() const {
+    return slots_[head_.load(std::memory_order_relaxed) & (kSlots - 1)].stamp.load(
+               std::memory_order_relaxed) != 0;
+  }
+
+ private:
+  AmRingControl *ctl_ = nullptr;
+  AmRingSlot *slots_ = nullptr;
+  char *blocks_ = nullptr;
+  // Consumer state, private to the owner process.
+  std::atomic<uint64_t> head_{0};
+  std::atomic<bool> busy_{false};
+};
+
+}  // namespace gexx::transport::smp
