@@ -57,7 +57,7 @@ void AmRing::commit(const AmSlot &slot, const AmHeader &h, const int32_t *args) 
   s.stamp.store(slot.length, std::memory_order_release);
 }
 
-int AmRing::drain(int budget) {
+int AmRing::drain(int budget, Sink sink) {
   if (busy_.exchange(true, std::memory_order_acquire)) return 0;
   uint64_t h = head_.load(std::memory_order_relaxed);
   int done = 0;
@@ -85,7 +85,7 @@ int AmRing::drain(int budget) {
         std::memcpy(args + kInlineArgs, block, (nargs - kInlineArgs) * sizeof(int32_t));
         block += kExtraArgBytes;
       }
-      deliver_am(hdr, args, block);
+      sink(hdr, args, block);
       ++done;
     }
     s.stamp.store(0, std::memory_order_relaxed);

@@ -71,7 +71,8 @@ class AmRing {
 
   // Consumer side (the owner). Delivers up to `budget` messages; returns how
   // many. Safe to call from several threads: one consumes at a time.
-  int drain(int budget);
+  using Sink = void (*)(const AmHeader &h, const int32_t *args, void *payload);
+  int drain(int budget, Sink sink = deliver_am);
   bool has_work() const {
     return slots_[head_.load(std::memory_order_relaxed) & (kSlots - 1)].stamp.load(
                std::memory_order_relaxed) != 0;
