@@ -26,7 +26,8 @@ bool AmRing::reserve(unsigned nargs, size_t payload, std::atomic<uint64_t> &head
   if (skip) {
     AmRingSlot &s = slots_[t & (kSlots - 1)];
     s.kind = kSkip;
-    s.stamp.store(skip, std::memory_order_release);
+    s.nslots = static_cast<uint16_t>(skip);
+    s.stamp.store(t + 1, std::memory_order_release);
   }
   uint64_t pos = t + skip;
   uint32_t idx = static_cast<uint32_t>(pos & (kSlots - 1));
@@ -45,7 +46,8 @@ void AmRing::commit(const AmSlot &slot, const AmHeader &h, const int32_t *args) 
   s.handler = h.handler;
   s.nargs = h.nargs;
   s.src = h.src;
-  s.credits = h.credits;
+  s.nslots = static_cast<uint16_t>(slot.length);
+  s.credits = static_cast<uint16_t>(h.credits);
   s.nbytes = h.nbytes;
   s.dest = h.dest;
   unsigned inline_args = h.nargs < kInlineArgs ? h.nargs : kInlineArgs;
@@ -54,7 +56,7 @@ void AmRing::commit(const AmSlot &slot, const AmHeader &h, const int32_t *args) 
     std::memcpy(blocks_ + size_t{idx} * kBlock, args + kInlineArgs,
                 (h.nargs - kInlineArgs) * sizeof(int32_t));
   }
-  s.stamp.store(slot.length, std::memory_order_release);
+  s.stamp.store(slot.where + 1, std::memory_order_release);
 }
 
 int AmRing::drain(int budget, Sink sink) {
@@ -64,8 +66,8 @@ int AmRing::drain(int budget, Sink sink) {
   while (done < budget) {
     uint32_t idx = static_cast<uint32_t>(h & (kSlots - 1));
     AmRingSlot &s = slots_[idx];
-    uint32_t n = s.stamp.load(std::memory_order_acquire);
-    if (n == 0) break;
+    if (s.stamp.load(std::memory_order_acquire) != h + 1) break;
+    uint32_t n = s.nslots;
     if (s.kind != kSkip) {
       AmHeader hdr;
       hdr.kind = s.kind;
@@ -88,7 +90,6 @@ int AmRing::drain(int budget, Sink sink) {
       sink(hdr, args, block);
       ++done;
     }
-    s.stamp.store(0, std::memory_order_relaxed);
     h += n;
     head_.store(h, std::memory_order_relaxed);
     ctl_->head.store(h, std::memory_order_release);

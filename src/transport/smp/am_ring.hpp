@@ -6,11 +6,13 @@
 // header in the first, its payload across the n blocks (contiguous, never
 // wrapping: a producer that would wrap first claims the tail of the ring as a
 // skip record). Producers claim slots with a CAS on `tail` and publish by
-// storing the slot count into the first slot's `stamp` (release); the
-// consumer reads the stamp at `head` (acquire), runs the message, zeroes the
-// stamp and publishes the new head. Only first slots are ever stamped and the
-// consumer zeroes every stamp it consumed, so a stamp is non-zero exactly
-// when a published message starts there: payload bytes never look like one.
+// storing the record's absolute position + 1 into its first slot's `stamp`
+// (release); the consumer, at absolute position `head`, waits for the stamp
+// there to read head + 1 (acquire), runs the message and publishes the new
+// head. Positions never repeat (64 bits), only first slots are stamped and
+// payloads live apart from the slots, so an old stamp or a payload byte can
+// never pass for a new message, and the consumer never writes a slot: each
+// header line moves once per message, producer to consumer.
 #pragma once
 
 #include <atomic>
@@ -22,16 +24,17 @@
 namespace gexx::transport::smp {
 
 struct alignas(64) AmRingSlot {
-  std::atomic<uint32_t> stamp;  // 0: nothing here; else slots in this record
-  uint8_t kind;                 // kSkip, or core's message kind
+  std::atomic<uint64_t> stamp;  // position + 1 of the record published here
+  uint64_t nbytes;
+  uint64_t dest;
+  uint32_t src;
+  uint16_t nslots;   // slots this record takes
+  uint16_t credits;  // at most 1 + kCredits: fits
+  uint8_t kind;      // kSkip, or core's message kind
   uint8_t category;
   uint8_t handler;
   uint8_t nargs;
-  uint32_t src;
-  uint32_t credits;
-  uint64_t nbytes;
-  uint64_t dest;
-  int32_t args[8];  // the first eight; the rest open the payload block
+  int32_t args[7];  // the first seven; the rest open the payload block
 };
 static_assert(sizeof(AmRingSlot) == 64, "one cache line per header");
 
@@ -44,8 +47,8 @@ class AmRing {
  public:
   static constexpr uint32_t kSlots = 2048;
   static constexpr uint32_t kBlock = 512;
-  static constexpr uint32_t kInlineArgs = 8;
-  static constexpr uint32_t kExtraArgBytes = 32;  // args 8..15, 16-byte aligned payload after
+  static constexpr uint32_t kInlineArgs = 7;
+  static constexpr uint32_t kExtraArgBytes = 48;  // args 7..15, 16-byte aligned payload after
   static constexpr uint8_t kSkip = 0xFF;
   static constexpr size_t kMaxMedium = 65536;
 
@@ -74,8 +77,8 @@ class AmRing {
   using Sink = void (*)(const AmHeader &h, const int32_t *args, void *payload);
   int drain(int budget, Sink sink = deliver_am);
   bool has_work() const {
-    return slots_[head_.load(std::memory_order_relaxed) & (kSlots - 1)].stamp.load(
-               std::memory_order_relaxed) != 0;
+    uint64_t h = head_.load(std::memory_order_relaxed);
+    return slots_[h & (kSlots - 1)].stamp.load(std::memory_order_relaxed) == h + 1;
   }
 
  private:

@@ -85,11 +85,9 @@ class SmpTransport final : public Transport {
   }
   bool am_poll(bool replies_only) override {
     constexpr int kBudget = 64;
-    AmRing &reply = rings_[boot_.rank() * 2 + 1];
-    AmRing &request = rings_[boot_.rank() * 2];
     bool any = false;
-    if (reply.has_work()) any = reply.drain(kBudget) > 0;
-    if (!replies_only && request.has_work()) any = request.drain(kBudget) > 0 || any;
+    if (my_reply_->has_work()) any = my_reply_->drain(kBudget) > 0;
+    if (!replies_only && my_request_->has_work()) any = my_request_->drain(kBudget) > 0 || any;
     return any;
   }
   size_t am_max_medium() const override { return AmRing::kMaxMedium; }
@@ -247,6 +245,8 @@ class SmpTransport final : public Transport {
       rings_[i].init(ring_area + i * page_round(AmRing::bytes()));
       head_cache_[i].store(0, std::memory_order_relaxed);
     }
+    my_request_ = &rings_[boot_.rank() * 2];
+    my_reply_ = &rings_[boot_.rank() * 2 + 1];
     if (boot_.rank() == 0) {
       util::note("barrier algorithm: %s (GASNET_BARRIER=%s, %u rank(s), %ld core(s))",
                  central ? "central" : "dissem", algorithm.c_str(), boot_.size(), cores_);
@@ -264,6 +264,8 @@ class SmpTransport final : public Transport {
   Mapping host_area_;
   std::unique_ptr<AmRing[]> rings_;                      // [rank * 2 + lane]
   std::unique_ptr<std::atomic<uint64_t>[]> head_cache_;  // our view of each ring's head
+  AmRing *my_request_ = nullptr;                         // the two rings this rank drains
+  AmRing *my_reply_ = nullptr;
   std::vector<Mapping> maps_;
   std::vector<PeerSegment> segs_;
 };
