@@ -50,6 +50,7 @@ int reply(const char *api, gasnet_token_t token, am::Category cat, gasnet_handle
 }
 
 thread_local int tl_interrupts_held = 0;
+thread_local char tl_lock_owner;  // its address names this thread as a lock owner
 
 }  // namespace
 
@@ -154,8 +155,7 @@ void gasnet_hsl_destroy(gasnet_hsl_t *hsl) {
 
 void gasnet_hsl_lock(gasnet_hsl_t *hsl) {
   if (!hsl) gexx::util::fatal("gasnet_hsl_lock: NULL lock");
-  static thread_local char me;
-  if (__atomic_load_n(&hsl->gexx_owner, __ATOMIC_RELAXED) == &me) {
+  if (__atomic_load_n(&hsl->gexx_owner, __ATOMIC_RELAXED) == &tl_lock_owner) {
     gexx::util::fatal("gasnet_hsl_lock: this thread already holds the lock (locks do not nest)");
   }
   uint32_t spins = 0;
@@ -167,16 +167,15 @@ void gasnet_hsl_lock(gasnet_hsl_t *hsl) {
       break;
     gexx::core::relax(spins);
   }
-  __atomic_store_n(&hsl->gexx_owner, static_cast<void *>(&me), __ATOMIC_RELAXED);
+  __atomic_store_n(&hsl->gexx_owner, static_cast<void *>(&tl_lock_owner), __ATOMIC_RELAXED);
 }
 
 int gasnet_hsl_trylock(gasnet_hsl_t *hsl) {
   if (!hsl) gexx::util::fatal("gasnet_hsl_trylock: NULL lock");
-  static thread_local char me;
   int expected = 0;
   if (__atomic_compare_exchange_n(&hsl->gexx_locked, &expected, 1, false, __ATOMIC_ACQUIRE,
                                   __ATOMIC_RELAXED)) {
-    __atomic_store_n(&hsl->gexx_owner, static_cast<void *>(&me), __ATOMIC_RELAXED);
+    __atomic_store_n(&hsl->gexx_owner, static_cast<void *>(&tl_lock_owner), __ATOMIC_RELAXED);
     return GASNET_OK;
   }
   return GASNET_ERR_NOT_READY;
