@@ -13,24 +13,6 @@ namespace am = gexx::core::am;
 
 namespace {
 
-// Reads `n` handler arguments from a va_list (checked against the maximum).
-struct Args {
-  gex_AM_Arg_t v[am::kMaxArgs];
-  unsigned n;
-};
-#define GEXX_READ_ARGS(api, numargs, last, out)                                           \
-  do {                                                                                    \
-    if ((numargs) > am::kMaxArgs) {                                                       \
-      gexx::util::fatal("%s: %u handler arguments; at most gex_AM_MaxArgs() = %u", (api), \
-                        (numargs), am::kMaxArgs);                                         \
-    }                                                                                     \
-    va_list ap;                                                                           \
-    va_start(ap, last);                                                                   \
-    for (unsigned i_ = 0; i_ < (numargs); ++i_) (out).v[i_] = va_arg(ap, gex_AM_Arg_t);   \
-    va_end(ap);                                                                           \
-    (out).n = (numargs);                                                                  \
-  } while (0)
-
 am::Engine &engine(const char *api) {
   return Runtime::get(api).am();
 }
@@ -41,7 +23,7 @@ void check_tm(gex_TM_t tm, const char *api) {
 
 am::Message message(const char *api, am::Category cat, gex_AM_Index_t handler, const void *src,
                     size_t nbytes, void *dest, gex_Event_t *lc_opt, gex_Flags_t flags,
-                    const Args &a) {
+                    const am::ArgList &a) {
   return am::Message{api, cat, handler, a.n, a.v, src, nbytes, dest, lc_opt, flags};
 }
 
@@ -132,8 +114,8 @@ gex_TI_t gex_Token_Info(gex_Token_t token, gex_Token_Info_t *info, gex_TI_t mask
 int gexx_AM_RequestShort(gex_TM_t tm, gex_Rank_t rank, gex_AM_Index_t handler, gex_Flags_t flags,
                          unsigned int numargs, ...) {
   const char *api = "gex_AM_RequestShort";
-  Args a;
-  GEXX_READ_ARGS(api, numargs, numargs, a);
+  am::ArgList a;
+  GEXX_AM_READ_ARGS(api, numargs, numargs, a);
   check_tm(tm, api);
   return engine(api).request(
       rank, message(api, am::kShort, handler, nullptr, 0, nullptr, GEX_EVENT_NOW, flags, a));
@@ -143,8 +125,8 @@ int gexx_AM_RequestMedium(gex_TM_t tm, gex_Rank_t rank, gex_AM_Index_t handler, 
                           size_t nbytes, gex_Event_t *lc_opt, gex_Flags_t flags,
                           unsigned int numargs, ...) {
   const char *api = "gex_AM_RequestMedium";
-  Args a;
-  GEXX_READ_ARGS(api, numargs, numargs, a);
+  am::ArgList a;
+  GEXX_AM_READ_ARGS(api, numargs, numargs, a);
   check_tm(tm, api);
   return engine(api).request(
       rank, message(api, am::kMedium, handler, src, nbytes, nullptr, lc_opt, flags, a));
@@ -154,8 +136,8 @@ int gexx_AM_RequestLong(gex_TM_t tm, gex_Rank_t rank, gex_AM_Index_t handler, co
                         size_t nbytes, void *dest, gex_Event_t *lc_opt, gex_Flags_t flags,
                         unsigned int numargs, ...) {
   const char *api = "gex_AM_RequestLong";
-  Args a;
-  GEXX_READ_ARGS(api, numargs, numargs, a);
+  am::ArgList a;
+  GEXX_AM_READ_ARGS(api, numargs, numargs, a);
   check_tm(tm, api);
   return engine(api).request(rank,
                              message(api, am::kLong, handler, src, nbytes, dest, lc_opt, flags, a));
@@ -164,8 +146,8 @@ int gexx_AM_RequestLong(gex_TM_t tm, gex_Rank_t rank, gex_AM_Index_t handler, co
 int gexx_AM_ReplyShort(gex_Token_t token, gex_AM_Index_t handler, gex_Flags_t flags,
                        unsigned int numargs, ...) {
   const char *api = "gex_AM_ReplyShort";
-  Args a;
-  GEXX_READ_ARGS(api, numargs, numargs, a);
+  am::ArgList a;
+  GEXX_AM_READ_ARGS(api, numargs, numargs, a);
   return engine(api).reply(
       token, message(api, am::kShort, handler, nullptr, 0, nullptr, GEX_EVENT_NOW, flags, a));
 }
@@ -173,8 +155,8 @@ int gexx_AM_ReplyShort(gex_Token_t token, gex_AM_Index_t handler, gex_Flags_t fl
 int gexx_AM_ReplyMedium(gex_Token_t token, gex_AM_Index_t handler, const void *src, size_t nbytes,
                         gex_Event_t *lc_opt, gex_Flags_t flags, unsigned int numargs, ...) {
   const char *api = "gex_AM_ReplyMedium";
-  Args a;
-  GEXX_READ_ARGS(api, numargs, numargs, a);
+  am::ArgList a;
+  GEXX_AM_READ_ARGS(api, numargs, numargs, a);
   return engine(api).reply(
       token, message(api, am::kMedium, handler, src, nbytes, nullptr, lc_opt, flags, a));
 }
@@ -183,8 +165,8 @@ int gexx_AM_ReplyLong(gex_Token_t token, gex_AM_Index_t handler, const void *src
                       void *dest, gex_Event_t *lc_opt, gex_Flags_t flags, unsigned int numargs,
                       ...) {
   const char *api = "gex_AM_ReplyLong";
-  Args a;
-  GEXX_READ_ARGS(api, numargs, numargs, a);
+  am::ArgList a;
+  GEXX_AM_READ_ARGS(api, numargs, numargs, a);
   return engine(api).reply(token,
                            message(api, am::kLong, handler, src, nbytes, dest, lc_opt, flags, a));
 }
@@ -234,29 +216,29 @@ gex_AM_SrcDesc_t gex_AM_PrepareReplyLong(gex_Token_t token, const void *client_b
 void gexx_AM_CommitRequestMedium(gex_AM_SrcDesc_t sd, gex_AM_Index_t handler, size_t nbytes,
                                  unsigned int numargs, ...) {
   const char *api = "gex_AM_CommitRequestMedium";
-  Args a;
-  GEXX_READ_ARGS(api, numargs, numargs, a);
+  am::ArgList a;
+  GEXX_AM_READ_ARGS(api, numargs, numargs, a);
   engine(api).commit(api, sd, false, am::kMedium, handler, nbytes, nullptr, a.n, a.v);
 }
 void gexx_AM_CommitReplyMedium(gex_AM_SrcDesc_t sd, gex_AM_Index_t handler, size_t nbytes,
                                unsigned int numargs, ...) {
   const char *api = "gex_AM_CommitReplyMedium";
-  Args a;
-  GEXX_READ_ARGS(api, numargs, numargs, a);
+  am::ArgList a;
+  GEXX_AM_READ_ARGS(api, numargs, numargs, a);
   engine(api).commit(api, sd, true, am::kMedium, handler, nbytes, nullptr, a.n, a.v);
 }
 void gexx_AM_CommitRequestLong(gex_AM_SrcDesc_t sd, gex_AM_Index_t handler, size_t nbytes,
                                void *dest, unsigned int numargs, ...) {
   const char *api = "gex_AM_CommitRequestLong";
-  Args a;
-  GEXX_READ_ARGS(api, numargs, numargs, a);
+  am::ArgList a;
+  GEXX_AM_READ_ARGS(api, numargs, numargs, a);
   engine(api).commit(api, sd, false, am::kLong, handler, nbytes, dest, a.n, a.v);
 }
 void gexx_AM_CommitReplyLong(gex_AM_SrcDesc_t sd, gex_AM_Index_t handler, size_t nbytes, void *dest,
                              unsigned int numargs, ...) {
   const char *api = "gex_AM_CommitReplyLong";
-  Args a;
-  GEXX_READ_ARGS(api, numargs, numargs, a);
+  am::ArgList a;
+  GEXX_AM_READ_ARGS(api, numargs, numargs, a);
   engine(api).commit(api, sd, true, am::kLong, handler, nbytes, dest, a.n, a.v);
 }
 

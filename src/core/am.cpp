@@ -72,6 +72,11 @@ bool is_event_pointer(gex_Event_t *lc) {
 
 }  // namespace
 
+void too_many_args(const char *api, unsigned numargs) {
+  util::fatal("%s: %u handler arguments; at most %u (gex_AM_MaxArgs, gasnet_AMMaxArgs)", api,
+              numargs, kMaxArgs);
+}
+
 gexx_token_s *current_token() {
   return tl_token;
 }

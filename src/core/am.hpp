@@ -96,6 +96,13 @@ class Engine {
   std::unique_ptr<Peer[]> peers_;
 };
 
+// Handler arguments as a variadic C entry point receives them.
+struct ArgList {
+  gex_AM_Arg_t v[kMaxArgs];
+  unsigned n;
+};
+[[noreturn]] void too_many_args(const char *api, unsigned numargs);
+
 // The innermost handler running on this thread, or null.
 gexx_token_s *current_token();
 
@@ -120,3 +127,15 @@ struct gexx_srcdesc_s {
   gexx::transport::AmSlot slot;
   std::vector<char> buffer;  // Long without a destination hint: our buffer
 };
+
+// Reads `numargs` handler arguments following the parameter `last` of the
+// variadic entry point it is used in.
+#define GEXX_AM_READ_ARGS(api, numargs, last, out)                                             \
+  do {                                                                                         \
+    if ((numargs) > ::gexx::core::am::kMaxArgs) ::gexx::core::am::too_many_args(api, numargs); \
+    va_list ap_;                                                                               \
+    va_start(ap_, last);                                                                       \
+    for (unsigned i_ = 0; i_ < (numargs); ++i_) (out).v[i_] = va_arg(ap_, gex_AM_Arg_t);       \
+    va_end(ap_);                                                                               \
+    (out).n = (numargs);                                                                       \
+  } while (0)

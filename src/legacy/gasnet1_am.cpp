@@ -14,36 +14,19 @@ namespace am = gexx::core::am;
 
 namespace {
 
-struct Args {
-  gex_AM_Arg_t v[am::kMaxArgs];
-  unsigned n;
-};
-#define GEXX_READ_ARGS(api, numargs, last, out)                                             \
-  do {                                                                                      \
-    if ((numargs) > am::kMaxArgs) {                                                         \
-      gexx::util::fatal("%s: %u handler arguments; at most gasnet_AMMaxArgs() = %u", (api), \
-                        (numargs), am::kMaxArgs);                                           \
-    }                                                                                       \
-    va_list ap;                                                                             \
-    va_start(ap, last);                                                                     \
-    for (unsigned i_ = 0; i_ < (numargs); ++i_) (out).v[i_] = va_arg(ap, gex_AM_Arg_t);     \
-    va_end(ap);                                                                             \
-    (out).n = (numargs);                                                                    \
-  } while (0)
-
 am::Engine &engine(const char *api) {
   return Runtime::get(api).am();
 }
 
 int request(const char *api, gasnet_node_t dest, am::Category cat, gasnet_handler_t handler,
-            void *src, size_t nbytes, void *dest_addr, const Args &a) {
+            void *src, size_t nbytes, void *dest_addr, const am::ArgList &a) {
   am::Message m{api, cat, handler, a.n, a.v, src, nbytes, dest_addr, GEX_EVENT_NOW, 0};
   engine(api).request(dest, m);
   return GASNET_OK;
 }
 
 int reply(const char *api, gasnet_token_t token, am::Category cat, gasnet_handler_t handler,
-          void *src, size_t nbytes, void *dest_addr, const Args &a) {
+          void *src, size_t nbytes, void *dest_addr, const am::ArgList &a) {
   am::Message m{api, cat, handler, a.n, a.v, src, nbytes, dest_addr, GEX_EVENT_NOW, 0};
   engine(api).reply(token, m);
   return GASNET_OK;
@@ -91,50 +74,50 @@ int gasnet_AMGetMsgSource(gasnet_token_t token, gasnet_node_t *srcindex) {
 
 int gexx_AMRequestShort(gasnet_node_t dest, gasnet_handler_t handler, unsigned int numargs, ...) {
   const char *api = "gasnet_AMRequestShort";
-  Args a;
-  GEXX_READ_ARGS(api, numargs, numargs, a);
+  am::ArgList a;
+  GEXX_AM_READ_ARGS(api, numargs, numargs, a);
   return request(api, dest, am::kShort, handler, nullptr, 0, nullptr, a);
 }
 int gexx_AMRequestMedium(gasnet_node_t dest, gasnet_handler_t handler, void *src, size_t nbytes,
                          unsigned int numargs, ...) {
   const char *api = "gasnet_AMRequestMedium";
-  Args a;
-  GEXX_READ_ARGS(api, numargs, numargs, a);
+  am::ArgList a;
+  GEXX_AM_READ_ARGS(api, numargs, numargs, a);
   return request(api, dest, am::kMedium, handler, src, nbytes, nullptr, a);
 }
 int gexx_AMRequestLong(gasnet_node_t dest, gasnet_handler_t handler, void *src, size_t nbytes,
                        void *dest_addr, unsigned int numargs, ...) {
   const char *api = "gasnet_AMRequestLong";
-  Args a;
-  GEXX_READ_ARGS(api, numargs, numargs, a);
+  am::ArgList a;
+  GEXX_AM_READ_ARGS(api, numargs, numargs, a);
   return request(api, dest, am::kLong, handler, src, nbytes, dest_addr, a);
 }
 // The payload is copied before the call returns, so LongAsync is Long.
 int gexx_AMRequestLongAsync(gasnet_node_t dest, gasnet_handler_t handler, void *src, size_t nbytes,
                             void *dest_addr, unsigned int numargs, ...) {
   const char *api = "gasnet_AMRequestLongAsync";
-  Args a;
-  GEXX_READ_ARGS(api, numargs, numargs, a);
+  am::ArgList a;
+  GEXX_AM_READ_ARGS(api, numargs, numargs, a);
   return request(api, dest, am::kLong, handler, src, nbytes, dest_addr, a);
 }
 int gexx_AMReplyShort(gasnet_token_t token, gasnet_handler_t handler, unsigned int numargs, ...) {
   const char *api = "gasnet_AMReplyShort";
-  Args a;
-  GEXX_READ_ARGS(api, numargs, numargs, a);
+  am::ArgList a;
+  GEXX_AM_READ_ARGS(api, numargs, numargs, a);
   return reply(api, token, am::kShort, handler, nullptr, 0, nullptr, a);
 }
 int gexx_AMReplyMedium(gasnet_token_t token, gasnet_handler_t handler, void *src, size_t nbytes,
                        unsigned int numargs, ...) {
   const char *api = "gasnet_AMReplyMedium";
-  Args a;
-  GEXX_READ_ARGS(api, numargs, numargs, a);
+  am::ArgList a;
+  GEXX_AM_READ_ARGS(api, numargs, numargs, a);
   return reply(api, token, am::kMedium, handler, src, nbytes, nullptr, a);
 }
 int gexx_AMReplyLong(gasnet_token_t token, gasnet_handler_t handler, void *src, size_t nbytes,
                      void *dest_addr, unsigned int numargs, ...) {
   const char *api = "gasnet_AMReplyLong";
-  Args a;
-  GEXX_READ_ARGS(api, numargs, numargs, a);
+  am::ArgList a;
+  GEXX_AM_READ_ARGS(api, numargs, numargs, a);
   return reply(api, token, am::kLong, handler, src, nbytes, dest_addr, a);
 }
 

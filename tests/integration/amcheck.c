@@ -42,18 +42,6 @@ static gex_AM_Arg_t arg_value(int cat, unsigned nargs, unsigned i, gex_Rank_t sr
   x *= 2654435761u;
   return (gex_AM_Arg_t)x;
 }
-static unsigned char byte_at(uint64_t seed, size_t i) {
-  uint64_t x = (seed + i + 1) * 0x9E3779B97F4A7C15ull;
-  return (unsigned char)(x >> 56);
-}
-static void fill(unsigned char *p, size_t len, uint64_t seed) {
-  for (size_t i = 0; i < len; ++i) p[i] = byte_at(seed, i);
-}
-static size_t first_bad(const unsigned char *p, size_t len, uint64_t seed) {
-  for (size_t i = 0; i < len; ++i)
-    if (p[i] != byte_at(seed, i)) return i;
-  return (size_t)-1;
-}
 static uint64_t payload_seed(int cat, size_t nbytes, gex_Rank_t src, int is_req) {
   return ((uint64_t)cat << 48) ^ ((uint64_t)nbytes << 8) ^ ((uint64_t)src << 40) ^ (uint64_t)is_req;
 }

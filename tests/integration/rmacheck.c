@@ -20,21 +20,6 @@ static gex_TM_t tm;
 static unsigned char *mine, *remote; /* my segment; peer's segment (its address) */
 static unsigned char *local_src, *local_dst;
 
-static unsigned char byte_at(uint64_t seed, size_t i) {
-  uint64_t x = (seed + i) * 0x9E3779B97F4A7C15ull;
-  return (unsigned char)(x >> 56);
-}
-
-static void fill(unsigned char *p, size_t len, uint64_t seed) {
-  for (size_t i = 0; i < len; ++i) p[i] = byte_at(seed, i);
-}
-
-static size_t first_bad(const unsigned char *p, size_t len, uint64_t seed) {
-  for (size_t i = 0; i < len; ++i)
-    if (p[i] != byte_at(seed, i)) return i;
-  return (size_t)-1;
-}
-
 /* The peer's segment is mapped here, so both sides of a transfer can be
  * checked directly: the remote bytes through the local mapping. */
 static unsigned char *peer_local;
