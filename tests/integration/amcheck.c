@@ -553,6 +553,32 @@ static void gasnet1(void) {
   gasnet_hsl_unlock(&g1_lock);
 }
 
+/* ---- one Long of the whole segment ---- */
+static volatile long whole_seen;
+static void whole_handler(gex_Token_t t, void *buf, size_t nbytes, gex_AM_Arg_t seed) {
+  (void)t;
+  CHECK(buf == seg && nbytes == SEG_SIZE, "whole-segment Long landed at %p, %zu bytes", buf,
+        nbytes);
+  size_t bad = first_bad(buf, nbytes, (uint64_t)seed);
+  CHECK(bad == (size_t)-1, "whole-segment Long: byte %zu wrong", bad);
+  ++whole_seen;
+}
+
+static void whole_segment(void) {
+  gex_AM_Entry_t e[1] = {
+      {0, (gex_AM_Fn_t)whole_handler, GEX_FLAG_AM_LONG | GEX_FLAG_AM_REQUEST, 1, NULL, "whole"}};
+  gex_EP_RegisterHandlers(ep, e, 1);
+  CHECK(gex_AM_MaxRequestLong(tm, next, GEX_EVENT_NOW, 0, 1) >= SEG_SIZE,
+        "MaxRequestLong below the segment size");
+  gasnet_barrier(0, GASNET_BARRIERFLAG_ANONYMOUS);
+  static unsigned char src[SEG_SIZE];
+  fill(src, SEG_SIZE, 4242 + me);
+  gex_AM_RequestLong1(tm, next, e[0].gex_index, src, SEG_SIZE, seg_of[next], GEX_EVENT_NOW, 0,
+                      4242 + me);
+  GASNET_BLOCKUNTIL(whole_seen == 1);
+  gasnet_barrier(0, GASNET_BARRIERFLAG_ANONYMOUS);
+}
+
 /* ---- flood: all ranks to rank 0 ---- */
 #define FLOOD_TOTAL 100000
 static volatile long flood_count, flood_acks;
@@ -714,6 +740,7 @@ int main(int argc, char **argv) {
     immediate();
     gasnet1();
     gasnet_barrier(0, GASNET_BARRIERFLAG_ANONYMOUS);
+    whole_segment();
     CHECK(g1_locked_count == 6, "hsl section ran %ld times, expected 6", g1_locked_count);
   } else {
     rule = mode;
