@@ -18,14 +18,17 @@
 #undef GASNET_SEQ
 #define GASNET_SEQ 1
 #define GEXX_THREAD_MODEL SEQ
+#define GEXX_THREAD_MODE_ID 0
 #elif !defined(GASNET_SEQ) && defined(GASNET_PARSYNC) && !defined(GASNET_PAR)
 #undef GASNET_PARSYNC
 #define GASNET_PARSYNC 1
 #define GEXX_THREAD_MODEL PARSYNC
+#define GEXX_THREAD_MODE_ID 1
 #elif !defined(GASNET_SEQ) && !defined(GASNET_PARSYNC) && defined(GASNET_PAR)
 #undef GASNET_PAR
 #define GASNET_PAR 1
 #define GEXX_THREAD_MODEL PAR
+#define GEXX_THREAD_MODE_ID 2
 #else
 #error \
     "gexx: define exactly one of GASNET_SEQ, GASNET_PARSYNC or GASNET_PAR before including gasnetex.h or gasnet.h (the installed .mak/.pc/CMake files add it for you)"
@@ -103,6 +106,14 @@ extern void gex_System_SetVerboseErrors(int enable);
  * client's own name (letters, digits and '_', starting with a letter). */
 extern int gex_Client_Init(gex_Client_t *client_p, gex_EP_t *ep_p, gex_TM_t *tm_p,
                            const char *clientName, int *argc, char ***argv, gex_Flags_t flags);
+/* The same, told the client's thread mode (0 SEQ, 1 PARSYNC, 2 PAR): with
+ * SEQ or PARSYNC gexx skips the atomic instructions only PAR needs. A call
+ * to gex_Client_Init passes the mode the client was compiled with. */
+extern int gexx_Client_Init_mode(gex_Client_t *client_p, gex_EP_t *ep_p, gex_TM_t *tm_p,
+                                 const char *clientName, int *argc, char ***argv,
+                                 gex_Flags_t flags, int thread_mode);
+#define gex_Client_Init(client_p, ep_p, tm_p, clientName, argc, argv, flags) \
+  gexx_Client_Init_mode(client_p, ep_p, tm_p, clientName, argc, argv, flags, GEXX_THREAD_MODE_ID)
 extern const char *gex_Client_QueryName(gex_Client_t client);
 extern gex_Flags_t gex_Client_QueryFlags(gex_Client_t client);
 extern void gex_Client_SetCData(gex_Client_t client, const void *val);

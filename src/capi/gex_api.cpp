@@ -59,8 +59,9 @@ void gex_System_SetVerboseErrors(int enable) {
   g_verbose_errors = enable ? 1 : 0;
 }
 
-int gex_Client_Init(gex_Client_t *client_p, gex_EP_t *ep_p, gex_TM_t *tm_p, const char *clientName,
-                    int *argc, char ***argv, gex_Flags_t flags) {
+int gexx_Client_Init_mode(gex_Client_t *client_p, gex_EP_t *ep_p, gex_TM_t *tm_p,
+                          const char *clientName, int *argc, char ***argv, gex_Flags_t flags,
+                          int thread_mode) {
   (void)argc;
   (void)argv;
   if (!client_p || !ep_p || !tm_p) {
@@ -74,12 +75,18 @@ int gex_Client_Init(gex_Client_t *client_p, gex_EP_t *ep_p, gex_TM_t *tm_p, cons
         "'_', starting with a letter",
         clientName ? clientName : "(null)");
   }
-  Runtime &rt = Runtime::init(__func__, clientName, flags);
+  Runtime &rt = Runtime::init("gex_Client_Init", clientName, flags, thread_mode);
   rt.barrier().finish_anonymous(rt.barrier().start_anonymous());
   *client_p = rt.client();
   *ep_p = rt.ep();
   *tm_p = rt.tm();
   return GASNET_OK;
+}
+
+// Called without the header's macro (through a pointer, say): assume PAR.
+int(gex_Client_Init)(gex_Client_t *client_p, gex_EP_t *ep_p, gex_TM_t *tm_p, const char *clientName,
+                     int *argc, char ***argv, gex_Flags_t flags) {
+  return gexx_Client_Init_mode(client_p, ep_p, tm_p, clientName, argc, argv, flags, 2);
 }
 
 const char *gex_Client_QueryName(gex_Client_t c) {

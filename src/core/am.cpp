@@ -88,11 +88,17 @@ Engine::Engine(Runtime &rt)
       size_(rt.size()),
       max_medium_(rt.transport().am_max_medium()),
       max_long_(rt.max_global_segment() > 512 ? rt.max_global_segment() : 512),
+      concurrent_(rt.concurrent()),
       peers_(std::make_unique<Peer[]>(rt.size())) {}
 
 bool Engine::take_credit(uint32_t peer) {
   std::atomic<int32_t> &a = peers_[peer].avail;
   int32_t v = a.load(std::memory_order_relaxed);
+  if (!concurrent_) {
+    if (v <= 0) return false;
+    a.store(v - 1, std::memory_order_relaxed);
+    return true;
+  }
   while (v > 0) {
     if (a.compare_exchange_weak(v, v - 1, std::memory_order_acquire, std::memory_order_relaxed))
       return true;
@@ -102,7 +108,12 @@ bool Engine::take_credit(uint32_t peer) {
 
 uint32_t Engine::take_owed(uint32_t peer) {
   std::atomic<uint32_t> &o = peers_[peer].owed;
-  if (o.load(std::memory_order_relaxed) == 0) return 0;
+  uint32_t owed = o.load(std::memory_order_relaxed);
+  if (owed == 0) return 0;
+  if (!concurrent_) {
+    o.store(0, std::memory_order_relaxed);
+    return owed;
+  }
   return o.exchange(0, std::memory_order_relaxed);
 }
 
@@ -268,8 +279,7 @@ void Engine::bad_handler(const transport::AmHeader &h, const char *why) {
 }
 
 void Engine::deliver(const transport::AmHeader &h, const int32_t *args, void *payload) {
-  if (h.credits)
-    peers_[h.src].avail.fetch_add(static_cast<int32_t>(h.credits), std::memory_order_relaxed);
+  if (h.credits) add(peers_[h.src].avail, static_cast<int32_t>(h.credits));
   if (h.kind == kCredit) return;
   const HandlerEntry &e = rt_.handlers().entry(h.handler);
   if (!e.fn) {
@@ -311,7 +321,7 @@ void Engine::deliver(const transport::AmHeader &h, const int32_t *args, void *pa
   tl_token = tok.outer;
   if (tok.is_req && !tok.replied) {
     // The hidden reply: bank the credit, return the bank when it is full.
-    uint32_t owed = peers_[h.src].owed.fetch_add(1, std::memory_order_relaxed) + 1;
+    uint32_t owed = add(peers_[h.src].owed, 1u);
     if (owed >= kSlack) send_credits(h.src);
   }
 }

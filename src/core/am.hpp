@@ -78,7 +78,16 @@ class Engine {
     std::atomic<uint32_t> owed{0};         // credits we owe it (requests run, not replied)
   };
   bool take_credit(uint32_t peer);
-  void give_credit(uint32_t peer) { peers_[peer].avail.fetch_add(1, std::memory_order_relaxed); }
+  void give_credit(uint32_t peer) { add(peers_[peer].avail, 1); }
+  // Atomic read-modify-write only when client threads may race (GASNET_PAR);
+  // otherwise a plain load and store, which do not stall on pending stores.
+  template <typename T>
+  T add(std::atomic<T> &a, T v) {
+    if (concurrent_) return a.fetch_add(v, std::memory_order_relaxed) + v;
+    T n = a.load(std::memory_order_relaxed) + v;
+    a.store(n, std::memory_order_relaxed);
+    return n;
+  }
   uint32_t take_owed(uint32_t peer);
   void check_request(const char *api, gex_Rank_t rank, unsigned nargs);
   void check_payload(const Message &m, uint32_t peer, bool reply);
@@ -93,6 +102,7 @@ class Engine {
   transport::Transport &tp_;
   uint32_t rank_, size_;
   size_t max_medium_, max_long_;
+  bool concurrent_;
   std::unique_ptr<Peer[]> peers_;
 };
 

@@ -65,7 +65,8 @@ bool Runtime::initialized() {
   return g_runtime != nullptr;
 }
 
-Runtime &Runtime::init(const char *api, const char *client_name, gex_Flags_t flags) {
+Runtime &Runtime::init(const char *api, const char *client_name, gex_Flags_t flags,
+                       int thread_mode) {
   std::lock_guard<std::mutex> guard(g_init_mutex);
   if (g_runtime) {
     util::fatal(
@@ -73,7 +74,11 @@ Runtime &Runtime::init(const char *api, const char *client_name, gex_Flags_t fla
         "gex_Client_Init or gasnet_init)",
         api);
   }
+  if (thread_mode < 0 || thread_mode > 2) {
+    util::fatal("%s: thread mode %d is not 0 (SEQ), 1 (PARSYNC) or 2 (PAR)", api, thread_mode);
+  }
   auto *rt = new Runtime();
+  rt->concurrent_ = thread_mode == 2;
   rt->start(client_name, flags);
   g_runtime = rt;
   return *rt;
@@ -95,6 +100,7 @@ void Runtime::start(const char *client_name, gex_Flags_t flags) {
   max_local_ = transport_->max_segment_size();
   max_global_ = max_local_;
   for (uint64_t m : boot_->allgather(max_local_)) max_global_ = std::min(max_global_, m);
+  transport_->am_set_concurrent(concurrent_);
   am_ = std::make_unique<am::Engine>(*this);
 
   client_.name = client_name ? client_name : "";

@@ -26,7 +26,11 @@ extern Runtime *g_runtime;
 class Runtime {
  public:
   // Collective over the job; `api` names the calling function in errors.
-  static Runtime &init(const char *api, const char *client_name, gex_Flags_t flags);
+  // thread_mode: 0 SEQ, 1 PARSYNC, 2 PAR (as the client was compiled).
+  static Runtime &init(const char *api, const char *client_name, gex_Flags_t flags,
+                       int thread_mode);
+  // Several client threads may be inside gexx at once (GASNET_PAR).
+  bool concurrent() const { return concurrent_; }
   static bool initialized();
   // The runtime, or a fatal error naming `api` if init has not run.
   static Runtime &get(const char *api) {
@@ -73,6 +77,7 @@ class Runtime {
   [[noreturn]] void bad_range(const char *api, uint32_t rank, const void *addr, size_t len);
   Runtime() = default;
   void start(const char *client_name, gex_Flags_t flags);
+  bool concurrent_ = true;
 
   std::unique_ptr<bootstrap::Bootstrap> boot_;
   std::unique_ptr<transport::Transport> transport_;

@@ -59,11 +59,16 @@ const char *gasnet_ErrorDesc(int errval) {
   }
 }
 
-int gasnet_init(int *argc, char ***argv) {
+int gexx_init_mode(int *argc, char ***argv, int thread_mode) {
   (void)argc;
   (void)argv;
-  Runtime::init(__func__, "GASNET1", GEX_FLAG_USES_GASNET1);
+  Runtime::init("gasnet_init", "GASNET1", GEX_FLAG_USES_GASNET1, thread_mode);
   return GASNET_OK;
+}
+
+// Called without the header's macro (through a pointer, say): assume PAR.
+int(gasnet_init)(int *argc, char ***argv) {
+  return gexx_init_mode(argc, argv, 2);
 }
 
 int gasnet_attach(gasnet_handlerentry_t *table, int numentries, uintptr_t segsize,

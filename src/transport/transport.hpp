@@ -75,6 +75,9 @@ class Transport {
   // deliver_am; true if any arrived.
   virtual bool am_poll(bool replies_only) = 0;
   virtual size_t am_max_medium() const = 0;
+  // False when one client thread at a time calls in (GASNET_SEQ, PARSYNC):
+  // the receive side then takes no locks.
+  virtual void am_set_concurrent(bool concurrent) = 0;
   // Why max_segment_size() is what it is: the limits that set it.
   virtual std::string segment_limits() const = 0;
   // One line for verbose output: where the segments live.

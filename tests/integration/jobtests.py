@@ -481,18 +481,18 @@ def case_examples():
     job.assert_nothing_left(before)
 
 
-def amcheck():
-    return os.path.join(ARGS.bin_dir, "tests", "integration", "amcheck")
+def amcheck(par=False):
+    return os.path.join(ARGS.bin_dir, "tests", "integration", "amcheck_par" if par else "amcheck")
 
 
-def case_am(n, pshm=False):
+def case_am(n, pshm=False, par=False):
     """The whole AM conformance program (amcheck.c) on n ranks."""
     def run():
         before = shm_entries()
         if pshm:
-            job = Job([amcheck()], env={"GASNET_PSHM_NODES": str(n)}, launcher=False)
+            job = Job([amcheck(par)], env={"GASNET_PSHM_NODES": str(n)}, launcher=False)
         else:
-            job = Job([amcheck()], ranks=n)
+            job = Job([amcheck(par)], ranks=n)
         job.wait(timeout=300).expect(0)
         ranks = sorted(int(r) for r in re.findall(r"amcheck rank (\d+) of %d: PASS \(\d+ checks\)"
                                                   % n, job.stdout))
@@ -504,11 +504,11 @@ def case_am(n, pshm=False):
     return run
 
 
-def case_am_flood(n):
+def case_am_flood(n, par=False):
     """n - 1 ranks flood rank 0 with 100000 Short and Medium requests in all."""
     def run():
         before = shm_entries()
-        job = Job([amcheck(), "flood"], ranks=n).wait(timeout=300).expect(0)
+        job = Job([amcheck(par), "flood"], ranks=n).wait(timeout=300).expect(0)
         check(re.search(r"flood delivered %d messages from %d ranks" % (
             (100000 + n - 2) // (n - 1) * (n - 1), n - 1), job.stdout), job.show())
         check(len(re.findall(r"amcheck rank \d+ of %d: PASS" % n, job.stdout)) == n, job.show())
@@ -549,6 +549,7 @@ def case_am_rules():
 
 CASES = {
     "am_1": case_am(1), "am_2": case_am(2), "am_5": case_am(5), "am_pshm_3": case_am(3, True),
+    "am_par_3": case_am(3, par=True), "am_flood_par_4": case_am_flood(4, par=True),
     "am_flood_8": case_am_flood(8), "am_flood_2": case_am_flood(2), "am_rules": case_am_rules,
     "bootstrap_3": case_bootstrap(3, False), "bootstrap_pshm_5": case_bootstrap(5, True),
     "rma_1": case_rma(1), "rma_2": case_rma(2), "rma_5": case_rma(5),

@@ -60,7 +60,7 @@ void AmRing::commit(const AmSlot &slot, const AmHeader &h, const int32_t *args) 
 }
 
 int AmRing::drain(int budget, Sink sink) {
-  if (busy_.exchange(true, std::memory_order_acquire)) return 0;
+  if (concurrent_ && busy_.exchange(true, std::memory_order_acquire)) return 0;
   uint64_t h = head_.load(std::memory_order_relaxed);
   int done = 0;
   while (done < budget) {
@@ -94,7 +94,7 @@ int AmRing::drain(int budget, Sink sink) {
     head_.store(h, std::memory_order_relaxed);
     ctl_->head.store(h, std::memory_order_release);
   }
-  busy_.store(false, std::memory_order_release);
+  if (concurrent_) busy_.store(false, std::memory_order_release);
   return done;
 }
 

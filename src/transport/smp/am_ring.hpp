@@ -76,6 +76,7 @@ class AmRing {
   // many. Safe to call from several threads: one consumes at a time.
   using Sink = void (*)(const AmHeader &h, const int32_t *args, void *payload);
   int drain(int budget, Sink sink = deliver_am);
+  void set_concurrent(bool on) { concurrent_ = on; }
   bool has_work() const {
     uint64_t h = head_.load(std::memory_order_relaxed);
     return slots_[h & (kSlots - 1)].stamp.load(std::memory_order_relaxed) == h + 1;
@@ -87,7 +88,8 @@ class AmRing {
   char *blocks_ = nullptr;
   // Consumer state, private to the owner process.
   std::atomic<uint64_t> head_{0};
-  std::atomic<bool> busy_{false};
+  std::atomic<bool> busy_{false};  // a thread is draining (only with concurrent_)
+  bool concurrent_ = true;
 };
 
 }  // namespace gexx::transport::smp

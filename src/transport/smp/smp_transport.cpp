@@ -91,6 +91,10 @@ class SmpTransport final : public Transport {
     return any;
   }
   size_t am_max_medium() const override { return AmRing::kMaxMedium; }
+  void am_set_concurrent(bool concurrent) override {
+    my_request_->set_concurrent(concurrent);
+    my_reply_->set_concurrent(concurrent);
+  }
 
   std::string describe() const override {
     return util::format("conduit smp, %u rank(s) on %s, segment %s per rank in %s", boot_.size(),
