@@ -92,16 +92,8 @@ size_t gex_AM_LUBReplyMedium(void) {
 
 gex_TI_t gex_Token_Info(gex_Token_t token, gex_Token_Info_t *info, gex_TI_t mask) {
   Runtime &rt = Runtime::get(__func__);
-  if (!token) gexx::util::fatal("%s: the token is NULL", __func__);
   if (!info) gexx::util::fatal("%s: the info pointer is NULL", __func__);
-  bool live = false;
-  for (gexx_token_s *t = am::current_token(); t; t = t->outer) live = live || t == token;
-  if (!live) {
-    gexx::util::fatal(
-        "%s: this token does not belong to an AM handler running on this thread "
-        "(tokens are valid only inside their handler)",
-        __func__);
-  }
+  am::live_token(__func__, token);
   info->gex_srcrank = token->src;
   info->gex_ep = rt.ep();
   info->gex_entry = &token->entry->ex;

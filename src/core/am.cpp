@@ -77,8 +77,13 @@ void too_many_args(const char *api, unsigned numargs) {
               numargs, kMaxArgs);
 }
 
-gexx_token_s *current_token() {
-  return tl_token;
+gexx_token_s *live_token(const char *api, gex_Token_t token) {
+  for (gexx_token_s *t = tl_token; t; t = t->outer)
+    if (t == token) return t;
+  util::fatal(
+      "%s: this token does not belong to an AM handler running on this thread (tokens are "
+      "valid only inside their handler)",
+      api);
 }
 
 Engine::Engine(Runtime &rt)
@@ -117,7 +122,7 @@ uint32_t Engine::take_owed(uint32_t peer) {
   return o.exchange(0, std::memory_order_relaxed);
 }
 
-void Engine::check_request(const char *api, gex_Rank_t rank, unsigned nargs) {
+void Engine::check_request(const char *api, gex_Rank_t rank) {
   if (gexx_token_s *t = tl_token) {
     util::fatal(
         "%s called inside AM %s %s: a handler may not send requests (a request handler may "
@@ -126,9 +131,6 @@ void Engine::check_request(const char *api, gex_Rank_t rank, unsigned nargs) {
   }
   if (rank >= size_) {
     util::fatal("%s: rank %u is not in this job of %u ranks", api, rank, size_);
-  }
-  if (nargs > kMaxArgs) {
-    util::fatal("%s: %u handler arguments; at most gex_AM_MaxArgs() = %u", api, nargs, kMaxArgs);
   }
 }
 
@@ -152,11 +154,7 @@ gexx_token_s *Engine::reply_token(const char *api, gex_Token_t token) {
   return cur;
 }
 
-void Engine::check_payload(const Message &m, uint32_t peer, bool reply) {
-  if (m.nargs > kMaxArgs) {
-    util::fatal("%s: %u handler arguments; at most gex_AM_MaxArgs() = %u", m.api, m.nargs,
-                kMaxArgs);
-  }
+void Engine::check_payload(const Message &m, bool reply) {
   if (m.nbytes && !m.src) util::fatal("%s: %zu bytes from a NULL source", m.api, m.nbytes);
   if (m.category == kMedium && m.nbytes > max_medium_) {
     util::fatal(
@@ -182,7 +180,6 @@ void Engine::check_payload(const Message &m, uint32_t peer, bool reply) {
         "gex_Event_t",
         m.api);
   }
-  (void)peer;
 }
 
 bool Engine::reserve(const Message &m, uint32_t peer, transport::AmLane lane, size_t payload,
@@ -200,8 +197,8 @@ bool Engine::reserve(const Message &m, uint32_t peer, transport::AmLane lane, si
   return true;
 }
 
-void Engine::send(const Message &m, uint32_t peer, transport::AmSlot &slot, Kind kind,
-                  uint32_t credits, bool payload_in_place) {
+void Engine::send(const Message &m, transport::AmSlot &slot, Kind kind, uint32_t credits,
+                  bool in_place, char *long_dst) {
   transport::AmHeader h;
   h.kind = kind;
   h.category = m.category;
@@ -211,21 +208,25 @@ void Engine::send(const Message &m, uint32_t peer, transport::AmSlot &slot, Kind
   h.credits = credits;
   h.nbytes = m.nbytes;
   h.dest = reinterpret_cast<uint64_t>(m.dest);
-  if (!payload_in_place && m.nbytes) {
-    if (m.category == kMedium) {
-      std::memcpy(slot.payload, m.src, m.nbytes);
-    } else if (m.category == kLong) {
-      std::memcpy(rt_.translate(m.api, peer, m.dest, m.nbytes), m.src, m.nbytes);
-    }
+  if (!in_place && m.nbytes && m.category != kShort) {
+    std::memcpy(m.category == kMedium ? static_cast<char *>(slot.payload) : long_dst, m.src,
+                m.nbytes);
   }
   tp_.am_commit(slot, h, m.args);
   if (is_event_pointer(m.lc_opt)) *m.lc_opt = GEX_EVENT_INVALID;  // copied: complete
 }
 
+// Where a Long payload lands, checked against the target's segment before
+// anything is claimed; null for other categories and empty payloads.
+char *Engine::long_destination(const Message &m, uint32_t peer) {
+  if (m.category != kLong || !m.nbytes) return nullptr;
+  return rt_.translate(m.api, peer, m.dest, m.nbytes);
+}
+
 int Engine::request(gex_Rank_t rank, const Message &m) {
-  check_request(m.api, rank, m.nargs);
-  check_payload(m, rank, false);
-  if (m.category == kLong && m.nbytes) rt_.translate(m.api, rank, m.dest, m.nbytes);
+  check_request(m.api, rank);
+  check_payload(m, false);
+  char *long_dst = long_destination(m, rank);
   uint32_t spins = 0;
   while (!take_credit(rank)) {
     if (m.flags & GEX_FLAG_IMMEDIATE) return 1;
@@ -237,18 +238,18 @@ int Engine::request(gex_Rank_t rank, const Message &m) {
     give_credit(rank);
     return 1;
   }
-  send(m, rank, slot, kRequest, take_owed(rank), false);
+  send(m, slot, kRequest, take_owed(rank), false, long_dst);
   return 0;
 }
 
 int Engine::reply(gex_Token_t token, const Message &m) {
   gexx_token_s *t = reply_token(m.api, token);
-  check_payload(m, t->src, true);
-  if (m.category == kLong && m.nbytes) rt_.translate(m.api, t->src, m.dest, m.nbytes);
+  check_payload(m, true);
+  char *long_dst = long_destination(m, t->src);
   transport::AmSlot slot;
   if (!reserve(m, t->src, transport::AmLane::Reply, m.category == kMedium ? m.nbytes : 0, slot))
     return 1;
-  send(m, t->src, slot, kReply, 1 + take_owed(t->src), false);
+  send(m, slot, kReply, 1 + take_owed(t->src), false, long_dst);
   t->replied = true;
   return 0;
 }
@@ -260,7 +261,7 @@ void Engine::send_credits(uint32_t peer) {
   transport::AmSlot slot;
   reserve(m, peer, transport::AmLane::Reply, 0, slot);
   uint32_t owed = take_owed(peer);
-  send(m, peer, slot, kCredit, owed, true);
+  send(m, slot, kCredit, owed, true, nullptr);
 }
 
 void Engine::poll(const char *api) {
@@ -344,7 +345,7 @@ gex_AM_SrcDesc_t Engine::prepare(const char *api, bool reply, Category cat, gex_
     t = reply_token(api, token);
     rank = t->src;
   } else {
-    check_request(api, rank, nargs);
+    check_request(api, rank);
   }
   if (nargs > kMaxArgs) {
     util::fatal("%s: %u handler arguments; at most gex_AM_MaxArgs() = %u", api, nargs, kMaxArgs);
@@ -393,7 +394,7 @@ gex_AM_SrcDesc_t Engine::prepare(const char *api, bool reply, Category cat, gex_
     sd.in_place = true;
   } else if (dest_hint) {
     // Long toward a known destination: hand out the destination itself.
-    const transport::PeerSegment &seg = rt_.transport().segment(rank);
+    const transport::PeerSegment &seg = tp_.segment(rank);
     uint64_t off = reinterpret_cast<uint64_t>(dest_hint) - seg.owner_base;
     size_t room = off <= seg.size ? seg.size - off : 0;
     if (size > room) size = room > least ? room : least;
@@ -411,7 +412,6 @@ gex_AM_SrcDesc_t Engine::prepare(const char *api, bool reply, Category cat, gex_
   sd.nargs = nargs;
   sd.flags = flags;
   sd.lc_opt = lc_opt;
-  sd.client_buf = client_buf;
   sd.size = size;
   sd.dest_hint = dest_hint;
   sd.token = t;
@@ -455,9 +455,9 @@ void Engine::commit(const char *api, gex_AM_SrcDesc_t sdp, bool reply, Category 
   m.lc_opt = sd.lc_opt;
   m.flags = sd.flags;
   sd.active = false;
-  if (cat == kLong && !sd.in_place && nbytes) rt_.translate(api, sd.peer, dest, nbytes);
+  char *long_dst = sd.in_place ? nullptr : long_destination(m, sd.peer);
   uint32_t credits = take_owed(sd.peer) + (reply ? 1 : 0);
-  send(m, sd.peer, sd.slot, reply ? kReply : kRequest, credits, sd.in_place);
+  send(m, sd.slot, reply ? kReply : kRequest, credits, sd.in_place, long_dst);
   if (reply) sd.token->replied = true;
   if (sd.buffer.size() > (1u << 20)) std::vector<char>().swap(sd.buffer);
 }

@@ -89,12 +89,15 @@ class Engine {
     return n;
   }
   uint32_t take_owed(uint32_t peer);
-  void check_request(const char *api, gex_Rank_t rank, unsigned nargs);
-  void check_payload(const Message &m, uint32_t peer, bool reply);
+  void check_request(const char *api, gex_Rank_t rank);
+  void check_payload(const Message &m, bool reply);
+  char *long_destination(const Message &m, uint32_t peer);
   bool reserve(const Message &m, uint32_t peer, transport::AmLane lane, size_t payload,
                transport::AmSlot &slot);
-  void send(const Message &m, uint32_t peer, transport::AmSlot &slot, Kind kind, uint32_t credits,
-            bool payload_in_place);
+  // Copies the payload (unless `in_place`: it already is where it goes) and
+  // publishes the message. `long_dst`: from long_destination.
+  void send(const Message &m, transport::AmSlot &slot, Kind kind, uint32_t credits, bool in_place,
+            char *long_dst);
   void send_credits(uint32_t peer);
   [[noreturn]] void bad_handler(const transport::AmHeader &h, const char *why);
 
@@ -113,8 +116,9 @@ struct ArgList {
 };
 [[noreturn]] void too_many_args(const char *api, unsigned numargs);
 
-// The innermost handler running on this thread, or null.
-gexx_token_s *current_token();
+// `token` if it belongs to a handler running on this thread (the innermost
+// or one it runs inside); a fatal error naming `api` otherwise.
+gexx_token_s *live_token(const char *api, gex_Token_t token);
 
 }  // namespace gexx::core::am
 
@@ -127,13 +131,11 @@ struct gexx_srcdesc_s {
   unsigned nargs = 0;
   gex_Flags_t flags = 0;
   gex_Event_t *lc_opt = nullptr;
-  const void *client_buf = nullptr;
   void *addr = nullptr;
   size_t size = 0;
   void *dest_hint = nullptr;
   bool in_place = false;  // addr already is the payload's destination
   gexx_token_s *token = nullptr;
-  uint32_t credits = 0;
   gexx::transport::AmSlot slot;
   std::vector<char> buffer;  // Long without a destination hint: our buffer
 };

@@ -59,14 +59,7 @@ int gasnet_AMPoll(void) {
 
 int gasnet_AMGetMsgSource(gasnet_token_t token, gasnet_node_t *srcindex) {
   Runtime::get(__func__);
-  bool live = false;
-  for (gexx_token_s *t = am::current_token(); t; t = t->outer) live = live || t == token;
-  if (!token || !live) {
-    gexx::util::fatal(
-        "%s: this token does not belong to an AM handler running on this thread "
-        "(tokens are valid only inside their handler)",
-        __func__);
-  }
+  am::live_token(__func__, token);
   if (!srcindex) gexx::util::fatal("%s: srcindex is NULL", __func__);
   *srcindex = token->src;
   return GASNET_OK;
