@@ -2,7 +2,7 @@
 # a pkg-config file per conduit and thread mode, and a CMake package.
 set(GEXX_C_COMPILER ${CMAKE_C_COMPILER})
 set(GEXX_CXX_COMPILER ${CMAKE_CXX_COMPILER})
-set(GEXX_EXTRA_LIBS "-lpthread -lstdc++ -lm")
+set(GEXX_EXTRA_LIBS "-lstdc++ -lm")
 
 foreach(conduit ${GEXX_CONDUITS})
   foreach(mode ${GEXX_MODES})
@@ -10,6 +10,11 @@ foreach(conduit ${GEXX_CONDUITS})
     set(GEXX_CONDUIT ${conduit})
     set(GEXX_MODE ${mode})
     set(GEXX_MODE_UPPER ${MODE})
+    if(mode STREQUAL "seq")
+      set(GEXX_MODE_EXTRADEFINES "")
+    else()
+      set(GEXX_MODE_EXTRADEFINES " -D_REENTRANT")
+    endif()
     configure_file(${PROJECT_SOURCE_DIR}/cmake/templates/conduit.mak.in
                    ${PROJECT_BINARY_DIR}/pkg/${conduit}-${mode}.mak @ONLY)
     configure_file(${PROJECT_SOURCE_DIR}/cmake/templates/gasnet.pc.in

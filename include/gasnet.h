@@ -13,7 +13,6 @@
 #endif
 
 #include <gasnetex.h>
-#include <gasnet_core.h>
 
 GEXX_BEGIN_EXTERNC
 
@@ -56,9 +55,9 @@ extern const char *gasnet_ErrorDesc(int errval);
 
 /* ---- job control ---- */
 extern int gasnet_init(int *argc, char ***argv);
-/* gasnet_init, told the client's thread mode (see gexx_Client_Init_mode). */
-extern int gexx_init_mode(int *argc, char ***argv, int thread_mode);
-#define gasnet_init(argc, argv) gexx_init_mode(argc, argv, GEXX_THREAD_MODE_ID)
+/* gasnet_init, named for the client's thread mode (see gex_Client_Init). */
+extern int GEXX_INIT_FN(int *argc, char ***argv);
+#define gasnet_init(argc, argv) GEXX_INIT_FN(argc, argv)
 extern int gasnet_attach(gasnet_handlerentry_t *table, int numentries, uintptr_t segsize,
                          uintptr_t minheapoffset);
 extern GEXX_NORETURN void gasnet_exit(int exitcode);

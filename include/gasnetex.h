@@ -13,21 +13,28 @@
 
 #include <gasnet_config.h>
 #include <gasnet_core_fwd.h>
+#include <gasnet_extended_fwd.h>
 
 #if defined(GASNET_SEQ) && !defined(GASNET_PARSYNC) && !defined(GASNET_PAR)
 #undef GASNET_SEQ
 #define GASNET_SEQ 1
 #define GEXX_THREAD_MODEL SEQ
+#define GEXX_CLIENT_INIT_FN gexx_Client_Init_GASNET_SEQ
+#define GEXX_INIT_FN gexx_init_GASNET_SEQ
 #define GEXX_THREAD_MODE_ID 0
 #elif !defined(GASNET_SEQ) && defined(GASNET_PARSYNC) && !defined(GASNET_PAR)
 #undef GASNET_PARSYNC
 #define GASNET_PARSYNC 1
 #define GEXX_THREAD_MODEL PARSYNC
+#define GEXX_CLIENT_INIT_FN gexx_Client_Init_GASNET_PARSYNC
+#define GEXX_INIT_FN gexx_init_GASNET_PARSYNC
 #define GEXX_THREAD_MODE_ID 1
 #elif !defined(GASNET_SEQ) && !defined(GASNET_PARSYNC) && defined(GASNET_PAR)
 #undef GASNET_PAR
 #define GASNET_PAR 1
 #define GEXX_THREAD_MODEL PAR
+#define GEXX_CLIENT_INIT_FN gexx_Client_Init_GASNET_PAR
+#define GEXX_INIT_FN gexx_init_GASNET_PAR
 #define GEXX_THREAD_MODE_ID 2
 #else
 #error \
@@ -106,14 +113,18 @@ extern void gex_System_SetVerboseErrors(int enable);
  * client's own name (letters, digits and '_', starting with a letter). */
 extern int gex_Client_Init(gex_Client_t *client_p, gex_EP_t *ep_p, gex_TM_t *tm_p,
                            const char *clientName, int *argc, char ***argv, gex_Flags_t flags);
-/* The same, told the client's thread mode (0 SEQ, 1 PARSYNC, 2 PAR): with
- * SEQ or PARSYNC gexx skips the atomic instructions only PAR needs. A call
- * to gex_Client_Init passes the mode the client was compiled with. */
-extern int gexx_Client_Init_mode(gex_Client_t *client_p, gex_EP_t *ep_p, gex_TM_t *tm_p,
-                                 const char *clientName, int *argc, char ***argv,
-                                 gex_Flags_t flags, int thread_mode);
+/* A call to gex_Client_Init becomes a call to gexx_Client_Init_GASNET_<MODE>,
+ * the mode the client was compiled with. Each library defines only its own
+ * mode's name, so a client compiled for one thread mode and linked with
+ * another mode's library fails to link, and the undefined symbol the linker
+ * reports names both modes. (With SEQ or PARSYNC gexx also skips the atomic
+ * instructions only PAR needs.) Called without the macro, gex_Client_Init
+ * takes the library's mode. */
+extern int GEXX_CLIENT_INIT_FN(gex_Client_t *client_p, gex_EP_t *ep_p, gex_TM_t *tm_p,
+                               const char *clientName, int *argc, char ***argv,
+                               gex_Flags_t flags);
 #define gex_Client_Init(client_p, ep_p, tm_p, clientName, argc, argv, flags) \
-  gexx_Client_Init_mode(client_p, ep_p, tm_p, clientName, argc, argv, flags, GEXX_THREAD_MODE_ID)
+  GEXX_CLIENT_INIT_FN(client_p, ep_p, tm_p, clientName, argc, argv, flags)
 extern const char *gex_Client_QueryName(gex_Client_t client);
 extern gex_Flags_t gex_Client_QueryFlags(gex_Client_t client);
 extern void gex_Client_SetCData(gex_Client_t client, const void *val);
@@ -333,5 +344,10 @@ extern gex_Event_t gex_Coll_BarrierNB(gex_TM_t tm, gex_Flags_t flags);
 GEXX_END_EXTERNC
 
 #include <gexx_am_ex.h>
+
+/* The conduit's own headers, in the order GASNet includes them. */
+#include <gasnet_core_help.h>
+#include <gasnet_core.h>
+#include <gasnet_extended.h>
 
 #endif /* GASNETEX_H */

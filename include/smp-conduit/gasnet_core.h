@@ -1,7 +1,8 @@
-/* gasnet_core.h (smp conduit): conduit part of the GASNet-1 core API.
- * Every definition is shared with the other conduits and lives in gasnet.h;
- * this file exists so the smp-conduit include folder is complete. */
+/* gasnet_core.h (smp conduit): the conduit's part of the core API (active messages, job control).
+ * gexx keeps every declaration conduit-independent in gasnetex.h and
+ * gasnet.h, which include this file at their end; included on its own it
+ * brings in gasnetex.h, so it compiles either way. */
 #ifndef GASNET_CORE_H
 #define GASNET_CORE_H
-#include <gasnet_core_fwd.h>
+#include <gasnetex.h>
 #endif

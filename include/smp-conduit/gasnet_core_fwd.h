@@ -1,5 +1,6 @@
-/* gasnet_core_fwd.h (smp conduit): names the conduit this include folder
- * belongs to. Clients compile with -I<prefix>/include/smp-conduit. */
+/* gasnet_core_fwd.h (smp conduit): what the conduit is called, for
+ * gasnetex.h and for clients that test these macros. Included by gasnetex.h
+ * before anything else; clients compile with -I<prefix>/include/smp-conduit. */
 #ifndef GASNET_CORE_FWD_H
 #define GASNET_CORE_FWD_H
 
@@ -9,9 +10,6 @@
 #define GASNET_CORE_NAME SMP
 #define GASNET_CORE_NAME_STR "SMP"
 #define GASNET_CORE_VERSION_STR GEXX_VERSION_STRING
-#define GASNET_EXTENDED_NAME SMP
-#define GASNET_EXTENDED_NAME_STR "SMP"
-#define GASNET_EXTENDED_VERSION_STR GEXX_VERSION_STRING
 #define GASNET_PSHM 1
 
 #endif

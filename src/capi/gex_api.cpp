@@ -7,6 +7,7 @@
 #include "core/objects.hpp"
 #include "core/progress.hpp"
 #include "core/runtime.hpp"
+#include "mode/entry.hpp"
 #include "util/log.hpp"
 
 using gexx::core::Runtime;
@@ -59,11 +60,10 @@ void gex_System_SetVerboseErrors(int enable) {
   g_verbose_errors = enable ? 1 : 0;
 }
 
-int gexx_Client_Init_mode(gex_Client_t *client_p, gex_EP_t *ep_p, gex_TM_t *tm_p,
-                          const char *clientName, int *argc, char ***argv, gex_Flags_t flags,
-                          int thread_mode) {
-  (void)argc;
-  (void)argv;
+}  // extern "C"
+
+int gexx::mode::client_init(gex_Client_t *client_p, gex_EP_t *ep_p, gex_TM_t *tm_p,
+                            const char *clientName, gex_Flags_t flags, int thread_mode) {
   if (!client_p || !ep_p || !tm_p) {
     gexx::util::fatal(
         "gex_Client_Init: client_p, ep_p and tm_p must all point to storage for "
@@ -83,11 +83,7 @@ int gexx_Client_Init_mode(gex_Client_t *client_p, gex_EP_t *ep_p, gex_TM_t *tm_p
   return GASNET_OK;
 }
 
-// Called without the header's macro (through a pointer, say): assume PAR.
-int(gex_Client_Init)(gex_Client_t *client_p, gex_EP_t *ep_p, gex_TM_t *tm_p, const char *clientName,
-                     int *argc, char ***argv, gex_Flags_t flags) {
-  return gexx_Client_Init_mode(client_p, ep_p, tm_p, clientName, argc, argv, flags, 2);
-}
+extern "C" {
 
 const char *gex_Client_QueryName(gex_Client_t c) {
   return checked(c, __func__, "client")->name.c_str();

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "core/runtime.hpp"
+#include "mode/entry.hpp"
 #include "util/log.hpp"
 
 using gexx::core::Runtime;
@@ -59,17 +60,14 @@ const char *gasnet_ErrorDesc(int errval) {
   }
 }
 
-int gexx_init_mode(int *argc, char ***argv, int thread_mode) {
-  (void)argc;
-  (void)argv;
+}  // extern "C"
+
+int gexx::mode::gasnet1_init(int thread_mode) {
   Runtime::init("gasnet_init", "GASNET1", GEX_FLAG_USES_GASNET1, thread_mode);
   return GASNET_OK;
 }
 
-// Called without the header's macro (through a pointer, say): assume PAR.
-int(gasnet_init)(int *argc, char ***argv) {
-  return gexx_init_mode(argc, argv, 2);
-}
+extern "C" {
 
 int gasnet_attach(gasnet_handlerentry_t *table, int numentries, uintptr_t segsize,
                   uintptr_t minheapoffset) {
