@@ -31,7 +31,7 @@ string(REPLACE ";" " " GEXX_CONDUIT_LIST "${GEXX_CONDUITS}")
 configure_file(${PROJECT_SOURCE_DIR}/cmake/templates/GASNetConfig.cmake.in
                ${PROJECT_BINARY_DIR}/pkg/GASNetConfig.cmake @ONLY)
 write_basic_package_version_file(${PROJECT_BINARY_DIR}/pkg/GASNetConfigVersion.cmake
-                                 VERSION ${GEXX_VERSION} COMPATIBILITY SameMajorVersion)
+                                 VERSION ${GEXX_VERSION} COMPATIBILITY AnyNewerVersion)
 install(FILES ${PROJECT_BINARY_DIR}/pkg/GASNetConfig.cmake
               ${PROJECT_BINARY_DIR}/pkg/GASNetConfigVersion.cmake
         DESTINATION lib/cmake/GASNet)

@@ -109,7 +109,8 @@ typedef struct {
   volatile int gexx_locked;
   void *gexx_owner;
 } gasnet_hsl_t;
-#define GASNET_HSL_INITIALIZER {0, 0}
+#define GASNET_HSL_INITIALIZER \
+  { 0, 0 }
 extern void gasnet_hsl_init(gasnet_hsl_t *hsl);
 extern void gasnet_hsl_destroy(gasnet_hsl_t *hsl);
 extern void gasnet_hsl_lock(gasnet_hsl_t *hsl);

@@ -121,8 +121,7 @@ extern int gex_Client_Init(gex_Client_t *client_p, gex_EP_t *ep_p, gex_TM_t *tm_
  * instructions only PAR needs.) Called without the macro, gex_Client_Init
  * takes the library's mode. */
 extern int GEXX_CLIENT_INIT_FN(gex_Client_t *client_p, gex_EP_t *ep_p, gex_TM_t *tm_p,
-                               const char *clientName, int *argc, char ***argv,
-                               gex_Flags_t flags);
+                               const char *clientName, int *argc, char ***argv, gex_Flags_t flags);
 #define gex_Client_Init(client_p, ep_p, tm_p, clientName, argc, argv, flags) \
   GEXX_CLIENT_INIT_FN(client_p, ep_p, tm_p, clientName, argc, argv, flags)
 extern const char *gex_Client_QueryName(gex_Client_t client);
@@ -253,9 +252,8 @@ extern size_t gex_AM_MaxRequestLong(gex_TM_t tm, gex_Rank_t other_rank, const ge
                                     gex_Flags_t flags, unsigned int numargs);
 extern size_t gex_AM_MaxReplyLong(gex_TM_t tm, gex_Rank_t other_rank, const gex_Event_t *lc_opt,
                                   gex_Flags_t flags, unsigned int numargs);
-extern size_t gex_AM_MaxRequestMedium(gex_TM_t tm, gex_Rank_t other_rank,
-                                      const gex_Event_t *lc_opt, gex_Flags_t flags,
-                                      unsigned int numargs);
+extern size_t gex_AM_MaxRequestMedium(gex_TM_t tm, gex_Rank_t other_rank, const gex_Event_t *lc_opt,
+                                      gex_Flags_t flags, unsigned int numargs);
 extern size_t gex_AM_MaxReplyMedium(gex_TM_t tm, gex_Rank_t other_rank, const gex_Event_t *lc_opt,
                                     gex_Flags_t flags, unsigned int numargs);
 extern size_t gex_Token_MaxReplyLong(gex_Token_t token, const gex_Event_t *lc_opt,
@@ -329,12 +327,12 @@ extern gex_AM_SrcDesc_t gex_AM_PrepareReplyLong(gex_Token_t token, const void *c
                                                 size_t least_payload, size_t most_payload,
                                                 void *dest_addr, gex_Event_t *lc_opt,
                                                 gex_Flags_t flags, unsigned int numargs);
-extern void gexx_AM_CommitRequestMedium(gex_AM_SrcDesc_t sd, gex_AM_Index_t handler,
-                                        size_t nbytes, unsigned int numargs, ...);
-extern void gexx_AM_CommitReplyMedium(gex_AM_SrcDesc_t sd, gex_AM_Index_t handler,
-                                      size_t nbytes, unsigned int numargs, ...);
-extern void gexx_AM_CommitRequestLong(gex_AM_SrcDesc_t sd, gex_AM_Index_t handler,
-                                      size_t nbytes, void *dest, unsigned int numargs, ...);
+extern void gexx_AM_CommitRequestMedium(gex_AM_SrcDesc_t sd, gex_AM_Index_t handler, size_t nbytes,
+                                        unsigned int numargs, ...);
+extern void gexx_AM_CommitReplyMedium(gex_AM_SrcDesc_t sd, gex_AM_Index_t handler, size_t nbytes,
+                                      unsigned int numargs, ...);
+extern void gexx_AM_CommitRequestLong(gex_AM_SrcDesc_t sd, gex_AM_Index_t handler, size_t nbytes,
+                                      void *dest, unsigned int numargs, ...);
 extern void gexx_AM_CommitReplyLong(gex_AM_SrcDesc_t sd, gex_AM_Index_t handler, size_t nbytes,
                                     void *dest, unsigned int numargs, ...);
 

@@ -13,7 +13,7 @@
 
 #define GEXX_CAT2(a, b) a##b
 #define GEXX_CAT(a, b) GEXX_CAT2(a, b)
-#define GEXX_ERROR_NAME3(client, lib, name)                                             \
+#define GEXX_ERROR_NAME3(client, lib, name) \
   GASNet_thread_mode_mismatch__client_compiled_with_GASNET_##client##__linked_with_GASNET_##lib##_library__##name
 #define GEXX_ERROR_NAME2(client, lib, name) GEXX_ERROR_NAME3(client, lib, name)
 #define GEXX_ERROR_NAME GEXX_ERROR_NAME2(GEXX_CLIENT_MODE, GEXX_LIB_MODE, GEXX_LIB_NAME)
@@ -21,11 +21,11 @@
 extern int GEXX_ERROR_NAME(void);
 
 int GEXX_CAT(gexx_Client_Init_GASNET_, GEXX_CLIENT_MODE)(void *client_p, void *ep_p, void *tm_p,
-                                                        const char *name, int *argc, char ***argv,
-                                                        unsigned flags);
+                                                         const char *name, int *argc, char ***argv,
+                                                         unsigned flags);
 int GEXX_CAT(gexx_Client_Init_GASNET_, GEXX_CLIENT_MODE)(void *client_p, void *ep_p, void *tm_p,
-                                                        const char *name, int *argc, char ***argv,
-                                                        unsigned flags) {
+                                                         const char *name, int *argc, char ***argv,
+                                                         unsigned flags) {
   (void)client_p, (void)ep_p, (void)tm_p, (void)name, (void)argc, (void)argv, (void)flags;
   return GEXX_ERROR_NAME();
 }
