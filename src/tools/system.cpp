@@ -1,0 +1,175 @@
+// Process, host and timer facts of the tools API, and the small helpers
+// (checksums, zero counts, version strings) that need no state.
+#include "tools/tools.hpp"
+
+#include <sched.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "util/log.hpp"
+#include "util/strings.hpp"
+
+namespace {
+
+// Timer properties, measured once: the smallest non-zero step between two
+// readings and the mean cost of one reading.
+struct TickFacts {
+  double granularity_us;
+  double overhead_us;
+};
+
+const TickFacts &tick_facts() {
+  static const TickFacts facts = [] {
+    constexpr int kReadings = 1000;
+    gasnett_tick_t smallest = GASNETT_TICK_MAX;
+    gasnett_tick_t start = gasnett_ticks_now(), last = start;
+    for (int i = 0; i < kReadings; ++i) {
+      gasnett_tick_t now = gasnett_ticks_now();
+      if (now > last) smallest = std::min(smallest, now - last);
+      last = now;
+    }
+    if (smallest == GASNETT_TICK_MAX) smallest = 1;
+    return TickFacts{gasnett_ticks_to_dbl_us(smallest),
+                     gasnett_ticks_to_dbl_us(last - start) / kReadings};
+  }();
+  return facts;
+}
+
+}  // namespace
+
+extern "C" {
+
+double gasnett_tick_granularityus(void) {
+  return tick_facts().granularity_us;
+}
+
+double gasnett_tick_overheadus(void) {
+  return tick_facts().overhead_us;
+}
+
+void gexx_tools_lock_misuse(const char *what, const void *lock) {
+  gasnett_fatalerror("%s (lock at %p)", what, lock);
+}
+
+void gasnett_killmyprocess(int exitcode) {
+  _exit(exitcode);
+}
+
+gasnett_sighandlerfn_t gasnett_reghandler(int sigtocatch, gasnett_sighandlerfn_t fp) {
+  struct sigaction now = {}, before = {};
+  now.sa_handler = fp;
+  sigemptyset(&now.sa_mask);
+  if (sigaction(sigtocatch, &now, &before))
+    gasnett_fatalerror("gasnett_reghandler: cannot handle signal %d: %s", sigtocatch,
+                       std::strerror(errno));
+  return before.sa_handler;
+}
+
+void gasnett_flush_streams(void) {
+  std::fflush(nullptr);
+  fsync(STDOUT_FILENO);
+  fsync(STDERR_FILENO);
+}
+
+void gasnett_close_streams(void) {
+  gasnett_flush_streams();
+  std::fclose(stdin);
+  std::fclose(stdout);
+  std::fclose(stderr);
+}
+
+char *gexx_tools_current_loc(const char *file, int line, const char *function) {
+  return strdup(gexx::util::format("%s at %s:%d", function, file, line).c_str());
+}
+
+const char *gasnett_gethostname(void) {
+  return gexx::util::hostname().c_str();
+}
+
+int gasnett_cpu_count(void) {
+  long n = sysconf(_SC_NPROCESSORS_ONLN);
+  return n > 0 ? static_cast<int>(n) : 0;
+}
+
+uint64_t gasnett_getPhysMemSz(int failureIsFatal) {
+  long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  if (pages > 0 && page > 0) return static_cast<uint64_t>(pages) * static_cast<uint64_t>(page);
+  if (failureIsFatal)
+    gasnett_fatalerror("gasnett_getPhysMemSz: the physical memory size is unknown");
+  return 0;
+}
+
+int gasnett_set_affinity(int rank) {
+  int cpus = gasnett_cpu_count();
+  if (cpus <= 0) return -1;
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  CPU_SET(((rank % cpus) + cpus) % cpus, &set);
+  return pthread_setaffinity_np(pthread_self(), sizeof set, &set) ? -1 : 0;
+}
+
+int gasnett_maximize_rlimit(int res, const char *lim_desc) {
+  struct rlimit lim;
+  if (getrlimit(res, &lim)) return 0;
+  if (lim.rlim_cur == lim.rlim_max) return 1;
+  lim.rlim_cur = lim.rlim_max;
+  if (setrlimit(res, &lim)) {
+    gexx::util::warn("cannot raise the %s limit: %s", lim_desc, std::strerror(errno));
+    return 0;
+  }
+  return 1;
+}
+
+int gasnett_maximize_rlimits(void) {
+  int ok = gasnett_maximize_rlimit(RLIMIT_DATA, "RLIMIT_DATA");
+  ok &= gasnett_maximize_rlimit(RLIMIT_AS, "RLIMIT_AS");
+  ok &= gasnett_maximize_rlimit(RLIMIT_RSS, "RLIMIT_RSS");
+  ok &= gasnett_maximize_rlimit(RLIMIT_STACK, "RLIMIT_STACK");
+  return ok;
+}
+
+void *gasnett_mmap(uintptr_t size) {
+  void *p = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED)
+    gasnett_fatalerror("gasnett_mmap(%llu bytes) failed: %s", static_cast<unsigned long long>(size),
+                       std::strerror(errno));
+  return p;
+}
+
+const char *gasnett_performance_warning_str(void) {
+  return "";
+}
+
+const char *gasnett_release_version_str(void) {
+  return GEXX_VERSION_STRING;
+}
+
+uint64_t gasnett_release_version(void) {
+  return (uint64_t{GASNETT_RELEASE_VERSION_MAJOR} * 10000 + GASNETT_RELEASE_VERSION_MINOR) * 10000 +
+         GASNETT_RELEASE_VERSION_PATCH;
+}
+
+// A position-dependent mix of 64-bit words (FNV-style): cheap, and any
+// change of one byte changes the sum. Not for security.
+uint64_t gasnett_checksum(const void *p, int numbytes) {
+  const unsigned char *bytes = static_cast<const unsigned char *>(p);
+  uint64_t sum = 0xcbf29ce484222325ull;
+  for (int i = 0; i < numbytes; ++i) sum = (sum ^ bytes[i]) * 0x100000001b3ull;
+  return sum;
+}
+
+size_t gasnett_count0s(const void *p, size_t numbytes) {
+  const unsigned char *bytes = static_cast<const unsigned char *>(p);
+  return static_cast<size_t>(std::count(bytes, bytes + numbytes, 0));
+}
+
+size_t gasnett_count0s_copy(void *GASNETT_RESTRICT dst, const void *GASNETT_RESTRICT src,
+                            size_t numbytes) {
+  return gasnett_count0s(std::memcpy(dst, src, numbytes), numbytes);
+}
+
+}  // extern "C"

@@ -1,0 +1,2 @@
+/* The threaded cases built as C++. */
+#include "tools_threads.c"
