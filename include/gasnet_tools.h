@@ -182,7 +182,6 @@ GASNETT_BEGIN_EXTERNC
 typedef uint64_t gasnett_tick_t;
 #define GASNETT_TICK_MIN ((gasnett_tick_t)0)
 #define GASNETT_TICK_MAX ((gasnett_tick_t)UINT64_MAX)
-#define GASNETT_HAVE_TICKS_TO_NS 1
 
 static inline gasnett_tick_t gasnett_ticks_now(void) {
   struct timespec ts;
