@@ -131,16 +131,13 @@ int main(int argc, char **argv) {
   for (int k = i; k < argc; ++k) o.argv.emplace_back(argv[k]);
   o.verbose = verbose;
   o.who = g_name;
-  if (const char *t = std::getenv("GASNET_EXITTIMEOUT")) {
-    auto seconds = gexx::config::parse_seconds(t);
-    if (!seconds) {
-      usage_error(std::string("GASNET_EXITTIMEOUT='") + t +
-                  "' is not valid: use a number of seconds, such as 2 or 0.5");
-    }
-    o.exit_grace_seconds = *seconds;
-  } else {
-    o.exit_grace_seconds = gexx::config::get_seconds("GASNET_EXITTIMEOUT");
+  // A malformed variable is caught once, here, rather than by every rank.
+  if (auto message = gexx::config::first_invalid()) {
+    std::fprintf(stderr, "%s: %s\n(run '%s --help-env' for the variables and what they accept)\n",
+                 g_name.c_str(), message->c_str(), g_name.c_str());
+    return 2;
   }
+  o.exit_grace_seconds = gexx::config::get_seconds("GASNET_EXITTIMEOUT");
   if (verbose) {
     for (const auto &name : env_names) {
       std::fprintf(stderr, "%s: -E %s: %s\n", g_name.c_str(), name.c_str(),

@@ -6,10 +6,12 @@
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
+#include <map>
 #include <mutex>
 
 #include "core/progress.hpp"
 #include "util/config.hpp"
+#include "util/debug.hpp"
 #include "util/log.hpp"
 #include "util/strings.hpp"
 
@@ -33,6 +35,26 @@ std::atomic<int> g_wait_mode{static_cast<int>(WaitMode::SpinBlock)};
 
 void on_fatal(int code, const std::string &message) {
   if (g_boot) g_boot->abort(code, message);
+}
+
+// Stops the job when a variable that must agree differs between ranks.
+// Rank 0 reports it; the others wait to be ended with the job.
+void check_agreement(bootstrap::Bootstrap &boot, const std::map<std::string, std::string> &env) {
+  std::string key = config::agreement_key(env);
+  std::vector<std::string> keys;
+  for (const auto &k : boot.exchange(key.data(), key.size())) keys.emplace_back(k.begin(), k.end());
+  auto problem = config::disagreement(keys);
+  if (!problem) return;
+  if (boot.rank() == 0) util::fatal("%s", problem->c_str());
+  boot.barrier();
+}
+
+// What GASNET_VERBOSEENV promises, once, from rank 0; warnings in any case.
+void report_environment(const std::map<std::string, std::string> &env) {
+  for (const auto &w : config::unknown_variable_warnings(env)) util::warn("%s", w.c_str());
+  if (!util::verbose()) return;
+  util::note("environment in effect:");
+  for (const auto &line : config::describe_in_effect(env)) util::note("  %s", line.c_str());
 }
 }  // namespace
 
@@ -91,7 +113,13 @@ void Runtime::start(const char *client_name, gex_Flags_t flags) {
   size_ = boot_->size();
   util::set_log_identity(rank_, util::hostname());
   util::set_fatal_hook(on_fatal);
+  util::install_crash_handlers(nullptr);
+  config::validate_environment();
+  auto env = config::gasnet_environment();
+  check_agreement(*boot_, env);
   if (config::get_bool("GASNET_VERBOSEENV")) util::set_verbose(true);
+  if (rank_ == 0) report_environment(env);
+  if (config::get_bool("GASNET_FREEZE")) util::freeze_for_debugger("GASNET_FREEZE");
 
   transport_ = transport::smp::open(*boot_);
   g_oversubscribed = transport_->oversubscribed();
@@ -114,8 +142,11 @@ void Runtime::start(const char *client_name, gex_Flags_t flags) {
   tm_.size = size_;
   segment_.client = &client_;
   if (rank_ == 0) {
-    util::note("job of %u rank(s) started by %s; largest segment per rank %s", size_,
-               boot_->spawner(), util::human_size(max_global_).c_str());
+    util::note(
+        "conduit %s, job of %u rank(s) started by %s; largest segment per rank %s; "
+        "shared-memory backings to try: %s",
+        "smp", size_, boot_->spawner(), util::human_size(max_global_).c_str(),
+        config::get_string("GASNET_SHM_BACKING").c_str());
   }
 }
 

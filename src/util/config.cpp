@@ -17,7 +17,7 @@ const std::vector<Var> kRegistry = {
     {"GASNET_PSHM_NODES", Kind::Int, "1",
      "Ranks to start when an smp-conduit program runs without gasnetrun "
      "(GASNET_PSHM_NODES=4 ./prog runs 4 ranks).",
-     true},
+     true, 1, 1 << 20},
     {"GASNET_MAX_SEGSIZE", Kind::Size, "0.5",
      "Largest segment a rank may attach: a size per rank (K, M, G, T suffixes: 512M, 2G), or "
      "a fraction of physical memory shared by the ranks of a host (0.5, 5/8).",
@@ -25,21 +25,37 @@ const std::vector<Var> kRegistry = {
     {"GASNET_SHM_BACKING", Kind::List, "memfd,shm,file",
      "Shared-memory backings to try, in order: memfd (anonymous memory), shm (an unnamed "
      "file in /dev/shm), file (an unnamed file in GASNET_TMPDIR).",
-     false},
+     false, INT64_MIN, INT64_MAX, "memfd,shm,file"},
     {"GASNET_TMPDIR", Kind::String, "",
      "Folder for the 'file' shared-memory backing (default: $TMPDIR, else /tmp).", false},
     {"GASNET_VERBOSEENV", Kind::Bool, "0",
-     "Print the conduit, the segment sizes and the shared-memory backing in effect, once, "
-     "from rank 0.",
+     "Print every variable's value in effect, the conduit, the spawner, the segment sizes and "
+     "the shared-memory backing, once, from rank 0.",
      false},
     {"GASNET_BARRIER", Kind::List, "auto",
      "Barrier algorithm among the ranks of a host: auto (dissem when every rank has a core, "
      "central when the host is oversubscribed), dissem (dissemination, one cache-line transfer "
      "per round) or central (one shared word; the last rank to arrive releases the others).",
-     true},
+     true, INT64_MIN, INT64_MAX, "auto,dissem,central"},
     {"GASNET_EXITTIMEOUT", Kind::Seconds, "2.0",
      "Seconds the launcher lets the other ranks finish after one rank exits with status 0, "
      "before it ends them.",
+     false},
+    // crash diagnostics (util/debug.cpp)
+    {"GASNET_BACKTRACE", Kind::Bool, "0",
+     "Print a backtrace of a rank that dies of a fatal signal (SIGSEGV, SIGBUS, SIGILL, SIGFPE, "
+     "SIGABRT) or stops on a fatal error.",
+     false},
+    {"GASNET_BACKTRACE_TYPE", Kind::List, "addr2line,gdb,execinfo",
+     "Ways to produce a backtrace, tried in order: addr2line (function, file and line of each "
+     "frame), gdb (gdb's own backtrace of the thread), execinfo (symbols only, always works).",
+     false, INT64_MIN, INT64_MAX, "addr2line,gdb,execinfo"},
+    {"GASNET_FREEZE", Kind::Bool, "0",
+     "Stop every rank at startup until a debugger releases it; each rank prints how to attach.",
+     false},
+    {"GASNET_FREEZE_ON_ERROR", Kind::Bool, "0",
+     "Stop a rank that hits a fatal signal or a fatal error until a debugger releases it; the "
+     "rank prints how to attach.",
      false},
 };
 
@@ -75,11 +91,79 @@ std::string raw_value(const Var &v) {
   return env ? std::string(env) : std::string(v.default_value);
 }
 
-[[noreturn]] void bad_value(const Var &v, const std::string &value, const char *accepted) {
-  util::fatal("%s='%s' is not valid: %s", v.name, value.c_str(), accepted);
+std::string invalid_message(const Var &v, std::string_view value, const std::string &accepted) {
+  return util::format("%s='%.*s' is not valid: %s", v.name, static_cast<int>(value.size()),
+                      value.data(), accepted.c_str());
+}
+
+[[noreturn]] void bad_value(const Var &v, const std::string &value, const std::string &accepted) {
+  util::fatal("%s", invalid_message(v, value, accepted).c_str());
+}
+
+constexpr const char *kBoolAccepted = "use 1 or 0 (also yes/no, true/false, on/off)";
+constexpr const char *kSecondsAccepted = "use a number of seconds, such as 2 or 0.5";
+constexpr const char *kSizeAccepted =
+    "use a size with an optional K, M, G or T suffix (512M, 2G), or a fraction of physical "
+    "memory (0.5, 5/8)";
+
+std::optional<std::string> int_problem(std::string_view value, int64_t min, int64_t max) {
+  auto i = parse_int(value);
+  if (i && *i >= min && *i <= max) return std::nullopt;
+  if (min == INT64_MIN && max == INT64_MAX) return std::string("use a whole number");
+  return util::format("use a whole number from %lld to %lld", static_cast<long long>(min),
+                      static_cast<long long>(max));
+}
+
+std::optional<std::string> list_problem(std::string_view value,
+                                        const std::vector<std::string> &allowed) {
+  auto items = util::split(std::string(value), ", ");
+  std::string accepted;
+  for (const auto &a : allowed) accepted += (accepted.empty() ? "" : ", ") + a;
+  if (items.empty()) return "list one or more of: " + accepted;
+  for (const auto &item : items) {
+    bool ok = allowed.empty();
+    for (const auto &a : allowed) ok = ok || lower(item) == a;
+    if (!ok) return "'" + item + "' is not one of: " + accepted + " (separate them with commas)";
+  }
+  return std::nullopt;
 }
 
 }  // namespace
+
+std::optional<std::string> check_value(const Var &v, std::string_view value) {
+  switch (v.kind) {
+    case Kind::Int:
+      return int_problem(value, v.min, v.max);
+    case Kind::Bool:
+      if (!parse_bool(value)) return std::string(kBoolAccepted);
+      return std::nullopt;
+    case Kind::Size:
+      if (!parse_size_spec(value)) return std::string(kSizeAccepted);
+      return std::nullopt;
+    case Kind::Seconds:
+      if (!parse_seconds(value)) return std::string(kSecondsAccepted);
+      return std::nullopt;
+    case Kind::List:
+      return list_problem(value,
+                          v.choices ? util::split(v.choices, ",") : std::vector<std::string>{});
+    case Kind::String:
+      return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> first_invalid() {
+  for (const auto &v : kRegistry) {
+    const char *env = std::getenv(v.name);
+    if (!env) continue;
+    if (auto problem = check_value(v, env)) return invalid_message(v, env, *problem);
+  }
+  return std::nullopt;
+}
+
+void validate_environment() {
+  if (auto message = first_invalid()) util::fatal("%s", message->c_str());
+}
 
 const std::vector<Var> &registry() {
   return kRegistry;
@@ -177,28 +261,22 @@ bool get_bool(const char *name) {
   const Var &v = lookup(name);
   std::string value = raw_value(v);
   auto b = parse_bool(value);
-  if (!b) bad_value(v, value, "use 1 or 0 (also yes/no, true/false, on/off)");
+  if (!b) bad_value(v, value, kBoolAccepted);
   return *b;
 }
 
 int64_t get_int(const char *name, int64_t min, int64_t max) {
   const Var &v = lookup(name);
   std::string value = raw_value(v);
-  auto i = parse_int(value);
-  if (!i || *i < min || *i > max) {
-    bad_value(v, value,
-              util::format("use a whole number from %lld to %lld", static_cast<long long>(min),
-                           static_cast<long long>(max))
-                  .c_str());
-  }
-  return *i;
+  if (auto problem = int_problem(value, min, max)) bad_value(v, value, *problem);
+  return *parse_int(value);
 }
 
 double get_seconds(const char *name) {
   const Var &v = lookup(name);
   std::string value = raw_value(v);
   auto s = parse_seconds(value);
-  if (!s) bad_value(v, value, "use a number of seconds, such as 2 or 0.5");
+  if (!s) bad_value(v, value, kSecondsAccepted);
   return *s;
 }
 
@@ -206,30 +284,15 @@ SizeSpec get_size_spec(const char *name) {
   const Var &v = lookup(name);
   std::string value = raw_value(v);
   auto s = parse_size_spec(value);
-  if (!s) {
-    bad_value(v, value,
-              "use a size with an optional K, M, G or T suffix (512M, 2G), or a fraction of "
-              "physical memory (0.5, 5/8)");
-  }
+  if (!s) bad_value(v, value, kSizeAccepted);
   return *s;
 }
 
 std::vector<std::string> get_list(const char *name, const std::vector<std::string> &allowed) {
   const Var &v = lookup(name);
   std::string value = raw_value(v);
+  if (auto problem = list_problem(value, allowed)) bad_value(v, value, *problem);
   auto items = util::split(value, ", ");
-  std::string accepted;
-  for (const auto &a : allowed) accepted += (accepted.empty() ? "" : ", ") + a;
-  if (items.empty()) bad_value(v, value, ("list one or more of: " + accepted).c_str());
-  for (const auto &item : items) {
-    bool ok = false;
-    for (const auto &a : allowed) ok = ok || lower(item) == a;
-    if (!ok) {
-      bad_value(
-          v, value,
-          ("'" + item + "' is not one of: " + accepted + " (separate them with commas)").c_str());
-    }
-  }
   for (auto &item : items) item = lower(item);
   return items;
 }

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -20,7 +21,10 @@ struct Var {
   Kind kind;
   const char *default_value;  // as a user would write it; "" when unset means "not used"
   const char *help;
-  bool must_agree;  // must hold the same value on every rank
+  bool must_agree;          // must hold the same value on every rank
+  int64_t min = INT64_MIN;  // Int: the range accepted
+  int64_t max = INT64_MAX;
+  const char *choices = nullptr;  // List: the names accepted, comma separated
 };
 
 const std::vector<Var> &registry();
@@ -48,5 +52,34 @@ std::vector<std::string> get_list(const char *name, const std::vector<std::strin
 
 // "NAME  default  help" lines for `gasnetrun --help-env`.
 std::string describe_all();
+
+// What is wrong with `value` for v ("use a whole number from 1 to 8"), or
+// nullopt when v accepts it.
+std::optional<std::string> check_value(const Var &v, std::string_view value);
+// "NAME='value' is not valid: <what is accepted>" for the first registered
+// variable whose environment value v does not accept, or nullopt.
+std::optional<std::string> first_invalid();
+// Stops the job with first_invalid()'s message, if there is one.
+void validate_environment();
+
+// GASNet variables gexx accepts without using them (spawner, tracing, ...
+// settings of GASNet's other conduits and builds).
+bool is_ignored_gasnet_name(std::string_view name);
+// The known name (registered or ignored) nearest to `name` by edit distance,
+// or "" when none is close.
+std::string nearest_name(std::string_view name);
+// The GASNET_* variables set in this process's environment, with values.
+std::map<std::string, std::string> gasnet_environment();
+// One warning per variable of `env` gexx neither reads nor knows.
+std::vector<std::string> unknown_variable_warnings(const std::map<std::string, std::string> &env);
+// "NAME=value (environment|default)" for every registered variable, then the
+// ignored GASNet variables that are set.
+std::vector<std::string> describe_in_effect(const std::map<std::string, std::string> &env);
+
+// The values in effect of the must-agree variables, encoded for exchange.
+std::string agreement_key(const std::map<std::string, std::string> &env);
+// Names the first must-agree variable whose value differs between two ranks
+// (rank 0 and the first that differs), from every rank's agreement_key.
+std::optional<std::string> disagreement(const std::vector<std::string> &keys);
 
 }  // namespace gexx::config

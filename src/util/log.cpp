@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "util/debug.hpp"
 #include "util/strings.hpp"
 
 namespace gexx::util {
@@ -16,6 +17,7 @@ std::string g_host;
 FatalHook g_fatal_hook = nullptr;
 bool g_verbose = false;
 bool g_in_fatal = false;
+char g_prefix[320] = "gexx: ";
 
 void emit(const char *kind, const char *fmt, va_list ap) {
   std::string msg = vformat(fmt, ap);
@@ -38,11 +40,15 @@ const std::string &hostname() {
 void set_log_identity(long rank, const std::string &host) {
   g_rank = rank;
   g_host = host;
+  std::snprintf(g_prefix, sizeof g_prefix, "gexx: rank %ld on %s: ", g_rank, g_host.c_str());
 }
 
 std::string log_prefix() {
-  if (g_rank < 0) return "gexx: ";
-  return format("gexx: rank %ld on %s: ", g_rank, hostname().c_str());
+  return g_prefix;
+}
+
+const char *log_prefix_raw() {
+  return g_prefix;
 }
 
 void set_fatal_hook(FatalHook hook) {
@@ -57,9 +63,10 @@ void fatal(const char *fmt, ...) {
   std::string line = log_prefix() + "fatal error: " + msg + "\n";
   ssize_t ignored = ::write(STDERR_FILENO, line.data(), line.size());
   (void)ignored;
-  if (!g_in_fatal && g_fatal_hook) {
+  if (!g_in_fatal) {
     g_in_fatal = true;
-    g_fatal_hook(kFatalExitCode, msg);
+    on_fatal_error();  // before the job is told, so a frozen rank keeps it alive
+    if (g_fatal_hook) g_fatal_hook(kFatalExitCode, msg);
   }
   std::fflush(nullptr);
   _exit(kFatalExitCode);

@@ -8,6 +8,8 @@ namespace gexx::util {
 // Rank and host used in message prefixes once the job knows them.
 void set_log_identity(long rank, const std::string &host);
 std::string log_prefix();
+// The same prefix from a static buffer, for signal handlers (no allocation).
+const char *log_prefix_raw();
 const std::string &hostname();
 
 // Called by fatal() before the process ends, so the job can be told.

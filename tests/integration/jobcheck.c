@@ -8,6 +8,8 @@
  *   jobcheck early RANK       RANK returns 0 from main at once; the rest sleep
  *                             without polling
  *   jobcheck crash RANK       RANK dies of SIGSEGV after attaching
+ *   jobcheck segv RANK        RANK writes through a null pointer in
+ *                             crash_here_on_purpose (for backtrace tests)
  *   jobcheck oob              a put outside the target's segment (a fatal error)
  *   jobcheck attach SIZE      attaches SIZE bytes without asking what is available
  *   jobcheck env VAR          prints gasnet_getenv(VAR) and the arguments it got
@@ -31,6 +33,11 @@ static gasnet_node_t me, n;
 
 static uint64_t pattern(gasnet_node_t owner, size_t i) {
   return ((uint64_t)owner << 40) ^ (i * 0x9E3779B97F4A7C15ull);
+}
+
+/* Not inlined, so a backtrace names it. */
+__attribute__((noinline)) static void crash_here_on_purpose(volatile int *where) {
+  *where = 42;
 }
 
 static void start(uintptr_t segsize) {
@@ -183,6 +190,10 @@ int main(int argc, char **argv) {
   } else if (!strcmp(mode, "crash")) {
     gasnet_barrier(0, GASNET_BARRIERFLAG_ANONYMOUS);
     if (me == who) raise(SIGSEGV);
+    gasnet_barrier(0, GASNET_BARRIERFLAG_ANONYMOUS);
+  } else if (!strcmp(mode, "segv")) {
+    gasnet_barrier(0, GASNET_BARRIERFLAG_ANONYMOUS);
+    if (me == who) crash_here_on_purpose((volatile int *)(uintptr_t)(argc - 3));
     gasnet_barrier(0, GASNET_BARRIERFLAG_ANONYMOUS);
   } else if (!strcmp(mode, "unbuilt")) {
     gex_TM_t tm, sub;

@@ -88,12 +88,14 @@ class Job:
         self.stderr = self.err.read().decode(errors="replace")
         return self
 
-    def wait_for_lines(self, pattern, count, timeout=30):
-        """Waits until stdout has `count` lines matching `pattern`; returns the matches."""
+    def wait_for_lines(self, pattern, count, timeout=30, stream="out"):
+        """Waits until stdout (or stderr) has `count` lines matching `pattern`; returns the
+        matches."""
+        f = self.out if stream == "out" else self.err
         deadline = time.time() + timeout
         while time.time() < deadline:
-            self.out.seek(0)
-            matches = re.findall(pattern, self.out.read().decode(errors="replace"))
+            f.seek(0)
+            matches = re.findall(pattern, f.read().decode(errors="replace"))
             if len(matches) >= count:
                 return matches
             if self.proc.poll() is not None:
@@ -273,7 +275,117 @@ def case_nonzero_exit():
 def case_crash():
     before = shm_entries()
     job = Job([jobcheck(), "crash", "2"], ranks=3).wait()
-    job.expect(128 + 11, stderr_has=[r"rank 2 \(pid \d+\) was killed by signal 11 \(SIGSEGV\)"])
+    job.expect(128 + 11, stderr_has=[
+        r"gexx: rank 2 on \S+: caught fatal signal SIGSEGV \(Segmentation fault\) in process "
+        r"\d+ \(jobcheck\); set GASNET_BACKTRACE=1 for a backtrace",
+        r"rank 2 \(pid \d+\) was killed by signal 11 \(SIGSEGV\)"])
+    job.assert_nothing_left(before)
+
+
+def have_tool(name):
+    return any(os.access(os.path.join(d, name), os.X_OK)
+               for d in os.environ.get("PATH", "/usr/bin:/bin").split(":"))
+
+
+def case_backtrace_signal():
+    """GASNET_BACKTRACE=1: a rank that segfaults prints where, then dies of the signal."""
+    before = shm_entries()
+    job = Job([jobcheck(), "segv", "1"], ranks=3, env={"GASNET_BACKTRACE": "1"}).wait()
+    job.expect(128 + 11, stderr_has=[
+        r"gexx: rank 1 on \S+: caught fatal signal SIGSEGV \(Segmentation fault\) at address "
+        r"0x0 in process \d+ \(jobcheck\)\n",
+        r"gexx: rank 1 on \S+: backtrace of process \d+ \(jobcheck\):",
+        r"rank 1 \(pid \d+\) was killed by signal 11 \(SIGSEGV\)"])
+    if have_tool("addr2line"):
+        check(re.search(r"gexx: rank 1 on \S+:   #\d+ 0x[0-9a-f]+ in crash_here_on_purpose at "
+                        r"\S*jobcheck\.c:\d+ \(jobcheck\)", job.stderr), job.show())
+        check(re.search(r"#\d+ 0x[0-9a-f]+ in main at \S*jobcheck\.c:\d+", job.stderr), job.show())
+    check("set GASNET_BACKTRACE=1" not in job.stderr, job.show())
+    # Symbols only, as every system can.
+    job = Job([jobcheck(), "segv", "0"], ranks=2,
+              env={"GASNET_BACKTRACE": "1", "GASNET_BACKTRACE_TYPE": "execinfo"}).wait()
+    job.expect(128 + 11, stderr_has=[r"gexx: rank 0 on \S+:   #\d+ \S*jobcheck\(\+0x[0-9a-f]+\)"
+                                     r"\[0x[0-9a-f]+\]"])
+    check(" in main at " not in job.stderr, job.show())
+    job.assert_nothing_left(before)
+
+
+def case_backtrace_fatal():
+    """GASNET_BACKTRACE=1: a fatal error prints the backtrace of the call that caused it."""
+    before = shm_entries()
+    job = Job([jobcheck(), "oob"], ranks=1, env={"GASNET_BACKTRACE": "1"}).wait()
+    job.expect(1, stderr_has=[r"gexx: rank 0 on \S+: fatal error: gasnet_put: the range",
+                              r"gexx: rank 0 on \S+: backtrace of process \d+ \(jobcheck\):"])
+    if have_tool("addr2line"):
+        check(re.search(r"#\d+ 0x[0-9a-f]+ in gexx::core::Runtime::bad_range\(", job.stderr),
+              job.show())
+        check(re.search(r"#\d+ 0x[0-9a-f]+ in main at \S*jobcheck\.c:\d+", job.stderr), job.show())
+    if have_tool("gdb"):
+        job = Job([jobcheck(), "oob"], ranks=1,
+                  env={"GASNET_BACKTRACE": "1", "GASNET_BACKTRACE_TYPE": "gdb"}).wait(timeout=90)
+        job.expect(1, stderr_has=[r"gexx: rank 0 on \S+:   #\d+ +0x[0-9a-f]+ in main \(.*\) at "
+                                  r"\S*jobcheck\.c:\d+"])
+    job.assert_nothing_left(before)
+
+
+def release_frozen(pids):
+    """Releases frozen ranks with gdb as the attach message says; False if gdb cannot."""
+    if not have_tool("gdb"):
+        return False
+    for pid in pids:
+        p = subprocess.run(["gdb", "-nx", "-batch", "-p", str(pid), "-ex",
+                            "set var gexx_frozen = 0"], capture_output=True, text=True, timeout=60)
+        if p.returncode != 0 or "detached" not in p.stdout + p.stderr:
+            print("gdb could not release pid %d:\n%s%s" % (pid, p.stdout, p.stderr))
+            return False
+    return True
+
+
+def release_or_end(job, pids, code, stderr_has=()):
+    """Releases the frozen ranks with gdb and expects `code`; without gdb, ends the job."""
+    if release_frozen(pids):
+        return job.wait().expect(code, stderr_has=stderr_has)
+    job.proc.send_signal(signal.SIGTERM)
+    return job.wait().expect(128 + 15)
+
+
+FROZEN = (r"gexx: rank (\d) on \S+: frozen for a debugger \(%s\): process (\d+) on \S+\n"
+          r"gexx: rank \1 on \S+:   attach with: gdb -p \2\n"
+          r"gexx: rank \1 on \S+:   then release it with: set var gexx_frozen = 0, then: continue")
+
+
+def case_freeze():
+    """GASNET_FREEZE=1 stops every rank at startup with attach instructions."""
+    before = shm_entries()
+    job = Job([jobcheck(), "data"], ranks=2, env={"GASNET_FREEZE": "1"})
+    frozen = job.wait_for_lines(FROZEN % "GASNET_FREEZE", 2, stream="err")
+    check(sorted(r for r, _ in frozen) == ["0", "1"], "frozen ranks: %s" % frozen)
+    if release_or_end(job, [int(pid) for _, pid in frozen], 0).code == 0:
+        pass_lines(job, 2)
+    job.assert_nothing_left(before)
+    # A frozen job still ends when the launcher is told to end it.
+    job = Job([jobcheck(), "data"], ranks=3, env={"GASNET_FREEZE": "1"})
+    job.wait_for_lines(FROZEN % "GASNET_FREEZE", 3, stream="err")
+    job.proc.send_signal(signal.SIGTERM)
+    job.wait().expect(128 + 15, stderr_has=[r"received SIGTERM; ending the job"])
+    job.assert_nothing_left(before)
+
+
+def case_freeze_on_error():
+    """GASNET_FREEZE_ON_ERROR=1 stops a crashing rank; released, it dies of its signal."""
+    before = shm_entries()
+    job = Job([jobcheck(), "segv", "1"], ranks=2, env={"GASNET_FREEZE_ON_ERROR": "1"})
+    frozen = job.wait_for_lines(FROZEN % "GASNET_FREEZE_ON_ERROR, after SIGSEGV", 1,
+                                stream="err")
+    check(frozen[0][0] == "1", "frozen: %s" % frozen)
+    release_or_end(job, [int(frozen[0][1])], 128 + 11,
+                   stderr_has=[r"rank 1 \(pid \d+\) was killed by signal 11"])
+    job.assert_nothing_left(before)
+    # On a fatal error too, before the rest of the job is told.
+    job = Job([jobcheck(), "oob"], ranks=1, env={"GASNET_FREEZE_ON_ERROR": "1"})
+    job.wait_for_lines(FROZEN % "GASNET_FREEZE_ON_ERROR, after a fatal error", 1, stream="err")
+    job.proc.send_signal(signal.SIGINT)
+    job.wait().expect(128 + 2, stderr_has=[r"received SIGINT; ending the job"])
     job.assert_nothing_left(before)
 
 
@@ -362,19 +474,112 @@ def case_segment_too_big():
     job.assert_nothing_left(before)
 
 
+SIZE_ACCEPTED = ("use a size with an optional K, M, G or T suffix (512M, 2G), or a fraction of "
+                 "physical memory (0.5, 5/8)")
+BOOL_ACCEPTED = "use 1 or 0 (also yes/no, true/false, on/off)"
+BAD_ENV = [
+    ("GASNET_MAX_SEGSIZE", "lots", SIZE_ACCEPTED),
+    ("GASNET_MAX_SEGSIZE", "9/8", SIZE_ACCEPTED),
+    ("GASNET_MAX_SEGSIZE", "2X", SIZE_ACCEPTED),
+    ("GASNET_PSHM_NODES", "0", "use a whole number from 1 to 1048576"),
+    ("GASNET_PSHM_NODES", "two", "use a whole number from 1 to 1048576"),
+    ("GASNET_SHM_BACKING", "memfd,nfs",
+     "'nfs' is not one of: memfd, shm, file (separate them with commas)"),
+    ("GASNET_BARRIER", "tree", "'tree' is not one of: auto, dissem, central (separate them "
+                               "with commas)"),
+    ("GASNET_VERBOSEENV", "maybe", BOOL_ACCEPTED),
+    ("GASNET_BACKTRACE", "2", BOOL_ACCEPTED),
+    ("GASNET_BACKTRACE_TYPE", "lldb",
+     "'lldb' is not one of: addr2line, gdb, execinfo (separate them with commas)"),
+    ("GASNET_FREEZE", "please", BOOL_ACCEPTED),
+    ("GASNET_FREEZE_ON_ERROR", "x", BOOL_ACCEPTED),
+    ("GASNET_EXITTIMEOUT", "soon", "use a number of seconds, such as 2 or 0.5"),
+]
+
+
 def case_bad_env():
-    for var, value, message, launcher in [
-        ("GASNET_MAX_SEGSIZE", "lots", r"GASNET_MAX_SEGSIZE='lots' is not valid: use a size", True),
-        ("GASNET_PSHM_NODES", "0", r"GASNET_PSHM_NODES='0' is not valid: use a whole number",
-         False),
-        ("GASNET_PSHM_NODES", "two", r"GASNET_PSHM_NODES='two' is not valid", False),
-        ("GASNET_SHM_BACKING", "memfd,nfs", r"'nfs' is not one of: memfd, shm, file", True),
-        ("GASNET_VERBOSEENV", "maybe", r"GASNET_VERBOSEENV='maybe' is not valid", True),
-    ]:
+    """A malformed variable stops the job before it starts, with one message naming the
+    variable, the value and what is accepted: from gasnetrun (status 2), or from the process
+    that starts a GASNET_PSHM_NODES or one-rank job (status 1)."""
+    for var, value, accepted in BAD_ENV:
+        message = "%s='%s' is not valid: %s" % (var, value, accepted)
         before = shm_entries()
-        job = Job([jobcheck(), "data"], ranks=2, env={var: value}, launcher=launcher).wait()
-        job.expect(1, stderr_has=[message])
+        job = Job([jobcheck(), "data"], ranks=2, env={var: value}).wait()
+        job.expect(2)
+        check(job.stderr == "gasnetrun: %s\n(run 'gasnetrun --help-env' for the variables and "
+                            "what they accept)\n" % message, job.show())
+        check(job.stdout == "", job.show())
+        for nodes in ("3", "1"):
+            env = {"GASNET_PSHM_NODES": nodes, var: value}
+            job = Job([jobcheck(), "data"], env=env, launcher=False).wait()
+            job.expect(1)
+            check(job.stderr == "gexx: fatal error: %s\n" % message.replace(
+                "'%s'" % value, "'%s'" % env[var]), job.show())
         job.assert_nothing_left(before)
+
+
+def case_unknown_env():
+    """An unknown GASNET_* variable is named once, with the nearest known name; GASNet's own
+    variables that gexx does not use pass quietly."""
+    before = shm_entries()
+    env = {"GASNET_MAX_SEGSZE": "1G", "GASNET_SPAWNFN": "L", "GASNET_SSH_SERVERS": "a b"}
+    job = Job([jobcheck(), "data"], ranks=3, env=env).wait().expect(0)
+    pass_lines(job, 3)
+    warning = ("gexx: rank 0 on HOST: warning: GASNET_MAX_SEGSZE is not a variable gexx knows; "
+               "it is ignored (did you mean GASNET_MAX_SEGSIZE?); gasnetrun --help-env lists the "
+               "variables gexx reads\n")
+    check(re.fullmatch(re.escape(warning).replace("HOST", r"\S+"), job.stderr), job.show())
+    job.assert_nothing_left(before)
+
+
+def case_verboseenv():
+    """GASNET_VERBOSEENV=1: rank 0 alone reports every variable in effect and the set-up."""
+    before = shm_entries()
+    env = {"GASNET_VERBOSEENV": "1", "GASNET_BARRIER": "central", "GASNET_SPAWNFN": "L"}
+    job = Job([jobcheck(), "data"], ranks=3, env=env).wait().expect(0)
+    pass_lines(job, 3)
+    lines = [line for line in job.stderr.splitlines() if line.startswith("gexx:")]
+    check(all(re.match(r"gexx: rank 0 on ", line) for line in lines),
+          "a rank other than 0 reported:%s" % job.show())
+    expected = [r"environment in effect:",
+                r"  GASNET_BARRIER=central \(environment\)",
+                r"  GASNET_MAX_SEGSIZE=0\.5 \(default\)",
+                r"  GASNET_TMPDIR unset",
+                r"  GASNET_VERBOSEENV=1 \(environment\)",
+                r"  GASNET_SPAWNFN=L \(environment; a GASNet variable gexx does not use\)",
+                r"conduit smp, job of 3 rank\(s\) started by gasnetrun; largest segment per rank "
+                r"[0-9.]+ [KMGT]iB; shared-memory backings to try: memfd,shm,file",
+                r"barrier algorithm: central \(GASNET_BARRIER=central",
+                r"conduit smp, 3 rank\(s\) on \S+, segment 1 MiB per rank in "]
+    for text in expected:
+        found = [line for line in lines if re.match(r"gexx: rank 0 on \S+: " + text, line)]
+        check(len(found) == 1, "expected one line %r:%s" % (text, job.show()))
+    job.assert_nothing_left(before)
+
+
+def case_must_agree():
+    """A variable that must be equal on every rank and is not stops the job, naming it and
+    two ranks' values."""
+    before = shm_entries()
+    script = ('if [ "$GEXX_BOOT_RANK" = 2 ]; then export GASNET_BARRIER=central; fi; '
+              'exec %s data' % jobcheck())
+    job = Job(["sh", "-c", script], ranks=3).wait()
+    job.expect(1)
+    message = (r"gexx: rank 0 on \S+: fatal error: GASNET_BARRIER must be the same on every rank, "
+               r"but rank 0 has 'auto' and rank 2 has 'central'; set it once for the whole job\n")
+    check(re.fullmatch(message, job.stderr), job.show())
+    check("PASS" not in job.stdout, job.show())
+    job.assert_nothing_left(before)
+
+
+def case_env_doc():
+    """docs/environment.md lists every registered variable with its default."""
+    script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts",
+                          "envdoc.py")
+    p = subprocess.run([sys.executable, script, "--gasnetrun",
+                        os.path.join(ARGS.bin_dir, "gasnetrun"), "--check"],
+                       capture_output=True, text=True, timeout=60)
+    check(p.returncode == 0, p.stdout + p.stderr)
 
 
 def in_small_shm(script_args, shm_size="1m", ro=False):
@@ -562,6 +767,10 @@ CASES = {
     "ex_1": case_ex(1), "ex_4": case_ex(4), "ex_8": case_ex(8),
     "pshm_4": case_pshm(4), "singleton": case_singleton,
     "bad_usage": case_bad_usage, "environment": case_environment, "bad_env": case_bad_env,
+    "unknown_env": case_unknown_env, "verboseenv": case_verboseenv,
+    "must_agree": case_must_agree, "env_doc": case_env_doc,
+    "backtrace_signal": case_backtrace_signal, "backtrace_fatal": case_backtrace_fatal,
+    "freeze": case_freeze, "freeze_on_error": case_freeze_on_error,
     "nonzero_exit": case_nonzero_exit, "crash": case_crash,
     "sigkill_rank": case_sigkill_rank(False), "sigkill_rank_pshm": case_sigkill_rank(True),
     "launcher_sigterm": case_launcher_signal(signal.SIGTERM),

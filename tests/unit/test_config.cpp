@@ -1,5 +1,12 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdlib>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
 #include "util/config.hpp"
 
 using namespace gexx::config;
@@ -65,4 +72,195 @@ TEST(Registry, EveryVariableIsDocumented) {
     EXPECT_EQ(find(v.name), &v);
   }
   EXPECT_EQ(find("GASNET_NO_SUCH_THING"), nullptr);
+}
+
+TEST(ParseBytes, LargeAndEdgeSizes) {
+  EXPECT_EQ(parse_bytes("16T"), 16ull << 40);
+  EXPECT_EQ(parse_bytes("0.5t"), 1ull << 39);
+  EXPECT_EQ(parse_bytes("16777215T"), 16777215ull << 40);
+  EXPECT_FALSE(parse_bytes("16777216T").has_value());  // 2^64 bytes
+  EXPECT_EQ(parse_bytes("0"), 0u);
+  EXPECT_FALSE(parse_bytes("1 M B").has_value());
+}
+
+TEST(ParseSizeSpec, FractionEdges) {
+  auto all = parse_size_spec("1.0");
+  ASSERT_TRUE(all);
+  EXPECT_TRUE(all->fraction);
+  EXPECT_DOUBLE_EQ(all->share, 1.0);
+  auto quarter = parse_size_spec(".25");
+  ASSERT_TRUE(quarter && quarter->fraction);
+  EXPECT_DOUBLE_EQ(quarter->share, 0.25);
+  auto whole = parse_size_spec("8/8");
+  ASSERT_TRUE(whole && whole->fraction);
+  auto one = parse_size_spec("1");  // a bare whole number is bytes
+  ASSERT_TRUE(one);
+  EXPECT_FALSE(one->fraction);
+  EXPECT_EQ(one->bytes, 1u);
+  auto tera = parse_size_spec("2T");
+  ASSERT_TRUE(tera);
+  EXPECT_EQ(tera->bytes, 2ull << 40);
+  for (const char *bad : {"1.01", "0/8", "5/", "/8", "5/8/2", "0.5G/2", "2.5/8"})
+    EXPECT_FALSE(parse_size_spec(bad).has_value()) << bad;
+}
+
+TEST(ParseSeconds, NonNegativeNumbers) {
+  EXPECT_EQ(parse_seconds("0"), 0.0);
+  EXPECT_EQ(parse_seconds("2.5"), 2.5);
+  for (const char *bad : {"-1", "", "2s", "inf", "nan"})
+    EXPECT_FALSE(parse_seconds(bad).has_value()) << bad;
+}
+
+// Every malformed value, with the exact text of what is accepted.
+TEST(CheckValue, EveryMalformedValueSaysWhatIsAccepted) {
+  struct Case {
+    const char *name, *value, *message;
+  };
+  const Case cases[] = {
+      {"GASNET_PSHM_NODES", "0", "use a whole number from 1 to 1048576"},
+      {"GASNET_PSHM_NODES", "1048577", "use a whole number from 1 to 1048576"},
+      {"GASNET_PSHM_NODES", "two", "use a whole number from 1 to 1048576"},
+      {"GASNET_PSHM_NODES", "4.0", "use a whole number from 1 to 1048576"},
+      {"GASNET_MAX_SEGSIZE", "lots",
+       "use a size with an optional K, M, G or T suffix (512M, 2G), or a fraction of physical "
+       "memory (0.5, 5/8)"},
+      {"GASNET_MAX_SEGSIZE", "9/8",
+       "use a size with an optional K, M, G or T suffix (512M, 2G), or a fraction of physical "
+       "memory (0.5, 5/8)"},
+      {"GASNET_MAX_SEGSIZE", "0",
+       "use a size with an optional K, M, G or T suffix (512M, 2G), or a fraction of physical "
+       "memory (0.5, 5/8)"},
+      {"GASNET_SHM_BACKING", "memfd,nfs",
+       "'nfs' is not one of: memfd, shm, file (separate them with commas)"},
+      {"GASNET_SHM_BACKING", "", "list one or more of: memfd, shm, file"},
+      {"GASNET_SHM_BACKING", " , ", "list one or more of: memfd, shm, file"},
+      {"GASNET_BARRIER", "tree",
+       "'tree' is not one of: auto, dissem, central (separate them with commas)"},
+      {"GASNET_VERBOSEENV", "maybe", "use 1 or 0 (also yes/no, true/false, on/off)"},
+      {"GASNET_BACKTRACE", "2", "use 1 or 0 (also yes/no, true/false, on/off)"},
+      {"GASNET_FREEZE", "please", "use 1 or 0 (also yes/no, true/false, on/off)"},
+      {"GASNET_FREEZE_ON_ERROR", "x", "use 1 or 0 (also yes/no, true/false, on/off)"},
+      {"GASNET_BACKTRACE_TYPE", "lldb",
+       "'lldb' is not one of: addr2line, gdb, execinfo (separate them with commas)"},
+      {"GASNET_EXITTIMEOUT", "-1", "use a number of seconds, such as 2 or 0.5"},
+      {"GASNET_EXITTIMEOUT", "soon", "use a number of seconds, such as 2 or 0.5"},
+  };
+  for (const auto &c : cases) {
+    const Var *v = find(c.name);
+    ASSERT_NE(v, nullptr) << c.name;
+    auto problem = check_value(*v, c.value);
+    ASSERT_TRUE(problem.has_value()) << c.name << "=" << c.value;
+    EXPECT_EQ(*problem, c.message) << c.name << "=" << c.value;
+  }
+}
+
+TEST(CheckValue, AcceptsWhatTheDefaultsAndDocsShow) {
+  for (const auto &v : registry()) EXPECT_FALSE(check_value(v, v.default_value)) << v.name;
+  const std::pair<const char *, const char *> good[] = {
+      {"GASNET_PSHM_NODES", "1048576"}, {"GASNET_MAX_SEGSIZE", "5/8"},
+      {"GASNET_MAX_SEGSIZE", "1T"},     {"GASNET_SHM_BACKING", "FILE, shm"},
+      {"GASNET_BARRIER", "Central"},    {"GASNET_BACKTRACE_TYPE", "execinfo"},
+      {"GASNET_TMPDIR", "any thing"},
+  };
+  for (const auto &[name, value] : good) EXPECT_FALSE(check_value(*find(name), value)) << name;
+}
+
+// Sets variables for one test and restores them after.
+class Env {
+ public:
+  void set(const char *name, const char *value) {
+    const char *old = std::getenv(name);
+    saved_.emplace_back(name, old ? std::optional<std::string>(old) : std::nullopt);
+    ::setenv(name, value, 1);
+  }
+  ~Env() {
+    for (auto it = saved_.rbegin(); it != saved_.rend(); ++it) {
+      if (it->second)
+        ::setenv(it->first.c_str(), it->second->c_str(), 1);
+      else
+        ::unsetenv(it->first.c_str());
+    }
+  }
+
+ private:
+  std::vector<std::pair<std::string, std::optional<std::string>>> saved_;
+};
+
+TEST(FirstInvalid, NamesTheVariableAndTheValue) {
+  Env env;
+  env.set("GASNET_MAX_SEGSIZE", "2G");
+  EXPECT_FALSE(first_invalid().has_value());
+  env.set("GASNET_EXITTIMEOUT", "-1");
+  EXPECT_EQ(first_invalid(),
+            "GASNET_EXITTIMEOUT='-1' is not valid: use a number of seconds, such as 2 or 0.5");
+}
+
+TEST(UnknownVariables, WarnWithTheNearestName) {
+  std::map<std::string, std::string> env = {
+      {"GASNET_MAX_SEGSZE", "1G"},     // a typo of a variable gexx reads
+      {"GASNET_SPAWNFN", "S"},         // GASNet's, ignored quietly
+      {"GASNET_SSH_SERVER", "a b"},    // a typo of an ignored GASNet variable
+      {"GASNET_COMPLETELY_NEW", "1"},  // nothing near it
+      {"GASNET_BACKTRACE", "1"},       // known
+  };
+  auto warnings = unknown_variable_warnings(env);
+  ASSERT_EQ(warnings.size(), 3u);
+  EXPECT_EQ(warnings[0],
+            "GASNET_COMPLETELY_NEW is not a variable gexx knows; it is ignored; gasnetrun "
+            "--help-env lists the variables gexx reads");
+  EXPECT_EQ(warnings[1],
+            "GASNET_MAX_SEGSZE is not a variable gexx knows; it is ignored (did you mean "
+            "GASNET_MAX_SEGSIZE?); gasnetrun --help-env lists the variables gexx reads");
+  EXPECT_EQ(warnings[2],
+            "GASNET_SSH_SERVER is not a variable gexx knows; it is ignored (did you mean "
+            "GASNET_SSH_SERVERS? gexx ignores that one too); gasnetrun --help-env lists the "
+            "variables gexx reads");
+}
+
+TEST(UnknownVariables, NearestName) {
+  EXPECT_EQ(nearest_name("GASNET_BACKTRCE"), "GASNET_BACKTRACE");
+  EXPECT_EQ(nearest_name("GASNET_FREEZE_ON_ERR"), "GASNET_FREEZE_ON_ERROR");
+  EXPECT_EQ(nearest_name("GASNET_VERBOSE_ENV"), "GASNET_VERBOSEENV");
+  EXPECT_EQ(nearest_name("GASNET_XYZ"), "");
+  EXPECT_TRUE(is_ignored_gasnet_name("GASNET_SPAWNFN"));
+  EXPECT_FALSE(is_ignored_gasnet_name("GASNET_BACKTRACE"));
+}
+
+TEST(InEffect, SaysWhereEachValueComesFrom) {
+  std::map<std::string, std::string> env = {{"GASNET_BARRIER", "central"}, {"GASNET_SPAWNFN", "S"}};
+  auto lines = describe_in_effect(env);
+  ASSERT_EQ(lines.size(), registry().size() + 1);
+  auto has = [&](const std::string &line) {
+    return std::find(lines.begin(), lines.end(), line) != lines.end();
+  };
+  EXPECT_TRUE(has("GASNET_BARRIER=central (environment)"));
+  EXPECT_TRUE(has("GASNET_MAX_SEGSIZE=0.5 (default)"));
+  EXPECT_TRUE(has("GASNET_TMPDIR unset"));
+  EXPECT_EQ(lines.back(), "GASNET_SPAWNFN=S (environment; a GASNet variable gexx does not use)");
+}
+
+TEST(Agreement, EqualValuesAgree) {
+  std::map<std::string, std::string> a = {{"GASNET_BARRIER", "auto"}};
+  std::map<std::string, std::string> b;  // unset means the default, auto
+  EXPECT_EQ(agreement_key(a), agreement_key(b));
+  EXPECT_FALSE(disagreement({agreement_key(a), agreement_key(b), agreement_key(a)}));
+  EXPECT_FALSE(disagreement({}));
+  // Variables that need not agree are left out.
+  std::map<std::string, std::string> c = {{"GASNET_MAX_SEGSIZE", "1G"}};
+  EXPECT_EQ(agreement_key(b), agreement_key(c));
+}
+
+TEST(Agreement, NamesTheVariableAndBothValues) {
+  std::map<std::string, std::string> same, central = {{"GASNET_BARRIER", "central"}};
+  auto problem = disagreement({agreement_key(same), agreement_key(same), agreement_key(central)});
+  ASSERT_TRUE(problem);
+  EXPECT_EQ(*problem,
+            "GASNET_BARRIER must be the same on every rank, but rank 0 has 'auto' and rank 2 has "
+            "'central'; set it once for the whole job");
+  std::map<std::string, std::string> nodes = {{"GASNET_PSHM_NODES", "4"}};
+  problem = disagreement({agreement_key(nodes), agreement_key(same)});
+  ASSERT_TRUE(problem);
+  EXPECT_EQ(*problem,
+            "GASNET_PSHM_NODES must be the same on every rank, but rank 0 has '4' and rank 1 has "
+            "'1'; set it once for the whole job");
 }
