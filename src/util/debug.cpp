@@ -75,6 +75,10 @@ const Settings &settings() {
     }
     if (n > 0) g_settings.methods = n;
   }
+  if (!g_exe[0]) {
+    ssize_t n = ::readlink("/proc/self/exe", g_exe, sizeof g_exe - 1);
+    g_exe[n > 0 ? n : 0] = '\0';
+  }
   g_settings.loaded = true;
   return g_settings;
 }
@@ -419,13 +423,8 @@ void install_crash_handlers(const char *exe_name) {
   static bool installed = false;
   if (installed) return;
   installed = true;
+  if (exe_name) std::strncpy(g_exe, exe_name, sizeof g_exe - 1);
   settings();
-  if (exe_name) {
-    std::strncpy(g_exe, exe_name, sizeof g_exe - 1);
-  } else {
-    ssize_t n = ::readlink("/proc/self/exe", g_exe, sizeof g_exe - 1);
-    g_exe[n > 0 ? n : 0] = '\0';
-  }
   // The first backtrace() loads libgcc, which allocates: not in a handler.
   void *warm[2];
   ::backtrace(warm, 2);
