@@ -9,6 +9,7 @@
 #include "core/runtime.hpp"
 #include "mode/entry.hpp"
 #include "util/log.hpp"
+#include "util/trace.hpp"
 
 using gexx::core::Runtime;
 
@@ -203,7 +204,10 @@ gex_Event_t gex_Coll_BarrierNB(gex_TM_t tm, gex_Flags_t flags) {
   if (checked(tm, __func__, "team") != rt.tm()) {
     gexx::util::fatal("gex_Coll_BarrierNB: only the primordial team exists in this release");
   }
-  return new BarrierEvent(rt.barrier().start_anonymous());
+  gex_Event_t event = new BarrierEvent(rt.barrier().start_anonymous());
+  if (gexx::trace::active(gexx::trace::kBarrier))
+    gexx::trace::record(gexx::trace::Op::BarrierNB, -1, 0, 0, __func__, "");
+  return event;
 }
 
 }  // extern "C"

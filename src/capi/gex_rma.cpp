@@ -12,6 +12,10 @@
 #include "core/runtime.hpp"
 #include "rma/blocking.hpp"
 #include "util/log.hpp"
+#include "util/strings.hpp"
+#include "util/trace.hpp"
+
+using gexx::trace::Op;
 
 namespace {
 
@@ -49,6 +53,77 @@ void retire(gex_Event_t &e) {
   e = GEX_EVENT_INVALID;
 }
 
+int test_one(gex_Event_t &event, const char *api) {
+  if (!complete(event, api)) return GASNET_ERR_NOT_READY;
+  retire(event);
+  return 0;
+}
+
+void wait_one(gex_Event_t &event) {
+  if (event == GEX_EVENT_NO_OP) gexx::util::fatal("gex_Event_Wait was passed GEX_EVENT_NO_OP");
+  if (event == GEX_EVENT_INVALID) return;
+  event->wait();
+  retire(event);
+}
+
+int test_some(gex_Event_t *pevent, size_t numevents, const char *api) {
+  bool any_valid = false, any_done = false;
+  for (size_t i = 0; i < numevents; ++i) {
+    if (pevent[i] == GEX_EVENT_INVALID) continue;
+    any_valid = true;
+    if (complete(pevent[i], api)) {
+      retire(pevent[i]);
+      any_done = true;
+    }
+  }
+  return (any_done || !any_valid) ? 0 : GASNET_ERR_NOT_READY;
+}
+
+int test_all(gex_Event_t *pevent, size_t numevents, const char *api) {
+  bool all = true;
+  for (size_t i = 0; i < numevents; ++i) {
+    if (pevent[i] == GEX_EVENT_INVALID) continue;
+    if (complete(pevent[i], api))
+      retire(pevent[i]);
+    else
+      all = false;
+  }
+  return all ? 0 : GASNET_ERR_NOT_READY;
+}
+
+// Polls until `test` returns 0.
+template <typename Test>
+void wait_for(Test &&test) {
+  uint32_t spins = 0;
+  while (test() != 0) {
+    gexx::core::poll();
+    gexx::core::relax(spins);
+  }
+}
+
+// A wait or a test, recorded when S is traced or counted; `events` 0: NBI.
+std::string events_field(size_t events) {
+  return events ? gexx::util::format("events=%zu", events) : std::string();
+}
+
+template <typename Wait>
+void sync_wait(const char *api, size_t events, Wait &&wait) {
+  if (!gexx::trace::active(gexx::trace::kSync)) return wait();
+  uint64_t start = gexx::trace::now();
+  wait();
+  gexx::trace::record(Op::SyncWait, -1, 0, start, api, events_field(events));
+}
+
+template <typename Test>
+int sync_test(const char *api, size_t events, Test &&test) {
+  if (!gexx::trace::active(gexx::trace::kSync)) return test();
+  int result = test();
+  std::string detail = events_field(events);
+  detail += detail.empty() ? "result=" : " result=";
+  gexx::trace::record(Op::SyncTry, -1, 0, 0, api, detail + (result == 0 ? "done" : "not_ready"));
+  return result;
+}
+
 }  // namespace
 
 extern "C" {
@@ -56,7 +131,7 @@ extern "C" {
 int gex_RMA_PutBlocking(gex_TM_t tm, gex_Rank_t rank, void *dest, const void *src, size_t nbytes,
                         gex_Flags_t) {
   check_tm(tm, __func__);
-  gexx::rma::put_blocking(__func__, rank, dest, src, nbytes);
+  gexx::rma::put_blocking(__func__, Op::Put, rank, dest, src, nbytes);
   return 0;
 }
 
@@ -64,14 +139,14 @@ int gex_RMA_PutNBI(gex_TM_t tm, gex_Rank_t rank, void *dest, const void *src, si
                    gex_Event_t *lc_opt, gex_Flags_t) {
   check_tm(tm, __func__);
   check_nbi_lc(lc_opt, __func__);
-  gexx::rma::put_blocking(__func__, rank, dest, src, nbytes);
+  gexx::rma::put_blocking(__func__, Op::PutNBI, rank, dest, src, nbytes);
   return 0;
 }
 
 gex_Event_t gex_RMA_PutNB(gex_TM_t tm, gex_Rank_t rank, void *dest, const void *src, size_t nbytes,
                           gex_Event_t *lc_opt, gex_Flags_t) {
   check_tm(tm, __func__);
-  gexx::rma::put_blocking(__func__, rank, dest, src, nbytes);
+  gexx::rma::put_blocking(__func__, Op::PutNB, rank, dest, src, nbytes);
   complete_nb_lc(lc_opt, __func__);
   return GEX_EVENT_INVALID;
 }
@@ -79,48 +154,48 @@ gex_Event_t gex_RMA_PutNB(gex_TM_t tm, gex_Rank_t rank, void *dest, const void *
 int gex_RMA_GetBlocking(gex_TM_t tm, void *dest, gex_Rank_t rank, void *src, size_t nbytes,
                         gex_Flags_t) {
   check_tm(tm, __func__);
-  gexx::rma::get_blocking(__func__, dest, rank, src, nbytes);
+  gexx::rma::get_blocking(__func__, Op::Get, dest, rank, src, nbytes);
   return 0;
 }
 
 int gex_RMA_GetNBI(gex_TM_t tm, void *dest, gex_Rank_t rank, void *src, size_t nbytes,
                    gex_Flags_t) {
   check_tm(tm, __func__);
-  gexx::rma::get_blocking(__func__, dest, rank, src, nbytes);
+  gexx::rma::get_blocking(__func__, Op::GetNBI, dest, rank, src, nbytes);
   return 0;
 }
 
 gex_Event_t gex_RMA_GetNB(gex_TM_t tm, void *dest, gex_Rank_t rank, void *src, size_t nbytes,
                           gex_Flags_t) {
   check_tm(tm, __func__);
-  gexx::rma::get_blocking(__func__, dest, rank, src, nbytes);
+  gexx::rma::get_blocking(__func__, Op::GetNB, dest, rank, src, nbytes);
   return GEX_EVENT_INVALID;
 }
 
 gex_RMA_Value_t gex_RMA_GetBlockingVal(gex_TM_t tm, gex_Rank_t rank, void *src, size_t nbytes,
                                        gex_Flags_t) {
   check_tm(tm, __func__);
-  return gexx::rma::get_value(__func__, rank, src, nbytes);
+  return gexx::rma::get_value(__func__, Op::Get, rank, src, nbytes);
 }
 
 int gex_RMA_PutBlockingVal(gex_TM_t tm, gex_Rank_t rank, void *dest, gex_RMA_Value_t value,
                            size_t nbytes, gex_Flags_t) {
   check_tm(tm, __func__);
-  gexx::rma::put_value(__func__, rank, dest, value, nbytes);
+  gexx::rma::put_value(__func__, Op::Put, rank, dest, value, nbytes);
   return 0;
 }
 
 int gex_RMA_PutNBIVal(gex_TM_t tm, gex_Rank_t rank, void *dest, gex_RMA_Value_t value,
                       size_t nbytes, gex_Flags_t) {
   check_tm(tm, __func__);
-  gexx::rma::put_value(__func__, rank, dest, value, nbytes);
+  gexx::rma::put_value(__func__, Op::PutNBI, rank, dest, value, nbytes);
   return 0;
 }
 
 gex_Event_t gex_RMA_PutNBVal(gex_TM_t tm, gex_Rank_t rank, void *dest, gex_RMA_Value_t value,
                              size_t nbytes, gex_Flags_t) {
   check_tm(tm, __func__);
-  gexx::rma::put_value(__func__, rank, dest, value, nbytes);
+  gexx::rma::put_value(__func__, Op::PutNB, rank, dest, value, nbytes);
   return GEX_EVENT_INVALID;
 }
 
@@ -134,65 +209,39 @@ gex_Event_t gex_NBI_EndAccessRegion(gex_Flags_t) {
 }
 
 int gex_NBI_Test(gex_EC_t, gex_Flags_t) {
-  return 0;
+  return sync_test(__func__, 0, [] { return 0; });
 }
 
 void gex_NBI_Wait(gex_EC_t, gex_Flags_t) {
-  gexx::core::poll();
+  sync_wait(__func__, 0, [] { gexx::core::poll(); });
 }
 
 int gex_Event_Test(gex_Event_t event) {
-  if (!complete(event, __func__)) return GASNET_ERR_NOT_READY;
-  retire(event);
-  return 0;
+  return sync_test(__func__, 1, [&] { return test_one(event, "gex_Event_Test"); });
 }
 
 void gex_Event_Wait(gex_Event_t event) {
-  if (event == GEX_EVENT_NO_OP) gexx::util::fatal("gex_Event_Wait was passed GEX_EVENT_NO_OP");
-  if (event == GEX_EVENT_INVALID) return;
-  event->wait();
-  retire(event);
+  sync_wait(__func__, 1, [&] { wait_one(event); });
 }
 
 int gex_Event_TestSome(gex_Event_t *pevent, size_t numevents, gex_Flags_t) {
-  bool any_valid = false, any_done = false;
-  for (size_t i = 0; i < numevents; ++i) {
-    if (pevent[i] == GEX_EVENT_INVALID) continue;
-    any_valid = true;
-    if (complete(pevent[i], __func__)) {
-      retire(pevent[i]);
-      any_done = true;
-    }
-  }
-  return (any_done || !any_valid) ? 0 : GASNET_ERR_NOT_READY;
+  return sync_test(__func__, numevents,
+                   [&] { return test_some(pevent, numevents, "gex_Event_TestSome"); });
 }
 
-void gex_Event_WaitSome(gex_Event_t *pevent, size_t numevents, gex_Flags_t flags) {
-  uint32_t spins = 0;
-  while (gex_Event_TestSome(pevent, numevents, flags) != 0) {
-    gexx::core::poll();
-    gexx::core::relax(spins);
-  }
+void gex_Event_WaitSome(gex_Event_t *pevent, size_t numevents, gex_Flags_t) {
+  sync_wait(__func__, numevents,
+            [&] { wait_for([&] { return test_some(pevent, numevents, "gex_Event_WaitSome"); }); });
 }
 
 int gex_Event_TestAll(gex_Event_t *pevent, size_t numevents, gex_Flags_t) {
-  bool all = true;
-  for (size_t i = 0; i < numevents; ++i) {
-    if (pevent[i] == GEX_EVENT_INVALID) continue;
-    if (complete(pevent[i], __func__))
-      retire(pevent[i]);
-    else
-      all = false;
-  }
-  return all ? 0 : GASNET_ERR_NOT_READY;
+  return sync_test(__func__, numevents,
+                   [&] { return test_all(pevent, numevents, "gex_Event_TestAll"); });
 }
 
-void gex_Event_WaitAll(gex_Event_t *pevent, size_t numevents, gex_Flags_t flags) {
-  uint32_t spins = 0;
-  while (gex_Event_TestAll(pevent, numevents, flags) != 0) {
-    gexx::core::poll();
-    gexx::core::relax(spins);
-  }
+void gex_Event_WaitAll(gex_Event_t *pevent, size_t numevents, gex_Flags_t) {
+  sync_wait(__func__, numevents,
+            [&] { wait_for([&] { return test_all(pevent, numevents, "gex_Event_WaitAll"); }); });
 }
 
 gex_Event_t gex_Event_QueryLeaf(gex_Event_t root, gex_EC_t event_category) {

@@ -4,8 +4,23 @@
 
 #include "core/progress.hpp"
 #include "util/log.hpp"
+#include "util/strings.hpp"
+#include "util/trace.hpp"
 
 namespace gexx::coll {
+
+namespace {
+// A barrier phase, as the trace and the statistics show it; `result` < 0: none.
+void record(trace::Op op, const char *api, int id, int flags, uint64_t start, int result) {
+  std::string detail = util::format("id=%d flags=%d", id, flags);
+  if (result >= 0) {
+    detail += result == GASNET_OK              ? " result=ok"
+              : result == GASNET_ERR_NOT_READY ? " result=not_ready"
+                                               : " result=mismatch";
+  }
+  trace::record(op, -1, 0, start, api, detail);
+}
+}  // namespace
 
 void Barrier::notify(int id, int flags) {
   if (notified_) {
@@ -17,6 +32,8 @@ void Barrier::notify(int id, int flags) {
                    (GASNET_BARRIERFLAG_ANONYMOUS | GASNET_BARRIERFLAG_MISMATCH)};
   generation_ = arrive(mine_);
   notified_ = true;
+  if (trace::active(trace::kBarrier))
+    record(trace::Op::BarrierNotify, "gasnet_barrier_notify", id, flags, 0, -1);
 }
 
 int Barrier::finish(int id, int flags) {
@@ -37,15 +54,20 @@ int Barrier::finish(int id, int flags) {
 int Barrier::wait(int id, int flags) {
   if (!notified_)
     util::fatal("gasnet_barrier_wait called without a matching gasnet_barrier_notify");
+  uint64_t start = trace::active(trace::kBarrier) ? trace::now() : 0;
   core::wait_until([&] { return shm_.done(generation_); });
-  return finish(id, flags);
+  int result = finish(id, flags);
+  if (start) record(trace::Op::BarrierWait, "gasnet_barrier_wait", id, flags, start, result);
+  return result;
 }
 
 int Barrier::try_finish(int id, int flags) {
   if (!notified_) util::fatal("gasnet_barrier_try called without a matching gasnet_barrier_notify");
   core::poll();
-  if (!shm_.done(generation_)) return GASNET_ERR_NOT_READY;
-  return finish(id, flags);
+  int result = shm_.done(generation_) ? finish(id, flags) : GASNET_ERR_NOT_READY;
+  if (trace::active(trace::kBarrier))
+    record(trace::Op::BarrierTry, "gasnet_barrier_try", id, flags, 0, result);
+  return result;
 }
 
 int Barrier::last_result(int *id) const {

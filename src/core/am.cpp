@@ -9,6 +9,7 @@
 #include "core/runtime.hpp"
 #include "util/log.hpp"
 #include "util/strings.hpp"
+#include "util/trace.hpp"
 
 namespace gexx::core::am {
 
@@ -64,6 +65,18 @@ std::string flag_names(gex_Flags_t f) {
                     : (f & GEX_FLAG_AM_REQUEST)                    ? "request"
                                                                    : "reply";
   return cat + " " + dir;
+}
+
+// An AM sent or a handler run, as the trace and the statistics show it.
+void record_am(trace::Op op, uint32_t peer, size_t nbytes, const char *api, gex_AM_Index_t handler,
+               unsigned nargs, const gex_AM_Arg_t *args) {
+  std::string detail = util::format("handler=%u nargs=%u", handler, nargs);
+  if (trace::detailed() && nargs) {
+    detail += " args=";
+    for (unsigned i = 0; i < nargs; ++i)
+      detail += util::format(i ? ",0x%x" : "0x%x", static_cast<uint32_t>(args[i]));
+  }
+  trace::record(op, peer, nbytes, 0, api, detail);
 }
 
 bool is_event_pointer(gex_Event_t *lc) {
@@ -213,6 +226,10 @@ void Engine::send(const Message &m, transport::AmSlot &slot, Kind kind, uint32_t
                 m.nbytes);
   }
   tp_.am_commit(slot, h, m.args);
+  if (trace::active(trace::kAm) && kind != kCredit) {
+    record_am(trace::am_op(kind == kReply, m.category, false), slot.peer, m.nbytes, m.api,
+              m.handler, m.nargs, m.args);
+  }
   if (is_event_pointer(m.lc_opt)) *m.lc_opt = GEX_EVENT_INVALID;  // copied: complete
 }
 
@@ -303,6 +320,10 @@ void Engine::deliver(const transport::AmHeader &h, const int32_t *args, void *pa
                                   e.ex.gex_nargs, h.nargs)
                          .c_str());
     }
+  }
+  if (trace::active(trace::kAm)) {
+    record_am(trace::am_op(h.kind == kReply, h.category, true), h.src, h.nbytes, nullptr, h.handler,
+              h.nargs, args);
   }
   gexx_token_s tok;
   tok.src = h.src;

@@ -14,6 +14,7 @@
 #include "util/debug.hpp"
 #include "util/log.hpp"
 #include "util/strings.hpp"
+#include "util/trace.hpp"
 
 namespace gexx::core {
 
@@ -120,6 +121,7 @@ void Runtime::start(const char *client_name, gex_Flags_t flags) {
   if (config::get_bool("GASNET_VERBOSEENV")) util::set_verbose(true);
   if (rank_ == 0) report_environment(env);
   if (config::get_bool("GASNET_FREEZE")) util::freeze_for_debugger("GASNET_FREEZE");
+  trace::init(rank_, size_, [this] { boot_->barrier(); });
 
   transport_ = transport::smp::open(*boot_);
   g_oversubscribed = transport_->oversubscribed();
@@ -194,6 +196,7 @@ void Runtime::bad_range(const char *api, uint32_t rank, const void *addr, size_t
 }
 
 void Runtime::exit_job(int code) {
+  trace::finish();
   std::fflush(nullptr);
   boot_->announce_exit(code);
   _exit(code);

@@ -8,6 +8,7 @@
 #include "core/progress.hpp"
 #include "core/runtime.hpp"
 #include "util/log.hpp"
+#include "util/trace.hpp"
 
 using gexx::core::Runtime;
 namespace am = gexx::core::am;
@@ -53,7 +54,9 @@ size_t gasnet_AMMaxLongReply(void) {
 }
 
 int gasnet_AMPoll(void) {
+  uint64_t start = gexx::trace::active(gexx::trace::kPoll) ? gexx::trace::now() : 0;
   Runtime::get(__func__).am().poll(__func__);
+  if (start) gexx::trace::record(gexx::trace::Op::Poll, -1, 0, start, __func__, "");
   return GASNET_OK;
 }
 

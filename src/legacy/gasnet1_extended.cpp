@@ -8,84 +8,85 @@
 
 using gexx::rma::get_blocking;
 using gexx::rma::put_blocking;
+using gexx::trace::Op;
 
 extern "C" {
 
 void gasnet_put(gasnet_node_t node, void *dest, void *src, size_t nbytes) {
-  put_blocking(__func__, node, dest, src, nbytes);
+  put_blocking(__func__, Op::Put, node, dest, src, nbytes);
 }
 void gasnet_put_bulk(gasnet_node_t node, void *dest, void *src, size_t nbytes) {
-  put_blocking(__func__, node, dest, src, nbytes);
+  put_blocking(__func__, Op::Put, node, dest, src, nbytes);
 }
 void gasnet_get(void *dest, gasnet_node_t node, void *src, size_t nbytes) {
-  get_blocking(__func__, dest, node, src, nbytes);
+  get_blocking(__func__, Op::Get, dest, node, src, nbytes);
 }
 void gasnet_get_bulk(void *dest, gasnet_node_t node, void *src, size_t nbytes) {
-  get_blocking(__func__, dest, node, src, nbytes);
+  get_blocking(__func__, Op::Get, dest, node, src, nbytes);
 }
 
 // Transfers complete when the call returns, so handles come back invalid
 // (the GASNet-1 value for a completed operation).
 gasnet_handle_t gasnet_put_nb(gasnet_node_t node, void *dest, void *src, size_t nbytes) {
-  put_blocking(__func__, node, dest, src, nbytes);
+  put_blocking(__func__, Op::PutNB, node, dest, src, nbytes);
   return GASNET_INVALID_HANDLE;
 }
 gasnet_handle_t gasnet_put_nb_bulk(gasnet_node_t node, void *dest, void *src, size_t nbytes) {
-  put_blocking(__func__, node, dest, src, nbytes);
+  put_blocking(__func__, Op::PutNB, node, dest, src, nbytes);
   return GASNET_INVALID_HANDLE;
 }
 gasnet_handle_t gasnet_get_nb(void *dest, gasnet_node_t node, void *src, size_t nbytes) {
-  get_blocking(__func__, dest, node, src, nbytes);
+  get_blocking(__func__, Op::GetNB, dest, node, src, nbytes);
   return GASNET_INVALID_HANDLE;
 }
 gasnet_handle_t gasnet_get_nb_bulk(void *dest, gasnet_node_t node, void *src, size_t nbytes) {
-  get_blocking(__func__, dest, node, src, nbytes);
+  get_blocking(__func__, Op::GetNB, dest, node, src, nbytes);
   return GASNET_INVALID_HANDLE;
 }
 void gasnet_put_nbi(gasnet_node_t node, void *dest, void *src, size_t nbytes) {
-  put_blocking(__func__, node, dest, src, nbytes);
+  put_blocking(__func__, Op::PutNBI, node, dest, src, nbytes);
 }
 void gasnet_put_nbi_bulk(gasnet_node_t node, void *dest, void *src, size_t nbytes) {
-  put_blocking(__func__, node, dest, src, nbytes);
+  put_blocking(__func__, Op::PutNBI, node, dest, src, nbytes);
 }
 void gasnet_get_nbi(void *dest, gasnet_node_t node, void *src, size_t nbytes) {
-  get_blocking(__func__, dest, node, src, nbytes);
+  get_blocking(__func__, Op::GetNBI, dest, node, src, nbytes);
 }
 void gasnet_get_nbi_bulk(void *dest, gasnet_node_t node, void *src, size_t nbytes) {
-  get_blocking(__func__, dest, node, src, nbytes);
+  get_blocking(__func__, Op::GetNBI, dest, node, src, nbytes);
 }
 
 void gasnet_put_val(gasnet_node_t node, void *dest, gasnet_register_value_t value, size_t nbytes) {
-  gexx::rma::put_value(__func__, node, dest, value, nbytes);
+  gexx::rma::put_value(__func__, Op::Put, node, dest, value, nbytes);
 }
 gasnet_handle_t gasnet_put_nb_val(gasnet_node_t node, void *dest, gasnet_register_value_t value,
                                   size_t nbytes) {
-  gexx::rma::put_value(__func__, node, dest, value, nbytes);
+  gexx::rma::put_value(__func__, Op::PutNB, node, dest, value, nbytes);
   return GASNET_INVALID_HANDLE;
 }
 void gasnet_put_nbi_val(gasnet_node_t node, void *dest, gasnet_register_value_t value,
                         size_t nbytes) {
-  gexx::rma::put_value(__func__, node, dest, value, nbytes);
+  gexx::rma::put_value(__func__, Op::PutNBI, node, dest, value, nbytes);
 }
 gasnet_register_value_t gasnet_get_val(gasnet_node_t node, void *src, size_t nbytes) {
-  return gexx::rma::get_value(__func__, node, src, nbytes);
+  return gexx::rma::get_value(__func__, Op::Get, node, src, nbytes);
 }
 gasnet_valget_handle_t gasnet_get_nb_val(gasnet_node_t node, void *src, size_t nbytes) {
-  return gexx::rma::get_value(__func__, node, src, nbytes);
+  return gexx::rma::get_value(__func__, Op::GetNB, node, src, nbytes);
 }
 gasnet_register_value_t gasnet_wait_syncnb_valget(gasnet_valget_handle_t handle) {
   return handle;
 }
 
 void gasnet_memset(gasnet_node_t node, void *dest, int val, size_t nbytes) {
-  gexx::rma::memset_blocking(__func__, node, dest, val, nbytes);
+  gexx::rma::memset_blocking(__func__, Op::Memset, node, dest, val, nbytes);
 }
 gasnet_handle_t gasnet_memset_nb(gasnet_node_t node, void *dest, int val, size_t nbytes) {
-  gexx::rma::memset_blocking(__func__, node, dest, val, nbytes);
+  gexx::rma::memset_blocking(__func__, Op::MemsetNB, node, dest, val, nbytes);
   return GASNET_INVALID_HANDLE;
 }
 void gasnet_memset_nbi(gasnet_node_t node, void *dest, int val, size_t nbytes) {
-  gexx::rma::memset_blocking(__func__, node, dest, val, nbytes);
+  gexx::rma::memset_blocking(__func__, Op::MemsetNBI, node, dest, val, nbytes);
 }
 
 // Unlike the gex_Event_Test family, GASNet-1's try calls poll.

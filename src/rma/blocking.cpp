@@ -4,6 +4,7 @@
 
 #include "core/runtime.hpp"
 #include "util/log.hpp"
+#include "util/strings.hpp"
 
 namespace gexx::rma {
 
@@ -24,23 +25,46 @@ const char *low_bytes(const uint64_t &v, size_t n) {
   return reinterpret_cast<const char *>(&v);
 #endif
 }
+
+void record(trace::Op op, const char *api, uint32_t rank, const void *remote, const void *local,
+            size_t nbytes, uint64_t start) {
+  trace::record(op, rank, nbytes, start, api,
+                trace::detailed() ? util::format("remote=%p local=%p", remote, local) : "");
+}
 }  // namespace
 
-void memset_blocking(const char *api, uint32_t rank, void *dest, int value, size_t nbytes) {
-  if (nbytes == 0) return;
-  char *to = core::Runtime::get(api).translate(api, rank, dest, nbytes);
-  std::memset(to, value, nbytes);
+void traced_put(const char *api, trace::Op op, uint32_t rank, void *dest, const void *src,
+                size_t nbytes) {
+  uint64_t start = trace::now();
+  copy_put(api, rank, dest, src, nbytes);
+  record(op, api, rank, dest, src, nbytes, start);
 }
 
-void put_value(const char *api, uint32_t rank, void *dest, uint64_t value, size_t nbytes) {
+void traced_get(const char *api, trace::Op op, void *dest, uint32_t rank, const void *src,
+                size_t nbytes) {
+  uint64_t start = trace::now();
+  copy_get(api, dest, rank, src, nbytes);
+  record(op, api, rank, src, dest, nbytes, start);
+}
+
+void memset_blocking(const char *api, trace::Op op, uint32_t rank, void *dest, int value,
+                     size_t nbytes) {
+  uint64_t start = trace::active(trace::kPut) ? trace::now() : 0;
+  if (nbytes)
+    std::memset(core::Runtime::get(api).translate(api, rank, dest, nbytes), value, nbytes);
+  if (start) record(op, api, rank, dest, nullptr, nbytes, start);
+}
+
+void put_value(const char *api, trace::Op op, uint32_t rank, void *dest, uint64_t value,
+               size_t nbytes) {
   check_value_size(api, nbytes);
-  put_blocking(api, rank, dest, low_bytes(value, nbytes), nbytes);
+  put_blocking(api, op, rank, dest, low_bytes(value, nbytes), nbytes);
 }
 
-uint64_t get_value(const char *api, uint32_t rank, const void *src, size_t nbytes) {
+uint64_t get_value(const char *api, trace::Op op, uint32_t rank, const void *src, size_t nbytes) {
   check_value_size(api, nbytes);
   uint64_t value = 0;
-  get_blocking(api, const_cast<char *>(low_bytes(value, nbytes)), rank, src, nbytes);
+  get_blocking(api, op, const_cast<char *>(low_bytes(value, nbytes)), rank, src, nbytes);
   return value;
 }
 

@@ -1,6 +1,7 @@
 // Put, get and memset on a host whose segments are cross-mapped: each is a
 // copy into or out of the peer's mapping, complete when the call returns.
-// `api` names the caller in errors.
+// `api` names the caller in errors; `op` is the form the trace and the
+// statistics show (PUT, PUT_NB, PUT_NBI, ...).
 #pragma once
 
 #include <cstddef>
@@ -8,25 +9,43 @@
 #include <cstring>
 
 #include "core/runtime.hpp"
+#include "util/trace.hpp"
 
 namespace gexx::rma {
 
 // Inline: these are the whole cost of a small put or get on this host.
-inline void put_blocking(const char *api, uint32_t rank, void *dest, const void *src,
-                         size_t nbytes) {
+inline void copy_put(const char *api, uint32_t rank, void *dest, const void *src, size_t nbytes) {
   if (nbytes == 0) return;
   std::memmove(core::Runtime::get(api).translate(api, rank, dest, nbytes), src, nbytes);
 }
-
-inline void get_blocking(const char *api, void *dest, uint32_t rank, const void *src,
-                         size_t nbytes) {
+inline void copy_get(const char *api, void *dest, uint32_t rank, const void *src, size_t nbytes) {
   if (nbytes == 0) return;
   std::memmove(dest, core::Runtime::get(api).translate(api, rank, src, nbytes), nbytes);
 }
-void memset_blocking(const char *api, uint32_t rank, void *dest, int value, size_t nbytes);
+
+// The same, timed and recorded (GASNET_TRACEFILE, GASNET_STATSFILE).
+void traced_put(const char *api, trace::Op op, uint32_t rank, void *dest, const void *src,
+                size_t nbytes);
+void traced_get(const char *api, trace::Op op, void *dest, uint32_t rank, const void *src,
+                size_t nbytes);
+
+inline void put_blocking(const char *api, trace::Op op, uint32_t rank, void *dest, const void *src,
+                         size_t nbytes) {
+  if (trace::active(trace::kPut)) return traced_put(api, op, rank, dest, src, nbytes);
+  copy_put(api, rank, dest, src, nbytes);
+}
+
+inline void get_blocking(const char *api, trace::Op op, void *dest, uint32_t rank, const void *src,
+                         size_t nbytes) {
+  if (trace::active(trace::kGet)) return traced_get(api, op, dest, rank, src, nbytes);
+  copy_get(api, dest, rank, src, nbytes);
+}
+void memset_blocking(const char *api, trace::Op op, uint32_t rank, void *dest, int value,
+                     size_t nbytes);
 
 // Value forms move the low-order `nbytes` bytes of a register-sized value.
-void put_value(const char *api, uint32_t rank, void *dest, uint64_t value, size_t nbytes);
-uint64_t get_value(const char *api, uint32_t rank, const void *src, size_t nbytes);
+void put_value(const char *api, trace::Op op, uint32_t rank, void *dest, uint64_t value,
+               size_t nbytes);
+uint64_t get_value(const char *api, trace::Op op, uint32_t rank, const void *src, size_t nbytes);
 
 }  // namespace gexx::rma

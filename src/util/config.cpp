@@ -57,6 +57,27 @@ const std::vector<Var> kRegistry = {
      "Stop a rank that hits a fatal signal or a fatal error until a debugger releases it; the "
      "rank prints how to attach.",
      false},
+    // tracing and statistics
+    {"GASNET_TRACEFILE", Kind::String, "",
+     "File for the trace, one line per operation: '%' in the name becomes the rank, '-' is "
+     "standard error; unset, nothing is traced.",
+     false},
+    {"GASNET_TRACEMASK", Kind::String, "GPRSWBLAXIOCDNHU",
+     "Categories to trace, as letters: G gets, P puts, S syncs, B barriers, A active messages, "
+     "X AMPoll, D details, N source lines, H client lines, ... (docs/tracing.md).",
+     false},
+    {"GASNET_STATSFILE", Kind::String, "",
+     "File for the statistics printed at exit (counts, bytes, latencies per operation kind); "
+     "'%' becomes the rank, '-' is standard error; unset, nothing is counted.",
+     false},
+    {"GASNET_STATSMASK", Kind::String, "GPRSWBLAXIOCDNHU",
+     "Categories to count, with the letters of GASNET_TRACEMASK.", false},
+    {"GASNET_TRACEFLUSH", Kind::Bool, "0",
+     "Flush the trace file after every line (slow; keeps the last lines of a rank that "
+     "crashes).",
+     false},
+    {"GASNET_TRACELOCAL", Kind::Bool, "1",
+     "Trace puts and gets whose peer is the calling rank itself (set 0 to leave them out).", false},
 };
 
 std::string trim(std::string_view s) {
