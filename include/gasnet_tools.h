@@ -372,33 +372,49 @@ extern int gasnett_trace_enabled(void);
 extern int gasnett_stats_enabled(void);
 typedef void (*gasnett_stats_callback_t)(void (*stats_printf)(const char *fmt, ...));
 extern gasnett_stats_callback_t gasnett_stats_callback;
+/* Registers the callback run when the statistics are written at exit;
+ * returns whether statistics are being collected. */
+extern int gasnett_stats_init(gasnett_stats_callback_t callbackfn);
+/* The calling thread's source position, shown on its trace lines when the
+ * trace mask has N; and the masks in effect, as letters. */
+extern void gasnett_trace_setsourceline(const char *file, unsigned int line);
+extern void gasnett_trace_getsourceline(const char **pfile, unsigned int *pline);
+extern const char *gasnett_trace_getmask(void);
+extern void gasnett_trace_setmask(const char *mask);
+extern const char *gasnett_stats_getmask(void);
+extern void gasnett_stats_setmask(const char *mask);
 
 #define GEXXT_NOT_EVALUATED(...) ((void)(0 && (__VA_ARGS__, 0)))
-#define GASNETT_TRACE_SETSOURCELINE(file, line) ((void)0)
-#define GASNETT_TRACE_GETSOURCELINE(pfile, pline) ((void)0)
 #define GASNETT_TRACE_FREEZESOURCELINE() ((void)0)
 #define GASNETT_TRACE_UNFREEZESOURCELINE() ((void)0)
-#define GASNETT_TRACE_GETMASK() ""
-#define GASNETT_TRACE_SETMASK(mask) ((void)0)
 #define GASNETT_TRACE_GET_TRACELOCAL() (0)
 #define GASNETT_TRACE_SET_TRACELOCAL(newval) ((void)0)
 #ifdef GASNET_TRACE
+#define GASNETT_TRACE_SETSOURCELINE(file, line) gasnett_trace_setsourceline((file), (line))
+#define GASNETT_TRACE_GETSOURCELINE(pfile, pline) gasnett_trace_getsourceline((pfile), (pline))
+#define GASNETT_TRACE_GETMASK() gasnett_trace_getmask()
+#define GASNETT_TRACE_SETMASK(mask) gasnett_trace_setmask(mask)
 #define GASNETT_TRACE_ENABLED gasnett_trace_enabled()
 #define GASNETT_TRACE_PRINTF gasnett_trace_printf
 #define GASNETT_TRACE_PRINTF_FORCE gasnett_trace_printf_force
 #else
+#define GASNETT_TRACE_SETSOURCELINE(file, line) ((void)0)
+#define GASNETT_TRACE_GETSOURCELINE(pfile, pline) ((void)0)
+#define GASNETT_TRACE_GETMASK() ""
+#define GASNETT_TRACE_SETMASK(mask) ((void)0)
 #define GASNETT_TRACE_ENABLED 0
 #define GASNETT_TRACE_PRINTF(...) GEXXT_NOT_EVALUATED(gasnett_trace_printf(__VA_ARGS__))
 #define GASNETT_TRACE_PRINTF_FORCE(...) GEXXT_NOT_EVALUATED(gasnett_trace_printf_force(__VA_ARGS__))
 #endif
-#define GASNETT_STATS_GETMASK() ""
-#define GASNETT_STATS_SETMASK(mask) ((void)0)
 #ifdef GASNET_STATS
+#define GASNETT_STATS_GETMASK() gasnett_stats_getmask()
+#define GASNETT_STATS_SETMASK(mask) gasnett_stats_setmask(mask)
 #define GASNETT_STATS_ENABLED gasnett_stats_enabled()
 #define GASNETT_STATS_PRINTF gasnett_stats_printf
-#define GASNETT_STATS_INIT(callbackfn) \
-  (gasnett_stats_callback = (callbackfn), gasnett_stats_enabled())
+#define GASNETT_STATS_INIT(callbackfn) gasnett_stats_init(callbackfn)
 #else
+#define GASNETT_STATS_GETMASK() ""
+#define GASNETT_STATS_SETMASK(mask) ((void)0)
 #define GASNETT_STATS_ENABLED 0
 #define GASNETT_STATS_PRINTF(...) GEXXT_NOT_EVALUATED(gasnett_stats_printf(__VA_ARGS__))
 #define GASNETT_STATS_INIT(callbackfn) 0

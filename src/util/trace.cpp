@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <cerrno>
+#include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -216,8 +217,20 @@ void init(uint32_t rank, uint32_t ranks, const std::function<void()> &job_barrie
   update_active();
 }
 
+namespace {
+void callback_printf(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  stats_vprintf(fmt, ap);
+  va_end(ap);
+}
+}  // namespace
+
 void finish() {
   if (g_finished.exchange(true)) return;
+  // The client's GASNETT_STATS_INIT callback adds its lines first (it takes
+  // the lock through stats_vprintf).
+  if (g_stats && stats_callback) stats_callback(callback_printf);
   std::lock_guard<std::mutex> guard(g_lock);
   detail::g_active = 0;
   if (g_stats) {
@@ -266,6 +279,10 @@ void get_source_line(const char **file, unsigned *line) {
 
 bool trace_enabled(char letter) {
   return g_trace && (g_trace_mask & bit_of(letter));
+}
+
+bool stats_enabled() {
+  return g_stats != nullptr;
 }
 
 void trace_vprintf(uint32_t category, const char *fmt, va_list ap) {

@@ -132,8 +132,14 @@ void get_source_line(const char **file, unsigned *line);
 // line when `category` (kHigh or kUser) is traced; stats_vprintf writes a
 // USER line into the statistics file.
 bool trace_enabled(char letter);
+bool stats_enabled();
 void trace_vprintf(uint32_t category, const char *fmt, va_list ap);
 void stats_vprintf(const char *fmt, va_list ap);
+
+// The client's statistics callback (GASNETT_STATS_INIT), run by finish()
+// with a printf that writes USER lines into the statistics file.
+using StatsCallback = void (*)(void (*stats_printf)(const char *fmt, ...));
+inline StatsCallback stats_callback = nullptr;
 
 // The masks in effect as letters, and changing them while running
 // (GASNETT_TRACE_GETMASK / SETMASK; only letters of kLetters count).

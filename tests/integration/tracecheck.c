@@ -9,8 +9,17 @@
  * Rank 1 waits until both handlers have run. Then both ranks take the
  * barrier notify(7, 0) / wait(7, 0), print "tracecheck rank R: PASS" and
  * return from main ("tracecheck exit": call gasnet_exit(0) instead).
+ *
+ * "tracecheck user" first uses the tools API's tracing macros (compiled in
+ * here with GASNET_TRACE and GASNET_STATS): it sets the source line
+ * tracecheck_user.c:<100 + rank>, writes "hello from rank R" and the trace
+ * mask it reads back as a trace line, and registers a statistics callback
+ * that writes "callback of rank R".
  */
+#define GASNET_TRACE 1
+#define GASNET_STATS 1
 #include <gasnet.h>
+#include <gasnet_tools.h>
 
 #include "check.h"
 #include <string.h>
@@ -34,6 +43,10 @@ static void on_medium(gasnet_token_t token, void *buf, size_t nbytes) {
   handled++;
 }
 
+static void stats_callback(void (*stats_printf)(const char *fmt, ...)) {
+  stats_printf("callback of rank %u", check_rank);
+}
+
 int main(int argc, char **argv) {
   gasnet_handlerentry_t table[] = {{H_SHORT, (void (*)())on_short},
                                    {H_MEDIUM, (void (*)())on_medium}};
@@ -44,6 +57,18 @@ int main(int argc, char **argv) {
   gasnet_seginfo_t seg[2];
   gasnet_getSegmentInfo(seg, 2);
   unsigned char *peer = seg[1].addr;
+  if (argc > 1 && strcmp(argv[1], "user") == 0) {
+    GASNETT_TRACE_SETSOURCELINE("tracecheck_user.c", 100 + check_rank);
+    const char *file = NULL;
+    unsigned int line = 0;
+    GASNETT_TRACE_GETSOURCELINE(&file, &line);
+    CHECK(file && strcmp(file, "tracecheck_user.c") == 0 && line == 100 + check_rank,
+          "GASNETT_TRACE_GETSOURCELINE gave back %s:%u", file ? file : "(null)", line);
+    GASNETT_TRACE_PRINTF("hello from rank %u", check_rank);
+    GASNETT_TRACE_PRINTF("mask %s", GASNETT_TRACE_GETMASK());
+    CHECK(GASNETT_STATS_INIT(stats_callback), "GASNETT_STATS_INIT says statistics are off");
+    GASNETT_TRACE_SETSOURCELINE(NULL, 0);
+  }
   static unsigned char src[256], dst[256];
   if (check_rank == 0) {
     fill(src, sizeof src, 5);

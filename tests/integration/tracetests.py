@@ -324,6 +324,29 @@ def case_bad_file():
         check(re.search(want, err), "stderr lacks %r:\n%s" % (want, err))
 
 
+def case_user():
+    """The tools API's GASNETT_TRACE_PRINTF lines (with the source line the client set) and
+    GASNETT_STATS_INIT's callback land in the job's files."""
+    with tmpdir() as d:
+        run({"GASNET_TRACEFILE": os.path.join(d, "trace.%"), "GASNET_TRACEMASK": "HN",
+             "GASNET_STATSFILE": os.path.join(d, "stats.%"), "GASNET_STATSMASK": "P"},
+            args=["user"])
+        for r in (0, 1):
+            lines = split_headers(read(os.path.join(d, "trace.%d" % r)), "trace", r,
+                                  "GASNET_TRACEMASK", "HN")
+            want = [r"hello from rank %d \[tracecheck_user\.c:%d\]" % (r, 100 + r),
+                    r"mask %s \[tracecheck_user\.c:%d\]" % (
+                        "".join(c for c in LETTERS if c in "HN"), 100 + r)]
+            check(len(lines) == len(want), "rank %d: trace lines %s" % (r, lines))
+            for line, w in zip(lines, want):
+                check(re.fullmatch(r"\d+\.\d{6} %d USER %s" % (r, w), line),
+                      "rank %d: %r does not match %r" % (r, line, w))
+            stats = split_headers(read(os.path.join(d, "stats.%d" % r)), "statistics", r,
+                                  "GASNET_STATSMASK", "P")
+            check(stats and stats[0] == "%d USER callback of rank %d" % (r, r),
+                  "rank %d: statistics start %s, expected the callback's line first" % (r, stats))
+
+
 CASES = {name[5:]: fn for name, fn in globals().items() if name.startswith("case_")}
 
 
