@@ -62,4 +62,5 @@ foreach(mode ${GEXX_TOOLS_MODES})
   install(FILES ${PROJECT_BINARY_DIR}/pkg/${lib}.mak DESTINATION include)
   install(FILES ${PROJECT_BINARY_DIR}/pkg/${lib}.pc DESTINATION lib/pkgconfig)
 endforeach()
-install(FILES include/gexx_tools_atomic.h include/gexx_tools_sync.h DESTINATION include)
+install(FILES include/gexx_tools_atomic.h include/gexx_tools_sync.h include/gexx_platform.h
+        DESTINATION include)

@@ -57,6 +57,7 @@
 #include <sys/time.h>
 #include <time.h>
 #include <gasnet_config.h>
+#include <gexx_platform.h>
 
 /* ---- versions and configuration ---- */
 #define GASNETT_RELEASE_VERSION_MAJOR GASNET_RELEASE_VERSION_MAJOR

@@ -373,6 +373,58 @@ static void run_child_case(const char *name) {
   exit(3);
 }
 
+/* ---- PLATFORM_* identification (gexx_platform.h) ---- */
+#define PLATFORM_NAME_STR2(x) #x
+#define PLATFORM_NAME_STR(x) PLATFORM_NAME_STR2(x)
+static void case_platform(void) {
+#if defined(__clang__)
+  CHECK(PLATFORM_COMPILER_CLANG && PLATFORM_COMPILER_FAMILYID == 19, "clang not named");
+  CHECK(PLATFORM_COMPILER_VERSION_EQ(__clang_major__, __clang_minor__, __clang_patchlevel__),
+        "clang version");
+#elif defined(__GNUC__)
+  CHECK(PLATFORM_COMPILER_GNU && PLATFORM_COMPILER_FAMILYID == 1, "gcc not named");
+  CHECK(!strcmp(PLATFORM_NAME_STR(PLATFORM_COMPILER_FAMILYNAME), "GNU"), "family name");
+  CHECK(PLATFORM_COMPILER_VERSION_EQ(__GNUC__, __GNUC_MINOR__, __GNUC_PATCHLEVEL__), "gcc version");
+  char want[64];
+  snprintf(want, sizeof want, "%d.%d.%d", __GNUC__, __GNUC_MINOR__, __GNUC_PATCHLEVEL__);
+  CHECK(!strcmp(PLATFORM_COMPILER_VERSION_STR, want), "version string %s, expected %s",
+        PLATFORM_COMPILER_VERSION_STR, want);
+#endif
+  CHECK(PLATFORM_COMPILER_VERSION_GT(2, 0, 0) && PLATFORM_COMPILER_VERSION_LT(1000, 0, 0) &&
+            PLATFORM_COMPILER_VERSION_GE(2, 0, 0) && !PLATFORM_COMPILER_VERSION_LE(2, 0, 0),
+        "version comparisons");
+#ifdef __cplusplus
+  CHECK(PLATFORM_COMPILER_ID == 10000 + PLATFORM_COMPILER_FAMILYID, "C++ compiler id");
+  CHECK(strstr(PLATFORM_COMPILER_IDSTR, "-CXX(") != NULL, "idstr %s", PLATFORM_COMPILER_IDSTR);
+  CHECK(PLATFORM_COMPILER_CXX_LANGLVL == __cplusplus, "C++ language level");
+#else
+  CHECK(PLATFORM_COMPILER_ID == PLATFORM_COMPILER_FAMILYID, "C compiler id");
+  CHECK(strstr(PLATFORM_COMPILER_IDSTR, "-C(") != NULL, "idstr %s", PLATFORM_COMPILER_IDSTR);
+  CHECK(PLATFORM_COMPILER_C_LANGLVL == __STDC_VERSION__, "C language level");
+#endif
+#if defined(__linux__)
+  CHECK(PLATFORM_OS_LINUX && !strcmp(PLATFORM_NAME_STR(PLATFORM_OS_FAMILYNAME), "LINUX"), "os");
+#endif
+#if defined(__x86_64__)
+  CHECK(PLATFORM_ARCH_X86_64 && !strcmp(PLATFORM_NAME_STR(PLATFORM_ARCH_FAMILYNAME), "X86_64"),
+        "arch");
+#elif defined(__aarch64__)
+  CHECK(PLATFORM_ARCH_AARCH64, "arch");
+#endif
+#ifdef PLATFORM_ARCH_64
+  CHECK(sizeof(void *) == 8, "PLATFORM_ARCH_64 with %zu-byte pointers", sizeof(void *));
+#else
+  CHECK(sizeof(void *) == 4, "PLATFORM_ARCH_32 with %zu-byte pointers", sizeof(void *));
+#endif
+  const uint16_t one = 1;
+  int little = *(const unsigned char *)&one == 1;
+#ifdef PLATFORM_ARCH_LITTLE_ENDIAN
+  CHECK(little, "PLATFORM_ARCH_LITTLE_ENDIAN on a big-endian machine");
+#else
+  CHECK(!little, "PLATFORM_ARCH_BIG_ENDIAN on a little-endian machine");
+#endif
+}
+
 int main(int argc, char **argv) {
   check_self = argv[0];
   CHECK(argc == 2, "usage: %s <case>", argv[0]);
@@ -381,7 +433,9 @@ int main(int argc, char **argv) {
 #if GASNETT_THREAD_SAFE
   if (run_thread_case(name)) return 0;
 #endif
-  if (!strcmp(name, "atomics"))
+  if (!strcmp(name, "platform"))
+    case_platform();
+  else if (!strcmp(name, "atomics"))
     case_atomics();
   else if (!strcmp(name, "timers"))
     case_timers();

@@ -1,0 +1,226 @@
+/* gexx_platform.h: the PLATFORM_* identification macros GASNet clients test
+ * (included by gasnet_tools.h, and so by every GASNet header). They name the
+ * compiler, the operating system and the architecture the including file is
+ * compiled for:
+ *
+ *   PLATFORM_COMPILER_<FAMILY> (1), PLATFORM_COMPILER_<FAMILY>_C or _CXX,
+ *   PLATFORM_COMPILER_FAMILYNAME (a bare token), PLATFORM_COMPILER_FAMILYID,
+ *   PLATFORM_COMPILER_ID (FAMILYID, plus 10000 for C++),
+ *   PLATFORM_COMPILER_VERSION, PLATFORM_COMPILER_VERSION_STR,
+ *   PLATFORM_COMPILER_VERSION_INT(maj, min, pat), and the comparisons
+ *   PLATFORM_COMPILER_VERSION_GT/GE/EQ/LE/LT(maj, min, pat),
+ *   PLATFORM_COMPILER_IDSTR, PLATFORM_COMPILER_C_LANGLVL /
+ *   PLATFORM_COMPILER_CXX_LANGLVL;
+ *   PLATFORM_OS_<NAME> (1), PLATFORM_OS_FAMILYNAME;
+ *   PLATFORM_ARCH_<NAME> (1), PLATFORM_ARCH_FAMILYNAME, PLATFORM_ARCH_32 or
+ *   PLATFORM_ARCH_64, PLATFORM_ARCH_LITTLE_ENDIAN or PLATFORM_ARCH_BIG_ENDIAN.
+ *
+ * The family ids are GASNet's. Compilers that present themselves as GNU C
+ * (Clang, Intel's, NVIDIA's) are recognised by their own macros first. */
+#ifndef GEXX_PLATFORM_H
+#define GEXX_PLATFORM_H
+
+#define PLATFORM_HEADER_VERSION 1
+
+#define GEXXP_STR2(x) #x
+#define GEXXP_STR(x) GEXXP_STR2(x)
+
+/* ---- compiler ---- */
+#if defined(__INTEL_LLVM_COMPILER) || defined(__INTEL_COMPILER)
+#define PLATFORM_COMPILER_INTEL 1
+#define PLATFORM_COMPILER_FAMILYNAME INTEL
+#define PLATFORM_COMPILER_FAMILYID 2
+#if defined(__INTEL_LLVM_COMPILER)
+/* icx: __INTEL_LLVM_COMPILER is YYYYMMPP */
+#define PLATFORM_COMPILER_VERSION                              \
+  PLATFORM_COMPILER_VERSION_INT(__INTEL_LLVM_COMPILER / 10000, \
+                                (__INTEL_LLVM_COMPILER / 100) % 100, __INTEL_LLVM_COMPILER % 100)
+#define PLATFORM_COMPILER_VERSION_STR GEXXP_STR(__INTEL_LLVM_COMPILER)
+#else
+#define PLATFORM_COMPILER_VERSION \
+  PLATFORM_COMPILER_VERSION_INT(__INTEL_COMPILER / 100, (__INTEL_COMPILER / 10) % 10, 0)
+#define PLATFORM_COMPILER_VERSION_STR GEXXP_STR(__INTEL_COMPILER)
+#endif
+#elif defined(__NVCOMPILER)
+#define PLATFORM_COMPILER_NVHPC 1
+#define PLATFORM_COMPILER_FAMILYNAME NVHPC
+#define PLATFORM_COMPILER_FAMILYID 20
+#define PLATFORM_COMPILER_VERSION                                           \
+  PLATFORM_COMPILER_VERSION_INT(__NVCOMPILER_MAJOR__, __NVCOMPILER_MINOR__, \
+                                __NVCOMPILER_PATCHLEVEL__)
+#define PLATFORM_COMPILER_VERSION_STR \
+  GEXXP_STR(__NVCOMPILER_MAJOR__)     \
+  "." GEXXP_STR(__NVCOMPILER_MINOR__) "-" GEXXP_STR(__NVCOMPILER_PATCHLEVEL__)
+#elif defined(__PGI)
+#define PLATFORM_COMPILER_PGI 1
+#define PLATFORM_COMPILER_FAMILYNAME PGI
+#define PLATFORM_COMPILER_FAMILYID 4
+#if defined(__PGIC__) && defined(__PGIC_MINOR__) && defined(__PGIC_PATCHLEVEL__)
+#define PLATFORM_COMPILER_VERSION \
+  PLATFORM_COMPILER_VERSION_INT(__PGIC__, __PGIC_MINOR__, __PGIC_PATCHLEVEL__)
+#endif
+#elif defined(_CRAYC)
+#define PLATFORM_COMPILER_CRAY 1
+#define PLATFORM_COMPILER_FAMILYNAME CRAY
+#define PLATFORM_COMPILER_FAMILYID 10
+#if defined(_RELEASE_MAJOR) && defined(_RELEASE_MINOR)
+#define PLATFORM_COMPILER_VERSION PLATFORM_COMPILER_VERSION_INT(_RELEASE_MAJOR, _RELEASE_MINOR, 0)
+#endif
+#elif defined(__clang__)
+#define PLATFORM_COMPILER_CLANG 1
+#define PLATFORM_COMPILER_FAMILYNAME CLANG
+#define PLATFORM_COMPILER_FAMILYID 19
+#define PLATFORM_COMPILER_VERSION \
+  PLATFORM_COMPILER_VERSION_INT(__clang_major__, __clang_minor__, __clang_patchlevel__)
+#define PLATFORM_COMPILER_VERSION_STR __clang_version__
+#elif defined(__GNUC__)
+#define PLATFORM_COMPILER_GNU 1
+#define PLATFORM_COMPILER_FAMILYNAME GNU
+#define PLATFORM_COMPILER_FAMILYID 1
+#define PLATFORM_COMPILER_VERSION \
+  PLATFORM_COMPILER_VERSION_INT(__GNUC__, __GNUC_MINOR__, __GNUC_PATCHLEVEL__)
+#define PLATFORM_COMPILER_VERSION_STR \
+  GEXXP_STR(__GNUC__) "." GEXXP_STR(__GNUC_MINOR__) "." GEXXP_STR(__GNUC_PATCHLEVEL__)
+#else
+#define PLATFORM_COMPILER_UNKNOWN 1
+#define PLATFORM_COMPILER_FAMILYNAME UNKNOWN
+#define PLATFORM_COMPILER_FAMILYID 0
+#endif
+
+/* the _C / _CXX forms of the family macro */
+#ifdef __cplusplus
+#define PLATFORM_COMPILER_ID (10000 + PLATFORM_COMPILER_FAMILYID)
+#if defined(PLATFORM_COMPILER_GNU)
+#define PLATFORM_COMPILER_GNU_CXX 1
+#elif defined(PLATFORM_COMPILER_CLANG)
+#define PLATFORM_COMPILER_CLANG_CXX 1
+#elif defined(PLATFORM_COMPILER_INTEL)
+#define PLATFORM_COMPILER_INTEL_CXX 1
+#elif defined(PLATFORM_COMPILER_NVHPC)
+#define PLATFORM_COMPILER_NVHPC_CXX 1
+#elif defined(PLATFORM_COMPILER_PGI)
+#define PLATFORM_COMPILER_PGI_CXX 1
+#elif defined(PLATFORM_COMPILER_CRAY)
+#define PLATFORM_COMPILER_CRAY_CXX 1
+#endif
+#else
+#define PLATFORM_COMPILER_ID PLATFORM_COMPILER_FAMILYID
+#if defined(PLATFORM_COMPILER_GNU)
+#define PLATFORM_COMPILER_GNU_C 1
+#elif defined(PLATFORM_COMPILER_CLANG)
+#define PLATFORM_COMPILER_CLANG_C 1
+#elif defined(PLATFORM_COMPILER_INTEL)
+#define PLATFORM_COMPILER_INTEL_C 1
+#elif defined(PLATFORM_COMPILER_NVHPC)
+#define PLATFORM_COMPILER_NVHPC_C 1
+#elif defined(PLATFORM_COMPILER_PGI)
+#define PLATFORM_COMPILER_PGI_C 1
+#elif defined(PLATFORM_COMPILER_CRAY)
+#define PLATFORM_COMPILER_CRAY_C 1
+#endif
+#endif
+
+#define PLATFORM_COMPILER_VERSION_INT(maj, min, pat) (((maj) << 16) | ((min) << 8) | (pat))
+#ifndef PLATFORM_COMPILER_VERSION
+#define PLATFORM_COMPILER_VERSION 0 /* not known */
+#endif
+#ifndef PLATFORM_COMPILER_VERSION_STR
+#define PLATFORM_COMPILER_VERSION_STR GEXXP_STR(PLATFORM_COMPILER_VERSION)
+#endif
+#define PLATFORM_COMPILER_VERSION_GT(maj, min, pat) \
+  (PLATFORM_COMPILER_VERSION > PLATFORM_COMPILER_VERSION_INT(maj, min, pat))
+#define PLATFORM_COMPILER_VERSION_GE(maj, min, pat) \
+  (PLATFORM_COMPILER_VERSION >= PLATFORM_COMPILER_VERSION_INT(maj, min, pat))
+#define PLATFORM_COMPILER_VERSION_EQ(maj, min, pat) \
+  (PLATFORM_COMPILER_VERSION == PLATFORM_COMPILER_VERSION_INT(maj, min, pat))
+#define PLATFORM_COMPILER_VERSION_LE(maj, min, pat) \
+  (PLATFORM_COMPILER_VERSION <= PLATFORM_COMPILER_VERSION_INT(maj, min, pat))
+#define PLATFORM_COMPILER_VERSION_LT(maj, min, pat) \
+  (PLATFORM_COMPILER_VERSION < PLATFORM_COMPILER_VERSION_INT(maj, min, pat))
+
+/* language levels: __STDC_VERSION__ and __cplusplus, 0 when not defined */
+#if defined(__STDC_VERSION__)
+#define PLATFORM_COMPILER_C_LANGLVL __STDC_VERSION__
+#else
+#define PLATFORM_COMPILER_C_LANGLVL 0
+#endif
+#if defined(__cplusplus)
+#define PLATFORM_COMPILER_CXX_LANGLVL __cplusplus
+#else
+#define PLATFORM_COMPILER_CXX_LANGLVL 0
+#endif
+
+/* "FAMILY-C|CXX(FAMILYID)/VERSION_STR", e.g. "GNU-C(1)/12.2.0" */
+#ifdef __cplusplus
+#define GEXXP_LANG "CXX"
+#else
+#define GEXXP_LANG "C"
+#endif
+#define PLATFORM_COMPILER_IDSTR           \
+  GEXXP_STR(PLATFORM_COMPILER_FAMILYNAME) \
+  "-" GEXXP_LANG "(" GEXXP_STR(PLATFORM_COMPILER_FAMILYID) ")/" PLATFORM_COMPILER_VERSION_STR
+
+/* ---- operating system ---- */
+#if defined(__linux__)
+#define PLATFORM_OS_LINUX 1
+#define PLATFORM_OS_FAMILYNAME LINUX
+#elif defined(__APPLE__) && defined(__MACH__)
+#define PLATFORM_OS_DARWIN 1
+#define PLATFORM_OS_FAMILYNAME DARWIN
+#elif defined(__FreeBSD__)
+#define PLATFORM_OS_FREEBSD 1
+#define PLATFORM_OS_FAMILYNAME FREEBSD
+#elif defined(__NetBSD__)
+#define PLATFORM_OS_NETBSD 1
+#define PLATFORM_OS_FAMILYNAME NETBSD
+#elif defined(__OpenBSD__)
+#define PLATFORM_OS_OPENBSD 1
+#define PLATFORM_OS_FAMILYNAME OPENBSD
+#elif defined(__CYGWIN__)
+#define PLATFORM_OS_CYGWIN 1
+#define PLATFORM_OS_FAMILYNAME CYGWIN
+#else
+#define PLATFORM_OS_UNKNOWN 1
+#define PLATFORM_OS_FAMILYNAME UNKNOWN
+#endif
+
+/* ---- architecture ---- */
+#if defined(__x86_64__) || defined(__amd64__)
+#define PLATFORM_ARCH_X86_64 1
+#define PLATFORM_ARCH_FAMILYNAME X86_64
+#elif defined(__i386__)
+#define PLATFORM_ARCH_X86 1
+#define PLATFORM_ARCH_FAMILYNAME X86
+#elif defined(__aarch64__)
+#define PLATFORM_ARCH_AARCH64 1
+#define PLATFORM_ARCH_FAMILYNAME AARCH64
+#elif defined(__arm__)
+#define PLATFORM_ARCH_ARM 1
+#define PLATFORM_ARCH_FAMILYNAME ARM
+#elif defined(__powerpc64__) || defined(__ppc64__) || defined(__powerpc__) || defined(__ppc__)
+#define PLATFORM_ARCH_POWERPC 1
+#define PLATFORM_ARCH_FAMILYNAME POWERPC
+#elif defined(__riscv)
+#define PLATFORM_ARCH_RISCV 1
+#define PLATFORM_ARCH_FAMILYNAME RISCV
+#elif defined(__s390x__) || defined(__s390__)
+#define PLATFORM_ARCH_S390 1
+#define PLATFORM_ARCH_FAMILYNAME S390
+#else
+#define PLATFORM_ARCH_UNKNOWN 1
+#define PLATFORM_ARCH_FAMILYNAME UNKNOWN
+#endif
+
+#if defined(__LP64__) || defined(_LP64) || (defined(__SIZEOF_POINTER__) && __SIZEOF_POINTER__ == 8)
+#define PLATFORM_ARCH_64 1
+#else
+#define PLATFORM_ARCH_32 1
+#endif
+
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+#define PLATFORM_ARCH_BIG_ENDIAN 1
+#else
+#define PLATFORM_ARCH_LITTLE_ENDIAN 1
+#endif
+
+#endif /* GEXX_PLATFORM_H */
