@@ -137,7 +137,7 @@ int main(int argc, char **argv) {
                  g_name.c_str(), message->c_str(), g_name.c_str());
     return 2;
   }
-  o.exit_grace_seconds = gexx::config::get_seconds("GASNET_EXITTIMEOUT");
+  o.exit_timeout_seconds = gexx::bootstrap::exit_timeout_seconds(o.ranks);
   if (verbose) {
     for (const auto &name : env_names) {
       std::fprintf(stderr, "%s: -E %s: %s\n", g_name.c_str(), name.c_str(),

@@ -29,8 +29,10 @@ class Bootstrap {
   virtual std::vector<std::vector<int>> exchange_fds(const std::vector<int> &mine) = 0;
   // Tells the launcher the job must end with `code`; does not return.
   [[noreturn]] virtual void abort(int code, const std::string &reason) = 0;
-  // Tells the launcher this rank leaves with `code` (gasnet_exit).
-  virtual void announce_exit(int code) = 0;
+  // Tells the launcher this rank leaves with `code`, through gasnet_exit or
+  // (process_exit) exit() or a return from main; the launcher then ends the
+  // other ranks. Async-signal-safe.
+  virtual void announce_exit(int code, bool process_exit) = 0;
 
   void barrier() { exchange(nullptr, 0); }
   // Every rank receives root's bytes.

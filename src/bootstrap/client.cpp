@@ -114,8 +114,14 @@ class HubClient final : public Bootstrap {
     _exit(code);
   }
 
-  void announce_exit(int code) override {
-    send_message(fd_, Op::Exit, static_cast<uint32_t>(code), nullptr, 0);
+  void announce_exit(int code, bool process_exit) override {
+    // One write: it may run in a signal handler, while another thread talks.
+    Header h{static_cast<uint32_t>(Op::Exit), static_cast<uint32_t>(code), 1};
+    uint8_t message[sizeof h + 1];
+    std::memcpy(message, &h, sizeof h);
+    message[sizeof h] =
+        static_cast<uint8_t>(process_exit ? ExitHow::ProcessExit : ExitHow::GasnetExit);
+    write_all(fd_, message, sizeof message);
   }
 
  private:
@@ -171,7 +177,7 @@ class Singleton final : public Bootstrap {
     std::fflush(nullptr);
     _exit(code);
   }
-  void announce_exit(int) override {}
+  void announce_exit(int, bool) override {}
 
  private:
   std::string job_id_;
@@ -214,7 +220,7 @@ std::unique_ptr<Bootstrap> join_job() {
   o.ranks = static_cast<uint32_t>(n);
   o.argv = {"(this program)"};
   o.verbose = config::get_bool("GASNET_VERBOSEENV");
-  o.exit_grace_seconds = config::get_seconds("GASNET_EXITTIMEOUT");
+  o.exit_timeout_seconds = exit_timeout_seconds(o.ranks);
   o.who = "gexx";
   LocalJobResult r = run_local_job(o);
   if (!r.is_rank) {

@@ -26,6 +26,7 @@ Hub::Hub(uint32_t size, const uint8_t *secret, std::string who, bool verbose)
       who_(std::move(who)),
       verbose_(verbose),
       rank_fd_(size, -1),
+      rank_pid_(size, -1),
       contrib_(size),
       fd_contrib_(size),
       contributed_(size, false),
@@ -176,6 +177,7 @@ bool Hub::hello(Conn &c, const Header &h, const uint8_t *payload) {
   }
   c.rank = b.rank;
   rank_fd_[b.rank] = c.fd;
+  rank_pid_[b.rank] = cred.pid;
   if (verbose_) report(who_, util::format("rank %u joined (pid %d)", b.rank, cred.pid));
   send_message(c.fd, Op::Welcome, 0, nullptr, 0);
   return true;
@@ -228,9 +230,14 @@ bool Hub::process(Conn &c, const Header &h, const uint8_t *payload) {
                               std::string(reinterpret_cast<const char *>(payload), h.length)};
       }
       return true;
-    case Op::Exit:
-      if (!first_exit_) first_exit_ = static_cast<int>(h.arg);
+    case Op::Exit: {
+      auto how = h.length == 1 && static_cast<ExitHow>(payload[0]) == ExitHow::ProcessExit
+                     ? ExitHow::ProcessExit
+                     : ExitHow::GasnetExit;
+      if (!first_exit_)
+        first_exit_ = ExitNotice{static_cast<uint32_t>(r), static_cast<int>(h.arg), how};
       return true;
+    }
     default:
       protocol_failure(util::format("rank %zu sent unknown message %u", r, h.op));
       return false;

@@ -40,8 +40,17 @@ class Hub {
   const std::optional<AbortRequest> &abort_request() const { return abort_; }
   // True once `rank` has asked to abort (it has reported its own error).
   bool aborted(uint32_t rank) const { return aborted_[rank]; }
-  // The code the first rank to call gasnet_exit passed, if any did.
-  const std::optional<int> &first_exit_code() const { return first_exit_; }
+  // The first rank to announce its exit (gasnet_exit, exit() or a return
+  // from main after init), if any did.
+  struct ExitNotice {
+    uint32_t rank;
+    int code;
+    ExitHow how;
+  };
+  const std::optional<ExitNotice> &first_exit() const { return first_exit_; }
+  // Process id `rank` joined with while its connection is still open, else -1:
+  // such a process has gexx's SIGQUIT handling in place.
+  long joined_pid(uint32_t rank) const { return rank_fd_[rank] >= 0 ? rank_pid_[rank] : -1; }
 
  private:
   struct Conn {
@@ -69,7 +78,8 @@ class Hub {
   std::string address_;
   int listen_fd_ = -1;
   std::vector<Conn> conns_;
-  std::vector<int> rank_fd_;  // fd of each joined rank, -1 if none
+  std::vector<int> rank_fd_;    // fd of each joined rank, -1 if none
+  std::vector<long> rank_pid_;  // pid each rank joined with
 
   Pending pending_ = Pending::None;
   uint32_t arrived_ = 0;
@@ -79,7 +89,7 @@ class Hub {
 
   std::optional<AbortRequest> abort_;
   std::vector<bool> aborted_;
-  std::optional<int> first_exit_;
+  std::optional<ExitNotice> first_exit_;
 };
 
 }  // namespace gexx::bootstrap

@@ -17,6 +17,7 @@
 #include <optional>
 
 #include "bootstrap/hub.hpp"
+#include "util/config.hpp"
 #include "util/strings.hpp"
 
 namespace gexx::bootstrap {
@@ -44,6 +45,10 @@ void say(const std::string &who, const std::string &text) {
 
 constexpr int kHandledSignals[] = {SIGCHLD, SIGINT, SIGTERM, SIGHUP, SIGQUIT};
 constexpr double kKillEscalationSeconds = 0.5;
+// After a rank exits, how long the others get to reach their own exit (the
+// usual end of a program: a barrier, some output, exit on every rank) before
+// they are sent SIGQUIT.
+constexpr double kExitGraceSeconds = 0.5;
 
 // Removes files a rank may have left in the short window between creating
 // and unlinking a named shared-memory file (see transport/smp/shm_backing).
@@ -84,6 +89,8 @@ class Supervisor {
   void reap();
   void on_signal(int sig);
   void end_all(int sig);
+  void quit_all(int code, long except_rank);
+  void begin_exit();
   void check_deadlines();
   void end_orphans();
   uint32_t alive() const {
@@ -98,10 +105,13 @@ class Supervisor {
   std::string job_id_;
   std::vector<RankProc> procs_;
   std::optional<int> failure_;
+  std::optional<Hub::ExitNotice> exit_;  // the exit that is ending the job
   std::optional<double> drain_deadline_;
   std::optional<double> kill_deadline_;
+  std::optional<double> quit_deadline_;  // when the ranks left get SIGQUIT
   long first_clean_exit_rank_ = -1;
   bool abort_seen_ = false;
+  bool quit_sent_ = false;
 };
 
 void Supervisor::end_all(int sig) {
@@ -113,6 +123,49 @@ void Supervisor::end_all(int sig) {
   if (!kill_deadline_) kill_deadline_ = now_seconds() + kKillEscalationSeconds;
 }
 
+// Ranks that have joined get SIGQUIT carrying `code`, as GASNet promises, so a
+// client handler can clean up; gexx's own handler exits at once. Ranks not
+// joined yet have no handler and get SIGTERM. All are killed after the exit
+// timeout.
+void Supervisor::quit_all(int code, long except_rank) {
+  quit_sent_ = true;
+  quit_deadline_.reset();
+  for (size_t r = 0; r < procs_.size(); ++r) {
+    RankProc &p = procs_[r];
+    if (!p.alive) continue;
+    p.ended_by_us = true;
+    if (static_cast<long>(r) == except_rank) continue;  // on its way out already
+    long pid = hub_.joined_pid(static_cast<uint32_t>(r));
+    if (pid > 0) {
+      sigval value{};
+      value.sival_int = code;
+      ::sigqueue(static_cast<pid_t>(pid), SIGQUIT, value);
+    } else {
+      ::kill(p.pid, SIGTERM);
+    }
+  }
+  double deadline = now_seconds() + o_.exit_timeout_seconds;
+  if (!kill_deadline_ || *kill_deadline_ > deadline) kill_deadline_ = deadline;
+}
+
+// A rank announced its exit (gasnet_exit, exit() or a return from main): the
+// job ends with its code, whatever the other ranks do meanwhile. They have
+// kExitGraceSeconds to exit too, then get SIGQUIT.
+void Supervisor::begin_exit() {
+  if (exit_ || failure_ || !hub_.first_exit()) return;
+  exit_ = *hub_.first_exit();
+  if (exit_->code != 0 || o_.verbose) {
+    say(o_.who, exit_->how == ExitHow::GasnetExit
+                    ? util::format("rank %u called gasnet_exit(%d); ending the job", exit_->rank,
+                                   exit_->code)
+                    : util::format("rank %u exited with status %d; ending the job", exit_->rank,
+                                   exit_->code));
+  }
+  for (auto &p : procs_)
+    if (p.alive) p.ended_by_us = true;
+  quit_deadline_ = now_seconds() + std::min(kExitGraceSeconds, o_.exit_timeout_seconds);
+}
+
 void Supervisor::on_signal(int sig) {
   if (sig == SIGCHLD) {
     reap();
@@ -120,7 +173,7 @@ void Supervisor::on_signal(int sig) {
   }
   if (!failure_) failure_ = 128 + sig;
   say(o_.who, util::format("received %s; ending the job", signal_name(sig)));
-  end_all(sig == SIGINT ? SIGINT : SIGTERM);
+  quit_all(128 + sig, -1);
 }
 
 void Supervisor::reap() {
@@ -132,17 +185,18 @@ void Supervisor::reap() {
       RankProc &p = procs_[r];
       if (p.pid != pid) continue;
       p.alive = false;
-      if (p.ended_by_us) break;
+      hub_.drain();  // an exit or abort it announced may still be unread
+      begin_exit();
+      if (p.ended_by_us || exit_) break;
       bool clean = WIFEXITED(status) && WEXITSTATUS(status) == 0;
       if (clean) {
         if (o_.verbose) say(o_.who, util::format("rank %zu (pid %d) exited with status 0", r, pid));
         if (first_clean_exit_rank_ < 0) first_clean_exit_rank_ = static_cast<long>(r);
         if (!drain_deadline_ && !kill_deadline_)
-          drain_deadline_ = now_seconds() + o_.exit_grace_seconds;
+          drain_deadline_ = now_seconds() + o_.exit_timeout_seconds;
         break;
       }
       int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-      hub_.drain();  // an abort it sent before exiting may still be unread
       bool announced = hub_.aborted(static_cast<uint32_t>(r));
       if (!failure_) failure_ = code;
       if (!announced) {
@@ -157,11 +211,19 @@ void Supervisor::reap() {
 
 void Supervisor::check_deadlines() {
   double now = now_seconds();
+  if (quit_deadline_ && now >= *quit_deadline_) quit_all(exit_->code, exit_->rank);
   if (kill_deadline_ && now >= *kill_deadline_) {
-    for (auto &p : procs_) {
-      if (!p.alive) continue;
-      ::kill(p.pid, SIGKILL);
-      p.ended_by_us = true;
+    std::string list;
+    for (size_t r = 0; r < procs_.size(); ++r) {
+      if (!procs_[r].alive) continue;
+      ::kill(procs_[r].pid, SIGKILL);
+      procs_[r].ended_by_us = true;
+      list += (list.empty() ? "" : ", ") + std::to_string(r);
+    }
+    if (!list.empty() && quit_sent_) {
+      say(o_.who, util::format("rank(s) %s did not end within %.1f s; killing them "
+                               "(GASNET_EXITTIMEOUT sets this wait)",
+                               list.c_str(), o_.exit_timeout_seconds));
     }
     kill_deadline_ = now + 3600;  // already escalated
   }
@@ -171,13 +233,14 @@ void Supervisor::check_deadlines() {
       if (procs_[r].alive) list += (list.empty() ? "" : ", ") + std::to_string(r);
     say(o_.who, util::format("rank %ld exited %.1f s ago but rank(s) %s are still running; ending "
                              "them (GASNET_EXITTIMEOUT sets this wait)",
-                             first_clean_exit_rank_, o_.exit_grace_seconds, list.c_str()));
+                             first_clean_exit_rank_, o_.exit_timeout_seconds, list.c_str()));
     end_all(SIGTERM);
   }
 }
 
 int Supervisor::run() {
   while (alive() > 0) {
+    begin_exit();
     if (!abort_seen_ && hub_.abort_request()) {
       abort_seen_ = true;
       if (!failure_) failure_ = hub_.abort_request()->code ? hub_.abort_request()->code : 1;
@@ -189,6 +252,7 @@ int Supervisor::run() {
     double now = now_seconds();
     double next = now + 1.0;
     if (kill_deadline_) next = std::min(next, *kill_deadline_);
+    if (quit_deadline_) next = std::min(next, *quit_deadline_);
     if (drain_deadline_ && !kill_deadline_) next = std::min(next, *drain_deadline_);
     int timeout_ms = static_cast<int>(std::max(0.0, (next - now) * 1000.0)) + 1;
     int n = ::poll(fds.data(), fds.size(), timeout_ms);
@@ -206,7 +270,7 @@ int Supervisor::run() {
   }
   end_orphans();
   sweep_job_files(job_id_);
-  int code = failure_ ? *failure_ : (hub_.first_exit_code() ? *hub_.first_exit_code() : 0);
+  int code = failure_ ? *failure_ : (exit_ ? exit_->code : 0);
   if (o_.verbose) say(o_.who, util::format("job finished with exit code %d", code));
   return code;
 }
@@ -249,11 +313,13 @@ void Supervisor::end_orphans() {
   }
 }
 
-// In a freshly forked rank: die with the supervisor, restore signals.
-void become_rank(pid_t supervisor, uint32_t rank, const sigset_t &old_mask) {
+// In a freshly forked rank: die with the supervisor, restore signals. A rank
+// that returns into the program keeps the handlers the program installed.
+void become_rank(pid_t supervisor, uint32_t rank, const sigset_t &old_mask, bool execs) {
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (::getppid() != supervisor) _exit(1);
-  for (int sig : kHandledSignals) ::signal(sig, SIG_DFL);
+  if (execs)
+    for (int sig : kHandledSignals) ::signal(sig, SIG_DFL);
   ::sigprocmask(SIG_SETMASK, &old_mask, nullptr);
   if (rank != 0) {
     int devnull = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
@@ -265,6 +331,14 @@ void become_rank(pid_t supervisor, uint32_t rank, const sigset_t &old_mask) {
 }
 
 }  // namespace
+
+double exit_timeout_seconds(uint32_t ranks) {
+  const char *fixed = std::getenv("GASNET_EXITTIMEOUT");
+  if (fixed && *fixed) return config::get_seconds("GASNET_EXITTIMEOUT");
+  double computed = config::get_seconds("GASNET_EXITTIMEOUT_MIN") +
+                    config::get_seconds("GASNET_EXITTIMEOUT_FACTOR") * ranks;
+  return std::min(config::get_seconds("GASNET_EXITTIMEOUT_MAX"), computed);
+}
 
 std::string describe_status(int status) {
   if (WIFEXITED(status)) return util::format("exited with status %d", WEXITSTATUS(status));
@@ -317,7 +391,7 @@ LocalJobResult run_local_job(const LocalJobOptions &o) {
       break;
     }
     if (pid == 0) {
-      become_rank(self, r, old_mask);
+      become_rank(self, r, old_mask, !o.program.empty());
       ::close(sigfd);
       if (o.program.empty()) {
         hub.forget_in_child();

@@ -18,7 +18,8 @@ struct LocalJobOptions {
   std::string program;            // resolved path to exec; empty: ranks return instead
   std::vector<std::string> argv;  // argv[0] first
   bool verbose = false;
-  double exit_grace_seconds = 2.0;
+  // How long ranks get to end once the job is ending (exit_timeout_seconds).
+  double exit_timeout_seconds = 2.0;
   std::string who = "gasnetrun";  // prefix of the supervisor's messages
 };
 
@@ -32,6 +33,10 @@ struct LocalJobResult {
 };
 
 LocalJobResult run_local_job(const LocalJobOptions &options);
+
+// GASNET_EXITTIMEOUT if set, else min(GASNET_EXITTIMEOUT_MAX,
+// GASNET_EXITTIMEOUT_MIN + ranks * GASNET_EXITTIMEOUT_FACTOR), as GASNet has it.
+double exit_timeout_seconds(uint32_t ranks);
 
 // Describes a wait status: "exited with status 3", "was killed by signal 9 (SIGKILL)".
 std::string describe_status(int status);

@@ -32,7 +32,13 @@ enum class Op : uint32_t {
   ExchangeFds,  // rank -> hub: `arg` fds; hub -> rank: counts, then FdChunk messages
   FdChunk,      // hub -> rank: `arg` fds, no payload but one pad byte
   Abort,        // rank -> hub: `arg` exit code, payload reason
-  Exit,         // rank -> hub: `arg` exit code the rank is leaving with
+  Exit,         // rank -> hub: `arg` exit code the rank is leaving with, payload ExitHow
+};
+
+// How a rank announced its exit (the one payload byte of Op::Exit).
+enum class ExitHow : uint8_t {
+  GasnetExit = 'g',   // gasnet_exit(code), or the default SIGQUIT handler
+  ProcessExit = 'e',  // exit(code) or a return from main after init
 };
 
 struct Header {

@@ -9,6 +9,7 @@
 #include <map>
 #include <mutex>
 
+#include "core/exit.hpp"
 #include "core/progress.hpp"
 #include "util/config.hpp"
 #include "util/debug.hpp"
@@ -110,6 +111,7 @@ Runtime &Runtime::init(const char *api, const char *client_name, gex_Flags_t fla
 void Runtime::start(const char *client_name, gex_Flags_t flags) {
   boot_ = bootstrap::join_job();
   g_boot = boot_.get();
+  install_exit_handling(*boot_);
   rank_ = boot_->rank();
   size_ = boot_->size();
   util::set_log_identity(rank_, util::hostname());
@@ -193,13 +195,6 @@ void Runtime::bad_range(const char *api, uint32_t rank, const void *addr, size_t
       api, static_cast<unsigned long long>(a), static_cast<unsigned long long>(a + len), len, rank,
       static_cast<unsigned long long>(seg.owner_base),
       static_cast<unsigned long long>(seg.owner_base + seg.size));
-}
-
-void Runtime::exit_job(int code) {
-  trace::finish();
-  std::fflush(nullptr);
-  boot_->announce_exit(code);
-  _exit(code);
 }
 
 }  // namespace gexx::core

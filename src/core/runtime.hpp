@@ -71,8 +71,6 @@ class Runtime {
     bad_range(api, rank, addr, len);
   }
 
-  [[noreturn]] void exit_job(int code);
-
  private:
   [[noreturn]] void bad_range(const char *api, uint32_t rank, const void *addr, size_t len);
   Runtime() = default;

@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <vector>
 
+#include "core/exit.hpp"
 #include "core/runtime.hpp"
 #include "mode/entry.hpp"
 #include "util/log.hpp"
@@ -96,7 +97,7 @@ void gasnet_exit(int exitcode) {
     std::fflush(nullptr);
     std::_Exit(exitcode);
   }
-  Runtime::get(__func__).exit_job(exitcode);
+  gexx::core::leave_job(exitcode);
 }
 
 gasnet_node_t gasnet_mynode(void) {

@@ -37,10 +37,18 @@ const std::vector<Var> kRegistry = {
      "central when the host is oversubscribed), dissem (dissemination, one cache-line transfer "
      "per round) or central (one shared word; the last rank to arrive releases the others).",
      true, INT64_MIN, INT64_MAX, "auto,dissem,central"},
-    {"GASNET_EXITTIMEOUT", Kind::Seconds, "2.0",
-     "Seconds the launcher lets the other ranks finish after one rank exits with status 0, "
-     "before it ends them.",
+    {"GASNET_EXITTIMEOUT", Kind::Seconds, "",
+     "Seconds ranks get to end once the job is ending (after a gasnet_exit, an exit, or a "
+     "signal to the launcher) before they are killed, and that the others get to finish after "
+     "a rank ends with status 0 unannounced. Unset: min(GASNET_EXITTIMEOUT_MAX, "
+     "GASNET_EXITTIMEOUT_MIN + ranks x GASNET_EXITTIMEOUT_FACTOR).",
      false},
+    {"GASNET_EXITTIMEOUT_MAX", Kind::Seconds, "360",
+     "Upper bound of the exit timeout computed when GASNET_EXITTIMEOUT is unset.", false},
+    {"GASNET_EXITTIMEOUT_MIN", Kind::Seconds, "2",
+     "Base of the exit timeout computed when GASNET_EXITTIMEOUT is unset.", false},
+    {"GASNET_EXITTIMEOUT_FACTOR", Kind::Seconds, "0.25",
+     "Seconds per rank added to GASNET_EXITTIMEOUT_MIN when GASNET_EXITTIMEOUT is unset.", false},
     // crash diagnostics (util/debug.cpp)
     {"GASNET_BACKTRACE", Kind::Bool, "0",
      "Print a backtrace of a rank that dies of a fatal signal (SIGSEGV, SIGBUS, SIGILL, SIGFPE, "
@@ -162,6 +170,8 @@ std::optional<std::string> check_value(const Var &v, std::string_view value) {
       if (!parse_size_spec(value)) return std::string(kSizeAccepted);
       return std::nullopt;
     case Kind::Seconds:
+      // An empty default means "unset": the value is then computed.
+      if (value.empty() && !*v.default_value) return std::nullopt;
       if (!parse_seconds(value)) return std::string(kSecondsAccepted);
       return std::nullopt;
     case Kind::List:

@@ -268,7 +268,8 @@ def case_environment():
 def case_nonzero_exit():
     before = shm_entries()
     job = Job([jobcheck(), "exit", "3", "1"], ranks=4).wait()
-    job.expect(3, stderr_has=[r"rank 1 \(pid \d+\) exited with status 3; ending the job"])
+    job.expect(3, stderr_has=[r"gasnetrun: rank 1 called gasnet_exit\(3\); ending the job"])
+    check("exited with status" not in job.stderr, job.show())
     job.assert_nothing_left(before)
 
 
@@ -434,10 +435,134 @@ def case_left_behind():
 
 
 def case_early_exit():
+    """A rank that leaves with status 0 without telling gexx: the others get the exit timeout.
+    A return from main tells gexx, and the job ends at once."""
     before = shm_entries()
-    job = Job([jobcheck(), "early", "0"], ranks=3, env={"GASNET_EXITTIMEOUT": "0.5"}).wait()
-    job.expect(0, stderr_has=[r"rank 0 exited 0\.5 s ago but rank\(s\) 1, 2 are still running"])
+    job = Job([exitcheck(), "vanish", "0", "0"], ranks=3, env={"GASNET_EXITTIMEOUT": "0.5"})
+    job.wait().expect(0, stderr_has=[r"rank 0 exited 0\.5 s ago but rank\(s\) 1, 2 are still "
+                                     r"running"])
     job.assert_nothing_left(before)
+    start = time.time()
+    job = Job([jobcheck(), "early", "0"], ranks=3).wait().expect(0)
+    check(time.time() - start < HANG_SECONDS, "took %.1f s%s" % (time.time() - start, job.show()))
+    check(job.stderr == "", job.show())
+    job.assert_nothing_left(before)
+
+
+# ---- exit paths (exitcheck.c) -------------------------------------------
+# Every path on 2 and 4 ranks, through gasnetrun and as GASNET_PSHM_NODES ranks.
+# Times are only checked against a bound that catches hangs; docs/performance.md
+# has the measured ones.
+
+HANG_SECONDS = 10
+
+
+def exitcheck():
+    return os.path.join(ARGS.bin_dir, "tests", "integration", "exitcheck")
+
+
+def exit_job(n, args, pshm=False, env=None):
+    env = dict(env or {})
+    if pshm:
+        env["GASNET_PSHM_NODES"] = str(n)
+        return Job([exitcheck()] + args, env=env, launcher=False)
+    return Job([exitcheck()] + args, ranks=n, env=env)
+
+
+def run_exits(runs):
+    """Runs exitcheck jobs (n, args, code, pshm, env), side by side to keep the test short;
+    checks each one's code, that every rank started, the time bound and that nothing is
+    left. Returns the jobs."""
+    before = shm_entries()
+    start = time.time()
+    jobs = [exit_job(n, args, pshm, env) for n, args, _, pshm, env in runs]
+    for job, (n, args, code, pshm, _) in zip(jobs, runs):
+        job.wait(timeout=60).expect(code)
+        took = time.time() - start
+        ready = sorted(int(r) for r in re.findall(r"exitcheck rank (\d+) of %d: ready" % n,
+                                                  job.stdout))
+        check(ready == list(range(n)), "ranks ready: %s%s" % (ready, job.show()))
+        check("FAIL" not in job.stdout, job.show())
+        check(took < HANG_SECONDS, "%s on %d ranks took %.1f s%s" % (args, n, took, job.show()))
+    for job in jobs:
+        job.assert_nothing_left(before)
+    return jobs
+
+
+def case_exit_noncollective():
+    """One rank calls gasnet_exit(3) from its main thread, a second thread or an AM handler,
+    while the others sit in a barrier, a polling wait or a spin loop that does not poll."""
+    for pshm in (False, True):
+        for n in (2, 4):
+            who = str(n - 1)
+            modes = ("barrier", "wait", "spin", "thread", "handler")
+            # Status 0 too, without the wait a rank that ends unannounced gets.
+            jobs = run_exits([(n, [mode, "3", who], 3, pshm, None) for mode in modes] +
+                             [(n, ["spin", "0", who], 0, pshm, None)])
+            for mode, job in zip(modes, jobs):
+                said = re.findall(r"rank (\d+) called gasnet_exit\(3\); ending the job",
+                                  job.stderr)
+                check(said == [who], "%s: %s%s" % (mode, said, job.show()))
+            check(jobs[-1].stderr == "", jobs[-1].show())
+
+
+def case_exit_collective():
+    """Every rank calls gasnet_exit(5), returns 6 from main, or calls exit(7); one rank."""
+    ways = (("collective", 5), ("return", 6), ("exit", 7))
+    for job in run_exits([(n, [mode, str(code)], code, pshm, None) for pshm in (False, True)
+                          for n in (2, 4) for mode, code in ways]):
+        check("did not end" not in job.stderr, job.show())
+    for mode, code in (("spin", 3), ("collective", 5), ("return", 6), ("exit", 7)):
+        before = shm_entries()
+        job = Job([exitcheck(), mode, str(code)], launcher=False).wait(timeout=60)
+        job.expect(code, stdout_has=[r"exitcheck rank 0 of 1: ready"])
+        job.assert_nothing_left(before)
+
+
+def case_exit_sigquit():
+    """A remote exit raises SIGQUIT in the other ranks; a client handler that calls
+    gasnet_exit is honoured; one that returns leaves its rank to be killed after
+    GASNET_EXITTIMEOUT. The job's code is always the first caller's."""
+    runs = [(n, [mode, "3", "1", "4"], 3, pshm, env) for pshm in (False, True) for n in (2, 4)
+            for mode, env in (("sigquit", None), ("sigquit_exit", None),
+                              ("sigquit_ignore", {"GASNET_EXITTIMEOUT": "0.5"}))]
+    for (n, args, _, _, _), job in zip(runs, run_exits(runs)):
+        others = [r for r in range(n) if r != 1]
+        caught = sorted(int(r) for r in re.findall(r"exitcheck rank (\d+): caught SIGQUIT",
+                                                   job.stdout))
+        check(caught == others, "%s: caught %s%s" % (args[0], caught, job.show()))
+        killed = re.search(r"rank\(s\) %s did not end within 0\.5 s; killing them "
+                           r"\(GASNET_EXITTIMEOUT sets this wait\)"
+                           % ", ".join(map(str, others)), job.stderr)
+        check(bool(killed) == (args[0] == "sigquit_ignore"), job.show())
+
+
+def case_exit_kills():
+    """A rank killed with SIGKILL, the launcher sent SIGTERM or SIGKILL, while the ranks spin
+    without polling."""
+    for pshm in (False, True):
+        for n in (2, 4):
+            for what in ("rank", "SIGTERM", "SIGKILL"):
+                before = shm_entries()
+                job = exit_job(n, ["ready", "0"], pshm)
+                ready = dict(job.wait_for_lines(r"exitcheck rank (\d+) of \d+: ready pid (\d+)",
+                                                n))
+                start = time.time()
+                if what == "rank":
+                    os.kill(int(ready["1"]), signal.SIGKILL)
+                else:
+                    job.proc.send_signal(getattr(signal, what))
+                job.wait(timeout=60)
+                if what == "rank":
+                    job.expect(128 + 9, stderr_has=[
+                        r"rank 1 \(pid %s\) was killed by signal 9 \(SIGKILL\); ending the job"
+                        % ready["1"]])
+                elif what == "SIGTERM":
+                    job.expect(128 + 15, stderr_has=[r"received SIGTERM; ending the job"])
+                else:
+                    check(job.code == -9, "launcher exit %s after SIGKILL" % job.code)
+                check(time.time() - start < HANG_SECONDS, job.show())
+                job.assert_nothing_left(before)
 
 
 def case_out_of_segment():
@@ -776,7 +901,9 @@ CASES = {
     "launcher_sigterm": case_launcher_signal(signal.SIGTERM),
     "launcher_sigint": case_launcher_signal(signal.SIGINT),
     "launcher_sigkill": case_launcher_signal(signal.SIGKILL),
-    "early_exit": case_early_exit, "left_behind": case_left_behind, "out_of_segment": case_out_of_segment,
+    "early_exit": case_early_exit, "exit_noncollective": case_exit_noncollective,
+    "exit_collective": case_exit_collective, "exit_sigquit": case_exit_sigquit,
+    "exit_kills": case_exit_kills, "left_behind": case_left_behind, "out_of_segment": case_out_of_segment,
     "segment_too_big": case_segment_too_big, "fatal_misuse": case_fatal_misuse,
     "small_shm": case_small_shm, "absent_shm": case_absent_shm,
     "inner_small_shm": case_inner_small_shm, "inner_absent_shm": case_inner_absent_shm,
