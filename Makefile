@@ -2,6 +2,7 @@
 #
 #   make run           install missing tools, build, install into ./install, run the demos
 #   make test          install missing tools, build, run the whole test suite
+#   make test-tsan     build the threaded tests with ThreadSanitizer (in build-tsan) and run them
 #   make build         configure (first time only) and build
 #   make install       build, then install into ./install
 #   make clean         remove build/ and install/
@@ -22,7 +23,7 @@ CTEST_TIMEOUT ?= 300
 # Steps run one after another; ninja parallelises the build itself.
 .NOTPARALLEL:
 
-.PHONY: all deps configure build install run test clean format format-check
+.PHONY: all deps configure build install run test test-tsan clean format format-check
 
 all: build
 
@@ -52,6 +53,24 @@ run: deps install
 
 test: deps build
 	ctest --test-dir $(BUILD_DIR) --output-on-failure -j $(CTEST_JOBS) --timeout $(CTEST_TIMEOUT)
+
+# ThreadSanitizer: a separate build of only what the threaded job cases run.
+# Shared-memory traffic between ranks is invisible to it; the threads of each
+# rank are checked. A report ends the rank (halt_on_error), so the case fails.
+TSAN_DIR ?= build-tsan
+TSAN_TARGETS = gasnetrun threadstress threadstress_seq amcheck_par
+TSAN_CASES = threads_4x8|threads_rcv_2x4|rcv_compute_3|rcv_compute_seq_3|am_par_3|am_flood_par_4
+TSAN_OPTIONS_ALL = halt_on_error=1 second_deadlock_stack=1
+
+$(TSAN_DIR)/CMakeCache.txt: $(CMAKE_INPUTS)
+	cmake -S . -B $(TSAN_DIR) -G Ninja -DGEXX_SANITIZE=thread $(CMAKE_ARGS)
+	@touch $@
+
+test-tsan: deps $(TSAN_DIR)/CMakeCache.txt
+	cmake --build $(TSAN_DIR) -j $(JOBS) --target $(TSAN_TARGETS)
+	TSAN_OPTIONS="$(TSAN_OPTIONS_ALL)" GEXX_THREADSTRESS_OPS=400 \
+	  ctest --test-dir $(TSAN_DIR) --output-on-failure -j $(CTEST_JOBS) --timeout $(CTEST_TIMEOUT) \
+	  -R '^job\.($(TSAN_CASES))$$'
 
 clean:
 	rm -rf $(BUILD_DIR) $(INSTALL_DIR)

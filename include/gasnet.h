@@ -81,11 +81,16 @@ extern size_t gasnet_AMMaxLongRequest(void);
 extern size_t gasnet_AMMaxLongReply(void);
 extern int gasnet_AMPoll(void);
 extern int gasnet_AMGetMsgSource(gasnet_token_t token, gasnet_node_t *srcindex);
-#define GASNET_BLOCKUNTIL(cond) \
-  do {                          \
-    while (!(cond)) {           \
-      gasnet_AMPoll();          \
-    }                           \
+/* Polls until cond holds, yielding the CPU as gasnet_set_waitmode and an
+ * oversubscribed host ask (gexx_wait_relax keeps its spin count in *spins). */
+extern void gexx_wait_relax(unsigned *spins);
+#define GASNET_BLOCKUNTIL(cond)      \
+  do {                               \
+    unsigned gexx_spins_ = 0;        \
+    while (!(cond)) {                \
+      gasnet_AMPoll();               \
+      gexx_wait_relax(&gexx_spins_); \
+    }                                \
   } while (0)
 
 extern int gexx_AMRequestShort(gasnet_node_t dest, gasnet_handler_t handler, unsigned int numargs,

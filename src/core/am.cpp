@@ -300,7 +300,8 @@ void Engine::deliver(const transport::AmHeader &h, const int32_t *args, void *pa
   if (h.credits) add(peers_[h.src].avail, static_cast<int32_t>(h.credits));
   if (h.kind == kCredit) return;
   const HandlerEntry &e = rt_.handlers().entry(h.handler);
-  if (!e.fn) {
+  gex_AM_Fn_t fn = e.fn.load(std::memory_order_acquire);
+  if (!fn) {
     bad_handler(h,
                 "which is not registered on this rank (register handlers with gasnet_attach "
                 "or gex_EP_RegisterHandlers before any rank sends to them)");
@@ -335,10 +336,10 @@ void Engine::deliver(const transport::AmHeader &h, const int32_t *args, void *pa
   tl_token = &tok;
   unsigned n = h.nargs <= kMaxArgs ? h.nargs : kMaxArgs;
   if (h.category == kShort) {
-    kShortCalls[n](e.fn, &tok, args);
+    kShortCalls[n](fn, &tok, args);
   } else {
     void *buf = h.category == kLong ? reinterpret_cast<void *>(h.dest) : payload;
-    kPayloadCalls[n](e.fn, &tok, buf, h.nbytes, args);
+    kPayloadCalls[n](fn, &tok, buf, h.nbytes, args);
   }
   tl_token = tok.outer;
   if (tok.is_req && !tok.replied) {

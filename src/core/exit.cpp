@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "core/progress_thread.hpp"
 #include "util/trace.hpp"
 
 namespace gexx::core {
@@ -69,6 +70,7 @@ void leave_job(int code) {
     for (;;) pause();             // the first caller ends the process
   }
   t_claimant = true;
+  stop_progress_thread();  // GASNET_RCV_THREAD: out of the AM engine first
   trace::finish();
   std::fflush(nullptr);
   announce(code, false);

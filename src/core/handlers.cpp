@@ -30,6 +30,7 @@ std::string check_flags(const gex_AM_Entry_t &e, size_t i) {
 }  // namespace
 
 std::string HandlerTable::register_all(Pending *p, size_t n) {
+  std::lock_guard<std::mutex> guard(register_mutex_);
   bool taken[kHandlerTableSize] = {};
   for (unsigned i = 0; i < kHandlerTableSize; ++i) taken[i] = table_[i].fn != nullptr;
   // Fixed indices first, so the free ones left for index 0 are known.
@@ -60,13 +61,13 @@ std::string HandlerTable::register_all(Pending *p, size_t n) {
   for (size_t i = 0; i < n; ++i) {
     *p[i].index = static_cast<gex_AM_Index_t>(chosen[i]);
     HandlerEntry &e = table_[chosen[i]];
-    e.fn = p[i].ex.gex_fnptr;
     e.ex = p[i].ex;
     e.ex.gex_index = static_cast<gex_AM_Index_t>(chosen[i]);
     e.checked = p[i].checked;
     e.label = p[i].ex.gex_name
                   ? util::format("handler '%s' (index %u)", p[i].ex.gex_name, chosen[i])
                   : util::format("handler %u", chosen[i]);
+    e.fn.store(p[i].ex.gex_fnptr, std::memory_order_release);
   }
   return {};
 }

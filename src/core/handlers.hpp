@@ -4,7 +4,9 @@
 
 #include <gasnetex.h>
 
+#include <atomic>
 #include <cstdint>
+#include <mutex>
 #include <string>
 
 namespace gexx::core {
@@ -13,7 +15,8 @@ constexpr unsigned kHandlerTableSize = 256;
 constexpr unsigned kFirstClientIndex = GEX_AM_INDEX_BASE;
 
 struct HandlerEntry {
-  gex_AM_Fn_t fn = nullptr;
+  // Stored last, with release: a thread that loads it (acquire) sees the rest.
+  std::atomic<gex_AM_Fn_t> fn{nullptr};
   gex_AM_Entry_t ex{};   // as registered; legacy entries carry index and function only
   bool checked = false;  // from gex_EP_RegisterHandlers: flags and nargs are enforced
   std::string label;     // "handler 'name' (index N)" for messages
@@ -41,6 +44,7 @@ class HandlerTable {
     bool checked;
   };
   std::string register_all(Pending *p, size_t n);
+  std::mutex register_mutex_;  // registrations from several threads at once
   HandlerEntry table_[kHandlerTableSize];
 };
 

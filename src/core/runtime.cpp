@@ -11,6 +11,7 @@
 
 #include "core/exit.hpp"
 #include "core/progress.hpp"
+#include "core/progress_thread.hpp"
 #include "util/config.hpp"
 #include "util/debug.hpp"
 #include "util/log.hpp"
@@ -132,6 +133,8 @@ void Runtime::start(const char *client_name, gex_Flags_t flags) {
   max_local_ = transport_->max_segment_size();
   max_global_ = max_local_;
   for (uint64_t m : boot_->allgather(max_local_)) max_global_ = std::min(max_global_, m);
+  // GASNET_RCV_THREAD runs handlers beside the client's threads, whatever its mode.
+  if (config::get_bool("GASNET_RCV_THREAD")) concurrent_ = true;
   transport_->am_set_concurrent(concurrent_);
   am_ = std::make_unique<am::Engine>(*this);
 
@@ -181,6 +184,7 @@ gex_Segment_t Runtime::attach(const char *api, uint64_t size) {
   ep_.segment = &segment_;
   if (rank_ == 0) util::note("%s", transport_->describe().c_str());
   barrier_->finish_anonymous(barrier_->start_anonymous());
+  start_progress_thread(*this);
   return &segment_;
 }
 

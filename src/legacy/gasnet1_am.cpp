@@ -194,4 +194,10 @@ int gasnet_set_waitmode(int wait_mode) {
   return GASNET_OK;
 }
 
+void gexx_wait_relax(unsigned *spins) {
+  uint32_t s = *spins;
+  gexx::core::relax(s);
+  *spins = s;
+}
+
 }  // extern "C"

@@ -49,6 +49,16 @@ const std::vector<Var> kRegistry = {
      "Base of the exit timeout computed when GASNET_EXITTIMEOUT is unset.", false},
     {"GASNET_EXITTIMEOUT_FACTOR", Kind::Seconds, "0.25",
      "Seconds per rank added to GASNET_EXITTIMEOUT_MIN when GASNET_EXITTIMEOUT is unset.", false},
+    // threads (core/progress_thread.cpp)
+    {"GASNET_RCV_THREAD", Kind::Bool, "0",
+     "Start a progress thread per rank at attach that runs incoming AM handlers while the "
+     "application computes without polling; handlers then run concurrently with the client's "
+     "threads in every thread mode (docs/threads.md).",
+     false},
+    {"GASNET_RCV_THREAD_RATE", Kind::Int, "10000",
+     "Most polls per second of an idle progress thread (GASNET_RCV_THREAD): it sleeps up to "
+     "1/RATE seconds between polls once idle; 0 never sleeps (it yields the CPU instead).",
+     false, 0, 1000000000},
     // crash diagnostics (util/debug.cpp)
     {"GASNET_BACKTRACE", Kind::Bool, "0",
      "Print a backtrace of a rank that dies of a fatal signal (SIGSEGV, SIGBUS, SIGILL, SIGFPE, "

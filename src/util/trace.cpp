@@ -20,7 +20,7 @@
 namespace gexx::trace {
 
 namespace detail {
-uint32_t g_active = 0;
+std::atomic<uint32_t> g_active{0};
 }
 
 namespace {
@@ -46,7 +46,7 @@ struct Tally {
 std::mutex g_lock;  // the files and the tallies
 FILE *g_trace = nullptr;
 FILE *g_stats = nullptr;
-uint32_t g_trace_mask = 0, g_stats_mask = 0;
+std::atomic<uint32_t> g_trace_mask{0}, g_stats_mask{0};  // read without g_lock
 char g_trace_letters[sizeof kLetters], g_stats_letters[sizeof kLetters];
 bool g_flush = false, g_local = true;
 uint32_t g_rank = 0;
@@ -70,7 +70,8 @@ void spell(uint32_t mask, char *out) {
 }
 
 void update_active() {
-  detail::g_active = (g_trace ? g_trace_mask : 0) | (g_stats ? g_stats_mask : 0);
+  detail::g_active.store((g_trace ? g_trace_mask.load() : 0) | (g_stats ? g_stats_mask.load() : 0),
+                         std::memory_order_relaxed);
 }
 
 // A mask from the environment: every letter must be a category.
@@ -232,7 +233,7 @@ void finish() {
   // the lock through stats_vprintf).
   if (g_stats && stats_callback) stats_callback(callback_printf);
   std::lock_guard<std::mutex> guard(g_lock);
-  detail::g_active = 0;
+  detail::g_active.store(0, std::memory_order_relaxed);
   if (g_stats) {
     for (unsigned i = 0; i < kOps; ++i)
       if (g_tally[i].count) emit(g_stats, summary(i));

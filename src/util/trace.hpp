@@ -8,6 +8,7 @@
 //   if (trace::active(trace::kPut)) [[unlikely]] { ...the traced path... }
 #pragma once
 
+#include <atomic>
 #include <cstdarg>
 #include <cstdint>
 #include <functional>
@@ -93,12 +94,14 @@ constexpr Op am_op(bool reply, unsigned am_category, bool run) {
 }
 
 namespace detail {
-extern uint32_t g_active;  // categories traced or counted; 0 when both are off
-}
+// Categories traced or counted; 0 when both are off. Atomic (relaxed: a plain
+// load) because masks change and finish() clears it while threads run.
+extern std::atomic<uint32_t> g_active;
+}  // namespace detail
 
 // The one test on every instrumented path.
 inline bool active(uint32_t categories) {
-  return __builtin_expect((detail::g_active & categories) != 0, 0);
+  return __builtin_expect((detail::g_active.load(std::memory_order_relaxed) & categories) != 0, 0);
 }
 
 // Reads the four variables (and GASNET_TRACEFLUSH, GASNET_TRACELOCAL) and

@@ -1,6 +1,7 @@
 /* check.h: the failure report every multi-process test program shares.
  * A failed CHECK prints "FAIL: rank R: <why>" and ends the whole job with
- * status 1; check_rank must be set once the rank is known. */
+ * status 1; check_rank must be set once the rank is known. CHECK may be used
+ * from several threads at once (the count is atomic). */
 #ifndef GEXX_TESTS_CHECK_H
 #define GEXX_TESTS_CHECK_H
 
@@ -12,16 +13,16 @@
 static unsigned check_rank;
 static long check_count;
 
-#define CHECK(cond, ...)                     \
-  do {                                       \
-    ++check_count;                           \
-    if (!(cond)) {                           \
-      printf("FAIL: rank %u: ", check_rank); \
-      printf(__VA_ARGS__);                   \
-      printf("\n");                          \
-      fflush(stdout);                        \
-      gasnet_exit(1);                        \
-    }                                        \
+#define CHECK(cond, ...)                                   \
+  do {                                                     \
+    __atomic_fetch_add(&check_count, 1, __ATOMIC_RELAXED); \
+    if (!(cond)) {                                         \
+      printf("FAIL: rank %u: ", check_rank);               \
+      printf(__VA_ARGS__);                                 \
+      printf("\n");                                        \
+      fflush(stdout);                                      \
+      gasnet_exit(1);                                      \
+    }                                                      \
   } while (0)
 
 /* A reproducible byte pattern: fill a buffer from a seed, find the first

@@ -846,6 +846,43 @@ def case_am_flood(n, par=False):
     return run
 
 
+def case_threads(n, threads, env=None):
+    """n ranks x `threads` threads, each a seeded random mix of AMs, puts, gets and NBI syncs
+    with the data checked (threadstress.c). GEXX_THREADSTRESS_OPS sets the operations per
+    thread (fewer under ThreadSanitizer)."""
+    def run():
+        before = shm_entries()
+        prog = os.path.join(ARGS.bin_dir, "tests", "integration", "threadstress")
+        ops = os.environ.get("GEXX_THREADSTRESS_OPS", "3000")
+        job = Job([prog, ops, "1", str(threads)], ranks=n, env=env).wait(timeout=600).expect(0)
+        ranks = sorted(int(r) for r in re.findall(
+            r"threadstress rank (\d+) of %d: PASS \(\d+ checks, %d threads x %s ops" % (
+                n, threads, ops), job.stdout))
+        check(ranks == list(range(n)), job.show())
+        check("ThreadSanitizer" not in job.stderr, job.show())
+        job.assert_nothing_left(before)
+    return run
+
+
+def case_rcv_compute(n, seq=False):
+    """GASNET_RCV_THREAD: rank 0 computes without calling gexx while the others' requests to it
+    are answered (its progress thread runs the handlers); without the thread this job hangs."""
+    def run():
+        before = shm_entries()
+        prog = os.path.join(ARGS.bin_dir, "tests", "integration",
+                            "threadstress_seq" if seq else "threadstress")
+        rounds = 200
+        job = Job([prog, "compute", str(rounds)], ranks=n,
+                  env={"GASNET_RCV_THREAD": "1"}).wait(timeout=120).expect(0)
+        check(re.search(r"rank 0 served %d requests while computing" % (rounds * (n - 1)),
+                        job.stdout), job.show())
+        check(len(re.findall(r"threadstress rank \d+ of %d: PASS \(compute" % n, job.stdout)) == n,
+              job.show())
+        check("ThreadSanitizer" not in job.stderr, job.show())
+        job.assert_nothing_left(before)
+    return run
+
+
 AM_RULES = [
     ("request_in_handler", r"gex_AM_RequestShort called inside AM handler 'rule_req' \(index "
                            r"\d+\) request: a handler may not send requests"),
@@ -881,6 +918,9 @@ CASES = {
     "am_1": case_am(1), "am_2": case_am(2), "am_5": case_am(5), "am_pshm_3": case_am(3, True),
     "am_par_3": case_am(3, par=True), "am_flood_par_4": case_am_flood(4, par=True),
     "am_flood_8": case_am_flood(8), "am_flood_2": case_am_flood(2), "am_rules": case_am_rules,
+    "threads_4x8": case_threads(4, 8),
+    "threads_rcv_2x4": case_threads(2, 4, {"GASNET_RCV_THREAD": "1"}),
+    "rcv_compute_3": case_rcv_compute(3), "rcv_compute_seq_3": case_rcv_compute(3, True),
     "bootstrap_3": case_bootstrap(3, False), "bootstrap_pshm_5": case_bootstrap(5, True),
     "rma_1": case_rma(1), "rma_2": case_rma(2), "rma_5": case_rma(5),
     "barrier_1": case_barrier(1), "barrier_3": case_barrier(3), "barrier_5": case_barrier(5),

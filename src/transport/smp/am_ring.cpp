@@ -13,10 +13,12 @@ bool AmRing::reserve(unsigned nargs, size_t payload, std::atomic<uint64_t> &head
     uint32_t off = static_cast<uint32_t>(t & (kSlots - 1));
     skip = off + n > kSlots ? kSlots - off : 0;
     uint64_t end = t + skip + n;
-    uint64_t head = head_cache.load(std::memory_order_relaxed);
+    // Acquire/release on the cache too: the consumer's reads of the slots
+    // it freed happen before any thread of ours that learns of it reuses them.
+    uint64_t head = head_cache.load(std::memory_order_acquire);
     if (end - head > kSlots) {
       head = ctl_->head.load(std::memory_order_acquire);
-      head_cache.store(head, std::memory_order_relaxed);
+      head_cache.store(head, std::memory_order_release);
       if (end - head > kSlots) return false;
     }
     if (ctl_->tail.compare_exchange_weak(t, end, std::memory_order_acquire,
