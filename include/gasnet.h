@@ -122,8 +122,9 @@ extern void gasnet_hsl_lock(gasnet_hsl_t *hsl);
 extern void gasnet_hsl_unlock(gasnet_hsl_t *hsl);
 extern int gasnet_hsl_trylock(gasnet_hsl_t *hsl); /* GASNET_OK or GASNET_ERR_NOT_READY */
 
-/* gexx delivers AMs only inside calls that poll, never by interrupt, so
- * holding interrupts has nothing to hold; the pair is checked for balance. */
+/* gexx delivers AMs inside calls that poll (and on the GASNET_RCV_THREAD
+ * progress thread), never by interrupt, so holding interrupts has nothing to
+ * hold; the pair is checked for balance. */
 extern void gasnet_hold_interrupts(void);
 extern void gasnet_resume_interrupts(void);
 
