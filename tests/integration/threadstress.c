@@ -43,6 +43,15 @@ static gex_TM_t tm;
 static gex_EP_t ep;
 static void *seg_of[MAX_RANKS]; /* each rank's segment, in its owner's addresses */
 static unsigned char *seg;      /* mine */
+/* Set (release) once seg_of and seg are filled in. Handlers may run on the
+ * GASNET_RCV_THREAD thread, which reads them; the job's barrier orders
+ * that, but through another process, which ThreadSanitizer cannot see, so
+ * handlers acquire this flag (and check it) before they use the addresses. */
+static int segments_known;
+static void need_segments(void) {
+  CHECK(__atomic_load_n(&segments_known, __ATOMIC_ACQUIRE),
+        "a handler ran before the segments were known");
+}
 
 /* Per-thread reply mailbox: the reply handler (on whichever thread polls)
  * checks the reply and stores its sequence number here. */
@@ -206,6 +215,7 @@ static void h_medium_rep(gex_Token_t t, void *buf, size_t nbytes, gex_AM_Arg_t t
 static void h_long(gex_Token_t t, void *buf, size_t nbytes, gex_AM_Arg_t tid, gex_AM_Arg_t seq,
                    gex_AM_Arg_t seed) {
   gex_Rank_t src = source(t);
+  need_segments();
   CHECK(buf == seg + long_off(src, (unsigned)tid), "Long from %u thread %d landed at %p", src,
         (int)tid, buf);
   check_payload(t, "Long request", buf, nbytes, long_len((uint32_t)seed), (uint32_t)seed);
@@ -221,6 +231,7 @@ static void h_long(gex_Token_t t, void *buf, size_t nbytes, gex_AM_Arg_t tid, ge
 static void h_long_rep(gex_Token_t t, void *buf, size_t nbytes, gex_AM_Arg_t tid, gex_AM_Arg_t seq,
                        gex_AM_Arg_t rs) {
   gex_Rank_t src = source(t);
+  need_segments();
   CHECK(buf == seg + reply_off((unsigned)tid), "Long reply from %u landed at %p", src, buf);
   check_payload(t, "Long reply", buf, nbytes, long_len((uint32_t)rs), (uint32_t)rs);
   reply_ran((unsigned)tid, seq);
@@ -461,6 +472,7 @@ int main(int argc, char **argv) {
   gex_EP_RegisterHandlers(ep, table, sizeof table / sizeof table[0]);
   for (gex_Rank_t r = 0; r < nranks; ++r) gex_Segment_QueryBound(tm, r, &seg_of[r], NULL, NULL);
   seg = seg_of[me];
+  __atomic_store_n(&segments_known, 1, __ATOMIC_RELEASE);
   gasnet_barrier(0, GASNET_BARRIERFLAG_ANONYMOUS); /* every rank has its handlers */
   if (compute_mode) {
     long rounds = atol(argv[2]);
