@@ -30,7 +30,7 @@
 
 #include "check.h"
 
-#define MAX_THREADS 64
+#define MAX_THREADS 320 /* a test limit; gexx has none */
 #define MAX_RANKS 16
 #define REGION (32u << 10) /* bytes per (rank, thread) area */
 #define MEDIUM_MAX 4096u   /* largest Medium payload sent */
