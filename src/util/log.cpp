@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <atomic>
 #include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
@@ -16,7 +17,10 @@ long g_rank = -1;
 std::string g_host;
 FatalHook g_fatal_hook = nullptr;
 bool g_verbose = false;
-bool g_in_fatal = false;
+// One thread reports a fatal error; another that fails meanwhile waits for
+// it to end the process, and a fatal error inside the report just exits.
+std::atomic<bool> g_in_fatal{false};
+thread_local bool t_in_fatal = false;
 char g_prefix[320] = "gexx: ";
 
 void emit(const char *kind, const char *fmt, va_list ap) {
@@ -63,8 +67,11 @@ void fatal(const char *fmt, ...) {
   std::string line = log_prefix() + "fatal error: " + msg + "\n";
   ssize_t ignored = ::write(STDERR_FILENO, line.data(), line.size());
   (void)ignored;
-  if (!g_in_fatal) {
-    g_in_fatal = true;
+  if (!t_in_fatal) {
+    t_in_fatal = true;
+    if (g_in_fatal.exchange(true)) {
+      for (;;) pause();  // another thread is reporting; it ends the process
+    }
     on_fatal_error();  // before the job is told, so a frozen rank keeps it alive
     if (g_fatal_hook) g_fatal_hook(kFatalExitCode, msg);
   }
