@@ -206,7 +206,7 @@ gex_Event_t gex_Coll_BarrierNB(gex_TM_t tm, gex_Flags_t flags) {
   }
   gex_Event_t event = new BarrierEvent(rt.barrier().start_anonymous());
   if (gexx::trace::active(gexx::trace::kBarrier))
-    gexx::trace::record(gexx::trace::Op::BarrierNB, -1, 0, 0, __func__, "");
+    gexx::trace::record(gexx::trace::Op::BarrierNB, -1, 0, 0, __func__);
   return event;
 }
 

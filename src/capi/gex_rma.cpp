@@ -111,16 +111,18 @@ void sync_wait(const char *api, size_t events, Wait &&wait) {
   if (!gexx::trace::active(gexx::trace::kSync)) return wait();
   uint64_t start = gexx::trace::now();
   wait();
-  gexx::trace::record(Op::SyncWait, -1, 0, start, api, events_field(events));
+  gexx::trace::record(Op::SyncWait, -1, 0, start, api, [&] { return events_field(events); });
 }
 
 template <typename Test>
 int sync_test(const char *api, size_t events, Test &&test) {
   if (!gexx::trace::active(gexx::trace::kSync)) return test();
   int result = test();
-  std::string detail = events_field(events);
-  detail += detail.empty() ? "result=" : " result=";
-  gexx::trace::record(Op::SyncTry, -1, 0, 0, api, detail + (result == 0 ? "done" : "not_ready"));
+  gexx::trace::record(Op::SyncTry, -1, 0, 0, api, [&] {
+    std::string detail = events_field(events);
+    detail += detail.empty() ? "result=" : " result=";
+    return detail + (result == 0 ? "done" : "not_ready");
+  });
   return result;
 }
 

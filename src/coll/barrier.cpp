@@ -12,13 +12,15 @@ namespace gexx::coll {
 namespace {
 // A barrier phase, as the trace and the statistics show it; `result` < 0: none.
 void record(trace::Op op, const char *api, int id, int flags, uint64_t start, int result) {
-  std::string detail = util::format("id=%d flags=%d", id, flags);
-  if (result >= 0) {
-    detail += result == GASNET_OK              ? " result=ok"
-              : result == GASNET_ERR_NOT_READY ? " result=not_ready"
-                                               : " result=mismatch";
-  }
-  trace::record(op, -1, 0, start, api, detail);
+  trace::record(op, -1, 0, start, api, [&] {
+    std::string detail = util::format("id=%d flags=%d", id, flags);
+    if (result >= 0) {
+      detail += result == GASNET_OK              ? " result=ok"
+                : result == GASNET_ERR_NOT_READY ? " result=not_ready"
+                                                 : " result=mismatch";
+    }
+    return detail;
+  });
 }
 }  // namespace
 

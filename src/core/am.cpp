@@ -70,13 +70,15 @@ std::string flag_names(gex_Flags_t f) {
 // An AM sent or a handler run, as the trace and the statistics show it.
 void record_am(trace::Op op, uint32_t peer, size_t nbytes, const char *api, gex_AM_Index_t handler,
                unsigned nargs, const gex_AM_Arg_t *args) {
-  std::string detail = util::format("handler=%u nargs=%u", handler, nargs);
-  if (trace::detailed() && nargs) {
-    detail += " args=";
-    for (unsigned i = 0; i < nargs; ++i)
-      detail += util::format(i ? ",0x%x" : "0x%x", static_cast<uint32_t>(args[i]));
-  }
-  trace::record(op, peer, nbytes, 0, api, detail);
+  trace::record(op, peer, nbytes, 0, api, [&] {
+    std::string detail = util::format("handler=%u nargs=%u", handler, nargs);
+    if (trace::detailed() && nargs) {
+      detail += " args=";
+      for (unsigned i = 0; i < nargs; ++i)
+        detail += util::format(i ? ",0x%x" : "0x%x", static_cast<uint32_t>(args[i]));
+    }
+    return detail;
+  });
 }
 
 bool is_event_pointer(gex_Event_t *lc) {

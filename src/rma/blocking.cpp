@@ -28,8 +28,9 @@ const char *low_bytes(const uint64_t &v, size_t n) {
 
 void record(trace::Op op, const char *api, uint32_t rank, const void *remote, const void *local,
             size_t nbytes, uint64_t start) {
-  trace::record(op, rank, nbytes, start, api,
-                trace::detailed() ? util::format("remote=%p local=%p", remote, local) : "");
+  trace::record(op, rank, nbytes, start, api, [&] {
+    return trace::detailed() ? util::format("remote=%p local=%p", remote, local) : std::string();
+  });
 }
 }  // namespace
 

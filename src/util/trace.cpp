@@ -242,13 +242,17 @@ void finish() {
   if (g_trace) std::fflush(g_trace);
 }
 
-void record(Op op, int64_t peer, uint64_t bytes, uint64_t start, const char *api,
-            const std::string &detail) {
+bool writes_line(Op op, int64_t peer) {
+  uint32_t cat = category(op);
+  return g_trace && (g_trace_mask & cat) &&
+         (g_local || !(cat & kRma) || peer != static_cast<int64_t>(g_rank));
+}
+
+void record_decided(Op op, int64_t peer, uint64_t bytes, uint64_t start, const char *api,
+                    bool traced, const std::string &detail) {
   uint32_t cat = category(op);
   uint64_t end = now();
   if (!start) start = end;
-  bool traced = g_trace && (g_trace_mask & cat) &&
-                (g_local || !(cat & kRma) || peer != static_cast<int64_t>(g_rank));
   std::string line;
   if (traced) {
     std::string peer_text = peer < 0 ? "-" : std::to_string(peer);
@@ -265,7 +269,7 @@ void record(Op op, int64_t peer, uint64_t bytes, uint64_t start, const char *api
 }
 
 bool detailed() {
-  return g_trace_mask & kDetail;
+  return g_trace && (g_trace_mask & kDetail);
 }
 
 void set_source_line(const char *file, unsigned line) {

@@ -116,14 +116,29 @@ void finish();
 // Nanoseconds on the trace clock (CLOCK_MONOTONIC).
 uint64_t now();
 
-// Records one operation begun at `start` (from now(); 0: now): a trace line
-// when its category is traced, a count (and its latency, for timed kinds)
-// when it is counted. `peer` < 0: none; `api` may be null; `detail` is more
-// key=value fields for the line.
-void record(Op op, int64_t peer, uint64_t bytes, uint64_t start, const char *api,
-            const std::string &detail);
+// Whether recording `op` toward `peer` writes a trace line (its category is
+// traced, and a loopback put or get is wanted).
+bool writes_line(Op op, int64_t peer);
+// What record() does once the line is decided: `detail` is used only when
+// `line` is true.
+void record_decided(Op op, int64_t peer, uint64_t bytes, uint64_t start, const char *api, bool line,
+                    const std::string &detail);
 
-// Whether D (addresses, AM arguments) is in the trace mask.
+// Records one operation begun at `start` (from now(); 0: now): a trace line
+// when writes_line(), a count (and its latency, for timed kinds) when its
+// category is counted. `peer` < 0: none; `api` may be null. `detail()`
+// returns more key=value fields for the line; it is called only when a line
+// is written, so counting alone formats nothing.
+template <typename Detail>
+void record(Op op, int64_t peer, uint64_t bytes, uint64_t start, const char *api, Detail &&detail) {
+  bool line = writes_line(op, peer);
+  record_decided(op, peer, bytes, start, api, line, line ? std::string(detail()) : std::string());
+}
+inline void record(Op op, int64_t peer, uint64_t bytes, uint64_t start, const char *api) {
+  record_decided(op, peer, bytes, start, api, writes_line(op, peer), std::string());
+}
+
+// Whether D (addresses, AM arguments) is in the mask of a trace being written.
 bool detailed();
 
 // The client's source position, per thread, shown on trace lines when N is
