@@ -69,16 +69,7 @@
 #define GEXXT_CONCAT_(a, b) a##b
 #define GEXXT_CONCAT(a, b) GEXXT_CONCAT_(a, b)
 
-#if defined(__x86_64__)
-#define GEXXT_ARCH "x86_64"
-#elif defined(__aarch64__)
-#define GEXXT_ARCH "aarch64"
-#elif defined(__powerpc64__)
-#define GEXXT_ARCH "powerpc64"
-#else
-#define GEXXT_ARCH "unknown"
-#endif
-#define GASNETT_SYSTEM_TUPLE GEXXT_ARCH "-unknown-linux-gnu"
+#define GASNETT_SYSTEM_TUPLE GEXXP_ARCH_TUPLE "-unknown-linux-gnu"
 #define GASNETT_CONFIGURE_ARGS ""
 
 #define GASNETT_PAGESIZE GASNET_PAGESIZE

@@ -13,7 +13,9 @@
  *   PLATFORM_COMPILER_CXX_LANGLVL;
  *   PLATFORM_OS_<NAME> (1), PLATFORM_OS_FAMILYNAME;
  *   PLATFORM_ARCH_<NAME> (1), PLATFORM_ARCH_FAMILYNAME, PLATFORM_ARCH_32 or
- *   PLATFORM_ARCH_64, PLATFORM_ARCH_LITTLE_ENDIAN or PLATFORM_ARCH_BIG_ENDIAN.
+ *   PLATFORM_ARCH_64, PLATFORM_ARCH_LITTLE_ENDIAN or PLATFORM_ARCH_BIG_ENDIAN;
+ *   and, for gasnet_tools.h's GASNETT_SYSTEM_TUPLE, GEXXP_ARCH_TUPLE (the
+ *   architecture as GNU system tuples spell it: "x86_64", "aarch64", ...).
  *
  * The family ids are GASNet's. Compilers that present themselves as GNU C
  * (Clang, Intel's, NVIDIA's) are recognised by their own macros first. */
@@ -188,27 +190,39 @@
 #if defined(__x86_64__) || defined(__amd64__)
 #define PLATFORM_ARCH_X86_64 1
 #define PLATFORM_ARCH_FAMILYNAME X86_64
+#define GEXXP_ARCH_TUPLE "x86_64"
 #elif defined(__i386__)
 #define PLATFORM_ARCH_X86 1
 #define PLATFORM_ARCH_FAMILYNAME X86
+#define GEXXP_ARCH_TUPLE "i686"
 #elif defined(__aarch64__)
 #define PLATFORM_ARCH_AARCH64 1
 #define PLATFORM_ARCH_FAMILYNAME AARCH64
+#define GEXXP_ARCH_TUPLE "aarch64"
 #elif defined(__arm__)
 #define PLATFORM_ARCH_ARM 1
 #define PLATFORM_ARCH_FAMILYNAME ARM
+#define GEXXP_ARCH_TUPLE "arm"
 #elif defined(__powerpc64__) || defined(__ppc64__) || defined(__powerpc__) || defined(__ppc__)
 #define PLATFORM_ARCH_POWERPC 1
 #define PLATFORM_ARCH_FAMILYNAME POWERPC
+#if defined(__powerpc64__) || defined(__ppc64__)
+#define GEXXP_ARCH_TUPLE "powerpc64"
+#else
+#define GEXXP_ARCH_TUPLE "powerpc"
+#endif
 #elif defined(__riscv)
 #define PLATFORM_ARCH_RISCV 1
 #define PLATFORM_ARCH_FAMILYNAME RISCV
+#define GEXXP_ARCH_TUPLE "riscv64"
 #elif defined(__s390x__) || defined(__s390__)
 #define PLATFORM_ARCH_S390 1
 #define PLATFORM_ARCH_FAMILYNAME S390
+#define GEXXP_ARCH_TUPLE "s390x"
 #else
 #define PLATFORM_ARCH_UNKNOWN 1
 #define PLATFORM_ARCH_FAMILYNAME UNKNOWN
+#define GEXXP_ARCH_TUPLE "unknown"
 #endif
 
 #if defined(__LP64__) || defined(_LP64) || (defined(__SIZEOF_POINTER__) && __SIZEOF_POINTER__ == 8)

@@ -12,16 +12,13 @@
 #include <set>
 #include <string>
 
+#include "util/strings.hpp"
+
 namespace gexx::tools {
 
 namespace {
 
-std::string trimmed(std::string_view s) {
-  size_t b = 0, e = s.size();
-  while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
-  while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
-  return std::string(s.substr(b, e - b));
-}
+using util::trim;
 
 // The multiplier a size suffix names, or 0 when it names none.
 uint64_t suffix_unit(std::string suffix) {
@@ -55,7 +52,7 @@ std::optional<int64_t> parse_size(const std::string &t, uint64_t mem_unit) {
   bool hex = t.size() > 1 && t[0] == '0' && (t[1] == 'x' || t[1] == 'X');
   size_t split = t.size();
   while (!hex && split > 0 && std::isalpha(static_cast<unsigned char>(t[split - 1]))) --split;
-  std::string number = trimmed(std::string_view(t).substr(0, split));
+  std::string number = trim(std::string_view(t).substr(0, split));
   uint64_t unit = mem_unit;
   if (split < t.size() && !(unit = suffix_unit(t.substr(split)))) return std::nullopt;
   if (number.empty() || number[0] == '-') return std::nullopt;
@@ -95,7 +92,7 @@ std::optional<bool> parse_yesno(const std::string &t) {
 std::optional<std::string> typed_value(const char *key) {
   const char *v = gasnett_getenv(key);
   if (!v) return std::nullopt;
-  std::string t = trimmed(v);
+  std::string t = trim(v);
   if (t.empty()) return std::nullopt;
   return t;
 }
@@ -124,12 +121,13 @@ void display(const char *key, const std::string &shown, int is_dflt) {
 
 const char *int_forms(uint64_t mem_unit) {
   return mem_unit ? "a non-negative memory size: a number, possibly fractional, with an optional "
-                    "suffix B, K, KB, M, MB, G, GB, T, TB, P, PB, E or EB (any case), such as 512M or 1.5GB"
+                    "suffix B, K, KB, M, MB, G, GB, T, TB, P, PB, E or EB (any case), such as 512M "
+                    "or 1.5GB"
                   : "an integer in decimal or hexadecimal (0x prefix), optionally negative";
 }
 
 std::optional<int64_t> parse_int(std::string_view text, uint64_t mem_unit) {
-  std::string t = trimmed(text);
+  std::string t = trim(text);
   if (t.empty()) return std::nullopt;
   return mem_unit ? parse_size(t, mem_unit) : parse_plain(t);
 }

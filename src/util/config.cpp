@@ -98,12 +98,7 @@ const std::vector<Var> kRegistry = {
      "Trace puts and gets whose peer is the calling rank itself (set 0 to leave them out).", false},
 };
 
-std::string trim(std::string_view s) {
-  size_t b = 0, e = s.size();
-  while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
-  while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
-  return std::string(s.substr(b, e - b));
-}
+using util::trim;
 
 std::string lower(std::string s) {
   for (auto &c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));

@@ -1,5 +1,6 @@
 #include "util/strings.hpp"
 
+#include <cctype>
 #include <cstdio>
 
 namespace gexx::util {
@@ -34,6 +35,13 @@ std::string human_size(uint64_t bytes) {
   if (u == 0) return format("%llu B", static_cast<unsigned long long>(bytes));
   if (v == static_cast<double>(static_cast<uint64_t>(v))) return format("%.0f %s", v, units[u]);
   return format("%.1f %s", v, units[u]);
+}
+
+std::string trim(std::string_view text) {
+  size_t b = 0, e = text.size();
+  while (b < e && std::isspace(static_cast<unsigned char>(text[b]))) ++b;
+  while (e > b && std::isspace(static_cast<unsigned char>(text[e - 1]))) --e;
+  return std::string(text.substr(b, e - b));
 }
 
 std::vector<std::string> split(std::string_view text, std::string_view separators) {

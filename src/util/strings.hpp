@@ -17,6 +17,9 @@ std::string human_size(uint64_t bytes);
 
 std::vector<std::string> split(std::string_view text, std::string_view separators);
 
+// The text without leading and trailing white space.
+std::string trim(std::string_view text);
+
 std::string hex(const uint8_t *bytes, size_t n);
 bool unhex(std::string_view text, std::vector<uint8_t> &out);
 
