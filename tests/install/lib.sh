@@ -64,6 +64,13 @@ check_job() {
     fail "expected exactly these lines:"$'\n'"$expected"$'\n'"but the ranks printed:"$'\n'"$got"
 }
 
+# fragment_value <.mak fragment> <VARIABLE>: the variable's value as make
+# expands it for a Makefile that includes the fragment.
+fragment_value() {
+  make -s -f <(printf 'include %s\nx:\n\t@echo $(%s)\n' "$1" "$2") x ||
+    fail "make could not read $2 from $1"
+}
+
 # passed: one line per build path that worked.
 passed() {
   echo "$TEST_NAME: '$path' ok"

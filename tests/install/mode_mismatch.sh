@@ -7,8 +7,7 @@ TEST_NAME=install.mode_mismatch
 source "$(dirname "$0")/lib.sh"
 begin "<prefix>" "$@"
 
-cc=$(make -s -f <(printf 'include %s\nx:\n\t@echo $(GASNET_CC)\n' \
-  "$prefix/include/smp-conduit/smp-seq.mak") x)
+cc=$(fragment_value "$prefix/include/smp-conduit/smp-seq.mak" GASNET_CC)
 flags=(-I"$prefix/include" -I"$prefix/include/smp-conduit")
 
 # expect_mismatch <client mode> <library mode> <shared|static>

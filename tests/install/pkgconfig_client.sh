@@ -19,18 +19,15 @@ passed
 
 path="GASNET_* variables of gasnet-smp-seq.pc"
 pc() { pkg-config --variable="$1" gasnet-smp-seq; }
-fragment_value() {
-  make -s -f <(printf 'include %s\nx:\n\t@echo $(%s)\n' \
-    "$prefix/include/smp-conduit/smp-seq.mak" "$1") x
-}
+seq_fragment=$prefix/include/smp-conduit/smp-seq.mak
 defined=$(pkg-config --print-variables gasnet-smp-seq)
 for v in GASNET_CC GASNET_CXX GASNET_LD GASNET_LD_REQUIRES_MPI GASNET_CPPFLAGS GASNET_CFLAGS \
   GASNET_CXXCPPFLAGS GASNET_CXXFLAGS GASNET_LDFLAGS GASNET_LIBS; do
   grep -qx "$v" <<<"$defined" || fail "gasnet-smp-seq.pc does not define $v"
 done
 for v in GASNET_CC GASNET_CXX GASNET_LD GASNET_LD_REQUIRES_MPI; do
-  [[ $(pc $v) == "$(fragment_value $v)" ]] ||
-    fail "$v is '$(pc $v)' in the .pc file but '$(fragment_value $v)' in smp-seq.mak"
+  [[ $(pc $v) == "$(fragment_value "$seq_fragment" $v)" ]] ||
+    fail "$v is '$(pc $v)' in the .pc file but '$(fragment_value "$seq_fragment" $v)' in smp-seq.mak"
 done
 mkdir "$work/vars"
 # shellcheck disable=SC2046 # the flags are word lists

@@ -953,19 +953,28 @@ CASES = {
 }
 
 
-def main():
-    global ARGS
+def run_case(cases, take_args):
+    """The driver of this file and of tracetests.py: parses `--bin-dir DIR CASE`, hands the
+    arguments to take_args, runs the case; prints PASS or FAIL and returns the exit status."""
     parser = argparse.ArgumentParser()
     parser.add_argument("--bin-dir", required=True)
-    parser.add_argument("case", choices=sorted(CASES))
-    ARGS = parser.parse_args()
+    parser.add_argument("case", choices=sorted(cases))
+    args = parser.parse_args()
+    take_args(args)
     try:
-        CASES[ARGS.case]()
+        cases[args.case]()
     except Failure as e:
-        print("FAIL %s: %s" % (ARGS.case, e))
+        print("FAIL %s: %s" % (args.case, e))
         return 1
-    print("PASS %s" % ARGS.case)
+    print("PASS %s" % args.case)
     return 0
+
+
+def main():
+    def take_args(args):
+        global ARGS
+        ARGS = args
+    return run_case(CASES, take_args)
 
 
 if __name__ == "__main__":

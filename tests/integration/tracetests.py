@@ -6,12 +6,13 @@ checked line by line against that list.
 
 usage: tracetests.py --bin-dir DIR CASE
 """
-import argparse
 import os
 import re
 import subprocess
 import sys
 import tempfile
+
+from jobtests import Failure, check, run_case
 
 ARGS = None
 LETTERS = "GPRSWBLAXIOCDNHU"
@@ -42,15 +43,6 @@ EXPECTED = {0: RANK0 + BARRIER, 1: RANK1 + BARRIER}
 CATEGORY = {"PUT": "P", "PUT_NBI": "P", "GET": "G", "SYNC_WAIT": "S", "BARRIER_NOTIFY": "B",
             "BARRIER_WAIT": "B", "AMPOLL": "X"}
 TIMED = {"PUT", "GET", "BARRIER_WAIT", "SYNC_WAIT"}
-
-
-class Failure(Exception):
-    pass
-
-
-def check(cond, what):
-    if not cond:
-        raise Failure(what)
 
 
 def category(kind):
@@ -351,18 +343,10 @@ CASES = {name[5:]: fn for name, fn in globals().items() if name.startswith("case
 
 
 def main():
-    global ARGS
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--bin-dir", required=True)
-    parser.add_argument("case", choices=sorted(CASES))
-    ARGS = parser.parse_args()
-    try:
-        CASES[ARGS.case]()
-    except Failure as e:
-        print("FAIL %s: %s" % (ARGS.case, e))
-        return 1
-    print("PASS %s" % ARGS.case)
-    return 0
+    def take_args(args):
+        global ARGS
+        ARGS = args
+    return run_case(CASES, take_args)
 
 
 if __name__ == "__main__":
