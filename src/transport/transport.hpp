@@ -91,4 +91,8 @@ namespace smp {
 std::unique_ptr<Transport> open(bootstrap::Bootstrap &boot);
 }
 
+// The transport of the conduit this library was built for (one object per
+// conduit defines it: transport/<conduit>/conduit.cpp).
+std::unique_ptr<Transport> open_conduit(bootstrap::Bootstrap &boot);
+
 }  // namespace gexx::transport

@@ -59,6 +59,15 @@ const std::vector<Var> kRegistry = {
      "Most polls per second of an idle progress thread (GASNET_RCV_THREAD): it sleeps up to "
      "1/RATE seconds between polls once idle; 0 never sleeps (it yields the CPU instead).",
      false, 0, 1000000000},
+    // ofi conduit (transport/ofi/)
+    {"GASNET_OFI_PROVIDER", Kind::String, "",
+     "ofi conduit: the libfabric provider to use ('tcp;ofi_rxm', 'shm', 'verbs;ofi_rxm', ...); "
+     "unset, FI_PROVIDER or else libfabric's first reliable-datagram provider.",
+     true},
+    {"GASNET_SUPERNODE_MAXSIZE", Kind::Int, "0",
+     "Network conduits: most ranks of one host that reach each other through shared memory; "
+     "0 means all of them, 1 sends every peer through the network.",
+     true, 0, 1 << 20},
     // crash diagnostics (util/debug.cpp)
     {"GASNET_BACKTRACE", Kind::Bool, "0",
      "Print a backtrace of a rank that dies of a fatal signal (SIGSEGV, SIGBUS, SIGILL, SIGFPE, "

@@ -815,6 +815,44 @@ def amcheck(par=False):
     return os.path.join(ARGS.bin_dir, "tests", "integration", "amcheck_par" if par else "amcheck")
 
 
+OFI_PROVIDERS = {"tcp": "tcp;ofi_rxm", "shm": "shm"}
+
+
+def ofi_env(short_name):
+    """Environment for an ofi-conduit job that sends every peer through the
+    provider; skips the case when the ofi programs or the provider are absent."""
+    program = os.path.join(ARGS.bin_dir, "tests", "integration", "amcheck_ofi")
+    if not os.path.exists(program):
+        print("SKIP: the ofi conduit is not built here (no libfabric found at configure time)")
+        sys.exit(SKIP)
+    provider = OFI_PROVIDERS[short_name]
+    probe = subprocess.run(["fi_info", "-p", provider, "-t", "FI_EP_RDM"], capture_output=True,
+                           text=True)
+    if probe.returncode != 0:
+        print("SKIP: libfabric provider %r is not available here (fi_info: %s)" % (
+            provider, (probe.stdout + probe.stderr).strip()[:200]))
+        sys.exit(SKIP)
+    # Verbose: rank 0 names the provider it uses, which the cases check.
+    return {"GASNET_SUPERNODE_MAXSIZE": "1", "GASNET_OFI_PROVIDER": provider,
+            "GASNET_VERBOSEENV": "1"}
+
+
+def case_ofi_am_flood(n, provider, par=False):
+    """case_am_flood on the ofi conduit, every peer through libfabric."""
+    def run():
+        env = ofi_env(provider)
+        before = shm_entries()
+        prog = os.path.join(ARGS.bin_dir, "tests", "integration",
+                            "amcheck_ofi_par" if par else "amcheck_ofi")
+        job = Job([prog, "flood"], env=env, ranks=n).wait(timeout=100).expect(0)
+        check(re.search(r"flood delivered %d messages from %d ranks" % (
+            (100000 + n - 2) // (n - 1) * (n - 1), n - 1), job.stdout), job.show())
+        check(len(re.findall(r"amcheck rank \d+ of %d: PASS" % n, job.stdout)) == n, job.show())
+        check("libfabric provider %s" % OFI_PROVIDERS[provider] in job.stderr, job.show())
+        job.assert_nothing_left(before)
+    return run
+
+
 def case_am(n, pshm=False, par=False):
     """The whole AM conformance program (amcheck.c) on n ranks."""
     def run():
@@ -950,6 +988,11 @@ CASES = {
     "small_shm": case_small_shm, "absent_shm": case_absent_shm,
     "inner_small_shm": case_inner_small_shm, "inner_absent_shm": case_inner_absent_shm,
     "rogue_client": case_rogue_client, "examples": case_examples,
+    "ofi_am_flood_2_tcp": case_ofi_am_flood(2, "tcp"),
+    "ofi_am_flood_4_tcp": case_ofi_am_flood(4, "tcp"),
+    "ofi_am_flood_2_shm": case_ofi_am_flood(2, "shm"),
+    "ofi_am_flood_par_3_tcp": case_ofi_am_flood(3, "tcp", par=True),
+    "ofi_am_flood_par_3_shm": case_ofi_am_flood(3, "shm", par=True),
 }
 
 
