@@ -91,11 +91,30 @@ class Engine {
   uint32_t take_owed(uint32_t peer);
   void check_request(const char *api, gex_Rank_t rank);
   void check_payload(const Message &m, bool reply);
-  char *long_destination(const Message &m, uint32_t peer);
+  // Where a Long payload goes, checked against the target's segment before
+  // anything is claimed. A segment not mapped here (a network peer) gets
+  // the payload in the message (packed, up to GASNET_PACKEDLONG_LIMIT) or
+  // written into it before the message is sent.
+  struct LongPlan {
+    char *dst = nullptr;  // mapped here: copy to it
+    bool remote = false;
+    bool packed = false;
+  };
+  LongPlan plan_long(const Message &m, uint32_t peer);
+  // Room a message needs in its slot for the payload.
+  static size_t payload_room(const Message &m, const LongPlan &lp) {
+    return m.category == kMedium || lp.packed ? m.nbytes : 0;
+  }
+  // Copies (or packs) the payload and publishes the message, writing a
+  // large remote Long payload first.
+  void send_planned(const Message &m, transport::AmSlot &slot, Kind kind, uint32_t credits,
+                    const LongPlan &lp);
+  // Writes a Long payload into an unmapped segment; returns once it is there.
+  void write_long(const Message &m, uint32_t peer);
   bool reserve(const Message &m, uint32_t peer, transport::AmLane lane, size_t payload,
                transport::AmSlot &slot);
   // Copies the payload (unless `in_place`: it already is where it goes) and
-  // publishes the message. `long_dst`: from long_destination.
+  // publishes the message. `long_dst`: where a Long payload is copied.
   void send(const Message &m, transport::AmSlot &slot, Kind kind, uint32_t credits, bool in_place,
             char *long_dst);
   void send_credits(uint32_t peer);
@@ -104,7 +123,7 @@ class Engine {
   Runtime &rt_;
   transport::Transport &tp_;
   uint32_t rank_, size_;
-  size_t max_medium_, max_long_;
+  size_t max_medium_, max_long_, packed_long_limit_;
   bool concurrent_;
   std::unique_ptr<Peer[]> peers_;
 };

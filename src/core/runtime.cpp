@@ -194,8 +194,8 @@ void Runtime::bad_range(const char *api, uint32_t rank, const void *addr, size_t
   const auto &seg = transport_->segment(rank);
   if (!seg.local) {
     util::fatal(
-        "%s: rank %u's segment is reached over the network (conduit %s), and RMA and Long "
-        "payloads over the network are not implemented yet",
+        "%s: rank %u's segment is reached over the network (conduit %s) and has no address "
+        "in this process",
         api, rank, transport_->name());
   }
   uint64_t a = reinterpret_cast<uint64_t>(addr);

@@ -68,6 +68,14 @@ const std::vector<Var> kRegistry = {
      "Network conduits: most ranks of one host that reach each other through shared memory; "
      "0 means all of them, 1 sends every peer through the network.",
      true, 0, 1 << 20},
+    {"GASNET_NONBULKPUT_BOUNCE_LIMIT", Kind::Bytes, "64K",
+     "ofi conduit: puts to network peers up to this size are copied into a bounce buffer, so "
+     "their source is free when the call returns; larger ones are sent from the source.",
+     false},
+    {"GASNET_PACKEDLONG_LIMIT", Kind::Bytes, "4096",
+     "ofi conduit: Long AM payloads up to this size travel in the AM message itself; larger "
+     "ones are written into the target's segment first.",
+     false},
     // crash diagnostics (util/debug.cpp)
     {"GASNET_BACKTRACE", Kind::Bool, "0",
      "Print a backtrace of a rank that dies of a fatal signal (SIGSEGV, SIGBUS, SIGILL, SIGFPE, "
@@ -153,6 +161,8 @@ constexpr const char *kSecondsAccepted = "use a number of seconds, such as 2 or 
 constexpr const char *kSizeAccepted =
     "use a size with an optional K, M, G or T suffix (512M, 2G), or a fraction of physical "
     "memory (0.5, 5/8)";
+constexpr const char *kBytesAccepted =
+    "use a number of bytes with an optional K, M, G or T suffix (0, 4096, 64K)";
 
 std::optional<std::string> int_problem(std::string_view value, int64_t min, int64_t max) {
   auto i = parse_int(value);
@@ -187,6 +197,9 @@ std::optional<std::string> check_value(const Var &v, std::string_view value) {
       return std::nullopt;
     case Kind::Size:
       if (!parse_size_spec(value)) return std::string(kSizeAccepted);
+      return std::nullopt;
+    case Kind::Bytes:
+      if (!parse_bytes(value)) return std::string(kBytesAccepted);
       return std::nullopt;
     case Kind::Seconds:
       // An empty default means "unset": the value is then computed.
@@ -336,6 +349,14 @@ SizeSpec get_size_spec(const char *name) {
   auto s = parse_size_spec(value);
   if (!s) bad_value(v, value, kSizeAccepted);
   return *s;
+}
+
+uint64_t get_bytes(const char *name) {
+  const Var &v = lookup(name);
+  std::string value = raw_value(v);
+  auto b = parse_bytes(value);
+  if (!b) bad_value(v, value, kBytesAccepted);
+  return *b;
 }
 
 std::vector<std::string> get_list(const char *name, const std::vector<std::string> &allowed) {

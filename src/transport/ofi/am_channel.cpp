@@ -15,11 +15,11 @@ constexpr size_t kChunkBuffers = 16;
 constexpr size_t kPostedRecvs = 64;
 // Sends in flight at most; past it reserve() says retry.
 constexpr size_t kMaxSendBuffers = 256;
-constexpr int kCqBatch = 16;
 constexpr int kPollBudget = 64;
 // core::am's values of AmHeader::kind and ::category that matter here.
 constexpr uint8_t kRequestKind = 0;
 constexpr uint8_t kMediumCategory = 1;
+constexpr uint8_t kLongCategory = 2;
 
 static_assert(sizeof(AmHeader) == AmChannel::kHeaderBytes, "the wire header is 32 bytes");
 }  // namespace
@@ -42,12 +42,14 @@ AmChannel::Buffer *AmChannel::grow(bool recv) {
   Buffer *&list = recv ? free_recv_ : free_send_;
   for (size_t i = 1; i < kChunkBuffers; ++i) {
     Buffer *b = &chunk->buffers[i];
+    b->sink = this;
     b->desc = chunk->mr.desc();
     b->recv = recv;
     b->next = list;
     list = b;
   }
   Buffer *first = &chunk->buffers[0];
+  first->sink = this;
   first->desc = chunk->mr.desc();
   first->recv = recv;
   if (!recv) send_buffers_ += kChunkBuffers;
@@ -72,37 +74,22 @@ void AmChannel::post_recv(Buffer *b) {
   }
 }
 
-bool AmChannel::read_cq() {
-  fi_cq_msg_entry entries[kCqBatch];
-  ssize_t n = fi_cq_read(fabric_.cq(), entries, kCqBatch);
-  if (n == -FI_EAGAIN) return false;
-  if (n == -FI_EAVAIL) {
-    fi_cq_err_entry err{};
-    fi_cq_readerr(fabric_.cq(), &err, 0);
-    util::fatal("a libfabric operation failed (provider %s): %s (%s)", fabric_.provider().c_str(),
-                fi_strerror(err.err),
-                fi_cq_strerror(fabric_.cq(), err.prov_errno, err.err_data, nullptr, 0));
+void AmChannel::completed(OpContext *op, const fi_cq_msg_entry &entry) {
+  Buffer *b = static_cast<Buffer *>(op);
+  if (entry.flags & FI_RECV) {
+    post_recv(take(free_recv_, true));
+    const AmHeader *h = reinterpret_cast<const AmHeader *>(b->data);
+    (h->kind == kRequestKind ? requests_ : replies_).push_back({b, entry.len});
+  } else {
+    b->next = free_send_;
+    free_send_ = b;
   }
-  if (n < 0) util::fatal("%s", fi_error("fi_cq_read", n).c_str());
-  for (ssize_t i = 0; i < n; ++i) {
-    Buffer *b = static_cast<Buffer *>(entries[i].op_context);
-    if (entries[i].flags & FI_RECV) {
-      post_recv(take(free_recv_, true));
-      const AmHeader *h = reinterpret_cast<const AmHeader *>(b->data);
-      (h->kind == kRequestKind ? requests_ : replies_).push_back({b, entries[i].len});
-    } else {
-      b->next = free_send_;
-      free_send_ = b;
-    }
-  }
-  return n > 0;
 }
 
 bool AmChannel::reserve(uint32_t peer, AmLane lane, unsigned nargs, size_t payload, AmSlot &slot) {
-  (void)payload;  // a buffer holds the largest Medium
-  Guard g(mutex_, concurrent_);
+  Fabric::Guard g(fabric_);
   if (!free_send_) {
-    read_cq();
+    fabric_.progress();
     if (!free_send_ && send_buffers_ >= kMaxSendBuffers) return false;
   }
   Buffer *b = take(free_send_, false);
@@ -111,6 +98,7 @@ bool AmChannel::reserve(uint32_t peer, AmLane lane, unsigned nargs, size_t paylo
   slot.peer = peer;
   slot.lane = lane;
   slot.where = reinterpret_cast<uint64_t>(b);
+  slot.length = static_cast<uint32_t>(payload);  // a Long with room for its payload is packed
   return true;
 }
 
@@ -118,9 +106,10 @@ void AmChannel::commit(AmSlot &slot, const AmHeader &h, const int32_t *args) {
   Buffer *b = reinterpret_cast<Buffer *>(slot.where);
   std::memcpy(b->data, &h, sizeof h);
   if (h.nargs) std::memcpy(b->data + kHeaderBytes, args, h.nargs * sizeof(int32_t));
-  size_t len = payload_offset(h.nargs) + (h.category == kMediumCategory ? h.nbytes : 0);
+  bool packed = h.category == kLongCategory && h.nbytes && h.nbytes <= slot.length;
+  size_t len = payload_offset(h.nargs) + (h.category == kMediumCategory || packed ? h.nbytes : 0);
   fi_addr_t to = fabric_.addr(slot.peer);
-  Guard g(mutex_, concurrent_);
+  Fabric::Guard g(fabric_);
   bool inject = len <= fabric_.inject_size();
   for (;;) {
     ssize_t rc = inject ? fi_inject(fabric_.ep(), b->data, len, to)
@@ -130,7 +119,7 @@ void AmChannel::commit(AmSlot &slot, const AmHeader &h, const int32_t *args) {
       util::fatal("sending an AM of %zu bytes to rank %u: %s", len, slot.peer,
                   fi_error(inject ? "fi_inject" : "fi_send", rc).c_str());
     }
-    read_cq();
+    fabric_.progress();
   }
   if (inject) {  // the provider has copied it: no completion will come
     b->next = free_send_;
@@ -144,14 +133,19 @@ void AmChannel::deliver(Arrival a) {
     util::fatal("received a %zu-byte AM, shorter than its header says", a.len);
   }
   const int32_t *args = reinterpret_cast<const int32_t *>(a.buf->data + kHeaderBytes);
-  deliver_am(*h, args, a.buf->data + payload_offset(h->nargs));
+  char *payload = a.buf->data + payload_offset(h->nargs);
+  // A packed Long: its payload goes where the sender named, in our segment.
+  if (h->category == kLongCategory && h->nbytes && a.len >= payload_offset(h->nargs) + h->nbytes)
+    std::memcpy(reinterpret_cast<void *>(h->dest), payload, h->nbytes);
+  deliver_am(*h, args, payload);
 }
 
 bool AmChannel::poll(bool replies_only) {
   int done = 0;
-  std::unique_lock<std::mutex> lock(mutex_, std::defer_lock);
-  if (concurrent_) lock.lock();
-  read_cq();
+  bool concurrent = fabric_.concurrent();
+  std::unique_lock<std::mutex> lock(fabric_.mutex(), std::defer_lock);
+  if (concurrent) lock.lock();
+  fabric_.progress();
   while (done < kPollBudget) {
     std::deque<Arrival> *q = !replies_.empty()                     ? &replies_
                              : !replies_only && !requests_.empty() ? &requests_
@@ -159,9 +153,9 @@ bool AmChannel::poll(bool replies_only) {
     if (!q) break;
     Arrival a = q->front();
     q->pop_front();
-    if (concurrent_) lock.unlock();
+    if (concurrent) lock.unlock();
     deliver(a);
-    if (concurrent_) lock.lock();
+    if (concurrent) lock.lock();
     a.buf->next = free_recv_;
     free_recv_ = a.buf;
     ++done;

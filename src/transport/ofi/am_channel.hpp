@@ -1,6 +1,7 @@
 // Active messages over libfabric sends and receives. A message is the
-// 32-byte AmHeader, the arguments (padded to 16 bytes) and a Medium payload,
-// in one send: fi_inject when it fits the provider's inject size, else
+// 32-byte AmHeader, the arguments (padded to 16 bytes) and a Medium or
+// packed Long payload (the receiver copies that into its segment), in one
+// send: fi_inject when it fits the provider's inject size, else
 // fi_send from a send buffer that returns to the pool on its completion.
 //
 // Receive buffers are posted ahead. A completed receive is queued by lane
@@ -17,7 +18,6 @@
 #include <cstdint>
 #include <deque>
 #include <memory>
-#include <mutex>
 #include <vector>
 
 #include "transport/ofi/fabric.hpp"
@@ -25,7 +25,7 @@
 
 namespace gexx::transport::ofi {
 
-class AmChannel {
+class AmChannel final : public CompletionSink {
  public:
   static constexpr size_t kMaxMedium = 65536;
   static constexpr size_t kHeaderBytes = 32;
@@ -38,11 +38,11 @@ class AmChannel {
   bool reserve(uint32_t peer, AmLane lane, unsigned nargs, size_t payload, AmSlot &slot);
   void commit(AmSlot &slot, const AmHeader &h, const int32_t *args);
   bool poll(bool replies_only);
-  void set_concurrent(bool on) { concurrent_ = on; }
+  // Sends free their buffers; receives are queued and replaced.
+  void completed(OpContext *op, const fi_cq_msg_entry &entry) override;
 
  private:
-  struct Buffer {
-    fi_context2 ctx;  // first: a completion's op_context is the buffer
+  struct Buffer : OpContext {
     Buffer *next = nullptr;
     void *desc = nullptr;
     bool recv = false;
@@ -53,31 +53,15 @@ class AmChannel {
     Buffer *buf;
     size_t len;
   };
-  // Lock only when client threads or the progress thread may race.
-  struct Guard {
-    Guard(std::mutex &m, bool on) : m_(on ? &m : nullptr) {
-      if (m_) m_->lock();
-    }
-    ~Guard() {
-      if (m_) m_->unlock();
-    }
-    std::mutex *m_;
-  };
-
   static size_t payload_offset(unsigned nargs) {
     return kHeaderBytes + (nargs * sizeof(int32_t) + 15) / 16 * 16;
   }
   Buffer *grow(bool recv);  // a new chunk; returns one buffer of it
   Buffer *take(Buffer *&list, bool recv);
   void post_recv(Buffer *b);
-  // Reads completions: sends free their buffers, receives are queued and
-  // replaced. Callers hold the lock.
-  bool read_cq();
   void deliver(Arrival a);
 
   Fabric &fabric_;
-  bool concurrent_ = true;
-  std::mutex mutex_;
   std::vector<std::unique_ptr<Chunk>> chunks_;
   Buffer *free_send_ = nullptr;
   Buffer *free_recv_ = nullptr;

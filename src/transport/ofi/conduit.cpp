@@ -3,15 +3,15 @@
 // libfabric. GASNET_SUPERNODE_MAXSIZE=1 sends every peer but ourselves
 // through the network.
 //
-// Not yet over the network: RMA and Long payloads (their address translation
-// stops the job with a message), and jobs across hosts (the smp part still
-// wants every rank on this host).
+// Not yet: jobs across hosts (the smp part still wants every rank on this
+// host).
 #include <memory>
 #include <vector>
 
 #include "bootstrap/bootstrap.hpp"
 #include "transport/ofi/am_channel.hpp"
 #include "transport/ofi/fabric.hpp"
+#include "transport/ofi/rma.hpp"
 #include "transport/transport.hpp"
 #include "util/config.hpp"
 #include "util/strings.hpp"
@@ -37,10 +37,13 @@ class OfiTransport final : public Transport {
     if (any) {
       fabric_ = std::make_unique<Fabric>(boot, config::get_string("GASNET_OFI_PROVIDER"));
       am_ = std::make_unique<AmChannel>(*fabric_);
+      rma_ = std::make_unique<RmaChannel>(*fabric_,
+                                          config::get_bytes("GASNET_NONBULKPUT_BOUNCE_LIMIT"));
     }
   }
   ~OfiTransport() override {
-    am_.reset();  // buffers before the endpoint
+    rma_.reset();  // buffers and registrations before the endpoint
+    am_.reset();
     fabric_.reset();
   }
 
@@ -53,6 +56,7 @@ class OfiTransport final : public Transport {
       segs_[r] = smp_->segment(r);
       if (network_[r]) segs_[r].local = nullptr;  // reached through the network only
     }
+    if (rma_) rma_->attach(boot_, smp_->segment(boot_.rank()).local, segs_[boot_.rank()].size);
   }
   const PeerSegment &segment(uint32_t rank) const override { return segs_[rank]; }
   void *host_area() const override { return smp_->host_area(); }
@@ -78,7 +82,15 @@ class OfiTransport final : public Transport {
   }
   void am_set_concurrent(bool concurrent) override {
     smp_->am_set_concurrent(concurrent);
-    if (am_) am_->set_concurrent(concurrent);
+    if (fabric_) fabric_->set_concurrent(concurrent);
+  }
+  bool rma_put(uint32_t peer, uint64_t remote, const void *src, size_t nbytes,
+               RmaCompletion &done) override {
+    return rma_->put(peer, remote, src, nbytes, done);
+  }
+  void rma_get(void *dest, uint32_t peer, uint64_t remote, size_t nbytes,
+               RmaCompletion &done) override {
+    rma_->get(dest, peer, remote, nbytes, done);
   }
   std::string segment_limits() const override { return smp_->segment_limits(); }
   std::string describe() const override {
@@ -94,6 +106,7 @@ class OfiTransport final : public Transport {
   std::vector<uint8_t> network_;  // by rank: reached through libfabric
   std::unique_ptr<Fabric> fabric_;
   std::unique_ptr<AmChannel> am_;
+  std::unique_ptr<RmaChannel> rma_;
   std::vector<PeerSegment> segs_;
 };
 

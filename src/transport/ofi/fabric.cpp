@@ -136,6 +136,26 @@ void Fabric::close_all() {
   info_ = nullptr;
 }
 
+bool Fabric::progress() {
+  constexpr int kBatch = 16;
+  fi_cq_msg_entry entries[kBatch];
+  ssize_t n = fi_cq_read(cq_, entries, kBatch);
+  if (n == -FI_EAGAIN) return false;
+  if (n == -FI_EAVAIL) {
+    fi_cq_err_entry err{};
+    fi_cq_readerr(cq_, &err, 0);
+    util::fatal("a libfabric operation failed (provider %s): %s (%s)", provider_.c_str(),
+                fi_strerror(err.err),
+                fi_cq_strerror(cq_, err.prov_errno, err.err_data, nullptr, 0));
+  }
+  if (n < 0) util::fatal("%s", fi_error("fi_cq_read", n).c_str());
+  for (ssize_t i = 0; i < n; ++i) {
+    auto *op = static_cast<OpContext *>(entries[i].op_context);
+    op->sink->completed(op, entries[i]);
+  }
+  return n > 0;
+}
+
 MemoryRegion Fabric::register_memory(void *addr, size_t len, uint64_t access) {
   // Without FI_MR_PROV_KEY we name the key; unique per domain is enough.
   uint64_t key = (mr_mode_ & FI_MR_PROV_KEY) ? 0 : next_key_++;

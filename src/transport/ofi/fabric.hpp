@@ -5,9 +5,11 @@
 
 #include <rdma/fabric.h>
 #include <rdma/fi_domain.h>
+#include <rdma/fi_eq.h>
 
 #include <cstddef>
 #include <cstdint>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -36,6 +38,24 @@ class MemoryRegion {
   fid_mr *mr_ = nullptr;
 };
 
+struct OpContext;
+
+// Whoever posted an operation hears of its completion here, from
+// Fabric::progress with the fabric's lock held.
+class CompletionSink {
+ public:
+  virtual void completed(OpContext *op, const fi_cq_msg_entry &entry) = 0;
+
+ protected:
+  ~CompletionSink() = default;
+};
+
+// The context of every operation we post; a completion's op_context is it.
+struct OpContext {
+  fi_context2 ctx;  // first: libfabric's own scratch space
+  CompletionSink *sink = nullptr;
+};
+
 class Fabric {
  public:
   // Collective over the job: opens this rank's endpoint and learns every
@@ -60,6 +80,30 @@ class Fabric {
   // FI_REMOTE_WRITE ...), honouring the provider's registration mode.
   MemoryRegion register_memory(void *addr, size_t len, uint64_t access);
 
+  // Calls into the domain are serialised (FI_THREAD_DOMAIN) by this lock
+  // when several threads may make them (GASNET_PAR, a progress thread).
+  void set_concurrent(bool on) { concurrent_ = on; }
+  bool concurrent() const { return concurrent_; }
+  std::mutex &mutex() { return mutex_; }
+  class Guard {
+   public:
+    explicit Guard(Fabric &f) : m_(f.concurrent_ ? &f.mutex_ : nullptr) {
+      if (m_) m_->lock();
+    }
+    ~Guard() {
+      if (m_) m_->unlock();
+    }
+    Guard(const Guard &) = delete;
+    Guard &operator=(const Guard &) = delete;
+
+   private:
+    std::mutex *m_;
+  };
+
+  // Reads completions and hands each to its operation's sink; a failed
+  // operation stops the job. Callers hold the lock. True if any completed.
+  bool progress();
+
  private:
   void close_all();
 
@@ -75,6 +119,8 @@ class Fabric {
   size_t max_msg_size_ = 0;
   uint64_t mr_mode_ = 0;
   uint64_t next_key_ = 1;  // requested keys when the provider does not pick them
+  bool concurrent_ = true;
+  std::mutex mutex_;
 };
 
 }  // namespace gexx::transport::ofi
