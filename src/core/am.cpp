@@ -111,7 +111,17 @@ Engine::Engine(Runtime &rt)
       packed_long_limit_(
           std::min<uint64_t>(config::get_bytes("GASNET_PACKEDLONG_LIMIT"), max_medium_)),
       concurrent_(rt.concurrent()),
-      peers_(std::make_unique<Peer[]>(rt.size())) {}
+      peers_(std::make_unique<Peer[]>(rt.size())) {
+  int64_t per_peer = config::get_int("GASNET_AM_CREDITS_PP", 1, 1 << 20);
+  int64_t total = config::get_int("GASNET_AM_CREDITS_TOTAL", 0, INT32_MAX);
+  if (total > 0 && size_ > 1)
+    per_peer = std::min<int64_t>(per_peer, std::max<int64_t>(1, total / (size_ - 1)));
+  // Banking more than a peer holds would stall it.
+  slack_ = static_cast<uint32_t>(
+      std::clamp<int64_t>(config::get_int("GASNET_AM_CREDITS_SLACK", 1, 1 << 20), 1, per_peer));
+  for (uint32_t r = 0; r < size_; ++r)
+    peers_[r].avail.store(static_cast<int32_t>(per_peer), std::memory_order_relaxed);
+}
 
 bool Engine::take_credit(uint32_t peer) {
   std::atomic<int32_t> &a = peers_[peer].avail;
@@ -371,7 +381,7 @@ void Engine::deliver(const transport::AmHeader &h, const int32_t *args, void *pa
   if (tok.is_req && !tok.replied) {
     // The hidden reply: bank the credit, return the bank when it is full.
     uint32_t owed = add(peers_[h.src].owed, 1u);
-    if (owed >= kSlack) send_credits(h.src);
+    if (owed >= slack_) send_credits(h.src);
   }
 }
 

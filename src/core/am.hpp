@@ -2,10 +2,12 @@
 // the request/reply rules, request credits, local completion and
 // negotiated payloads. A transport only carries the bytes (Transport::am_*).
 //
-// Credits: a request to a peer takes one of kCredits credits toward it; the
-// peer returns it with the reply, or, when the handler sends none, banks it
-// and returns the bank on its next message to us or, once kSlack are banked,
-// in a credit-only message (the hidden reply).
+// Credits: a request to a peer takes one of its credits toward it
+// (GASNET_AM_CREDITS_PP, less where GASNET_AM_CREDITS_TOTAL shared over the
+// peers is smaller); the peer returns it with the reply, or, when the handler
+// sends none, banks it and returns the bank on its next message to us or,
+// once GASNET_AM_CREDITS_SLACK are banked, in a credit-only message (the
+// hidden reply).
 #pragma once
 
 #include <gasnetex.h>
@@ -29,8 +31,6 @@ enum Kind : uint8_t { kRequest = 0, kReply = 1, kCredit = 2 };
 enum Category : uint8_t { kShort = 0, kMedium = 1, kLong = 2 };
 
 constexpr unsigned kMaxArgs = 16;
-constexpr int32_t kCredits = 256;
-constexpr uint32_t kSlack = 64;
 
 // One AM to inject, as the C entry points describe it.
 struct Message {
@@ -74,8 +74,8 @@ class Engine {
 
  private:
   struct alignas(64) Peer {
-    std::atomic<int32_t> avail{kCredits};  // credits we hold toward this peer
-    std::atomic<uint32_t> owed{0};         // credits we owe it (requests run, not replied)
+    std::atomic<int32_t> avail{0};  // credits we hold toward this peer
+    std::atomic<uint32_t> owed{0};  // credits we owe it (requests run, not replied)
   };
   bool take_credit(uint32_t peer);
   void give_credit(uint32_t peer) { add(peers_[peer].avail, 1); }
@@ -124,6 +124,7 @@ class Engine {
   transport::Transport &tp_;
   uint32_t rank_, size_;
   size_t max_medium_, max_long_, packed_long_limit_;
+  uint32_t slack_;  // banked credits returned in a message of their own
   bool concurrent_;
   std::unique_ptr<Peer[]> peers_;
 };

@@ -72,6 +72,26 @@ const std::vector<Var> kRegistry = {
      "ofi conduit: puts to network peers up to this size are copied into a bounce buffer, so "
      "their source is free when the call returns; larger ones are sent from the source.",
      false},
+    {"GASNET_NETWORKDEPTH_TOTAL", Kind::Int, "256",
+     "ofi conduit: most AM sends a rank has in flight on the network at once.", false, 1, 1 << 20},
+    {"GASNET_NETWORKDEPTH_PP", Kind::Int, "64",
+     "ofi conduit: most AM sends a rank has in flight toward one peer at once.", false, 1, 1 << 20},
+    {"GASNET_INLINESEND_LIMIT", Kind::Int, "-1",
+     "ofi conduit: largest AM (header, arguments and payload, in bytes) sent inline (the "
+     "provider copies it at once); -1: the provider's inject size, 0: none.",
+     false, -1, 1 << 20},
+    {"GASNET_AM_CREDITS_PP", Kind::Int, "256",
+     "AM requests a rank may have outstanding toward one peer (each takes a credit the reply "
+     "returns).",
+     true, 1, 1 << 20},
+    {"GASNET_AM_CREDITS_TOTAL", Kind::Int, "0",
+     "Most AM credits a rank holds over all its peers (shared evenly, at least 1 each); 0: no "
+     "bound beyond GASNET_AM_CREDITS_PP.",
+     true, 0, INT32_MAX},
+    {"GASNET_AM_CREDITS_SLACK", Kind::Int, "64",
+     "Credits of requests answered without a reply that a rank banks before returning them in "
+     "a message of their own (at most the credits per peer).",
+     true, 1, 1 << 20},
     {"GASNET_PACKEDLONG_LIMIT", Kind::Bytes, "4096",
      "ofi conduit: Long AM payloads up to this size travel in the AM message itself; larger "
      "ones are written into the target's segment first.",

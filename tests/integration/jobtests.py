@@ -921,6 +921,22 @@ def case_am(n, pshm=False, par=False):
     return run
 
 
+def case_am_credits(n, credits):
+    """GASNET_AM_CREDITS_PP bounds the requests outstanding toward a peer:
+    IMMEDIATE toward one that does not poll is refused after that many, less
+    those the peer still banks (fewer than GASNET_AM_CREDITS_SLACK=3)."""
+    def run():
+        before = shm_entries()
+        job = Job([amcheck()], ranks=n, env={"GASNET_AM_CREDITS_PP": str(credits),
+                                             "GASNET_AM_CREDITS_SLACK": "3"})
+        job.wait(timeout=300).expect(0)
+        check(len(re.findall(r"amcheck rank \d+ of %d: PASS" % n, job.stdout)) == n, job.show())
+        m = re.search(r"IMMEDIATE accepted (\d+) messages before refusing", job.stdout)
+        check(m and credits - 2 <= int(m.group(1)) <= credits, job.show())
+        job.assert_nothing_left(before)
+    return run
+
+
 def case_am_flood(n, par=False):
     """n - 1 ranks flood rank 0 with 100000 Short and Medium requests in all."""
     def run():
@@ -1050,6 +1066,11 @@ CASES = {
     "ofi_am_3_tcp": case_ofi_am(3, "tcp"),
     "ofi_am_2_shm": case_ofi_am(2, "shm"),
     "ofi_am_packed0_2_tcp": case_ofi_am(2, "tcp", knobs={"GASNET_PACKEDLONG_LIMIT": "0"}),
+    "ofi_am_tight_3_tcp": case_ofi_am(3, "tcp", knobs={
+        "GASNET_AM_CREDITS_PP": "7", "GASNET_AM_CREDITS_SLACK": "3",
+        "GASNET_NETWORKDEPTH_PP": "2", "GASNET_NETWORKDEPTH_TOTAL": "3",
+        "GASNET_INLINESEND_LIMIT": "0"}),
+    "am_credits_7_2": case_am_credits(2, 7),
 }
 
 

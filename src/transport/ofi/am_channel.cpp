@@ -3,6 +3,8 @@
 #include <rdma/fi_endpoint.h>
 #include <rdma/fi_errno.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <cstring>
 
 #include "util/log.hpp"
@@ -13,8 +15,6 @@ namespace {
 constexpr size_t kChunkBuffers = 16;
 // Receives posted at start; the pool grows when arrivals outrun handlers.
 constexpr size_t kPostedRecvs = 64;
-// Sends in flight at most; past it reserve() says retry.
-constexpr size_t kMaxSendBuffers = 256;
 constexpr int kPollBudget = 64;
 // core::am's values of AmHeader::kind and ::category that matter here.
 constexpr uint8_t kRequestKind = 0;
@@ -29,7 +29,9 @@ struct AmChannel::Chunk {
   MemoryRegion mr;
 };
 
-AmChannel::AmChannel(Fabric &fabric) : fabric_(fabric) {
+AmChannel::AmChannel(Fabric &fabric, uint32_t ranks, const Limits &limits)
+    : fabric_(fabric), limits_(limits), in_flight_(ranks, 0) {
+  limits_.inline_limit = std::min(limits_.inline_limit, fabric.inject_size());
   for (size_t i = 0; i < kPostedRecvs; ++i) post_recv(take(free_recv_, true));
 }
 
@@ -81,6 +83,7 @@ void AmChannel::completed(OpContext *op, const fi_cq_msg_entry &entry) {
     const AmHeader *h = reinterpret_cast<const AmHeader *>(b->data);
     (h->kind == kRequestKind ? requests_ : replies_).push_back({b, entry.len});
   } else {
+    --in_flight_[b->peer];
     b->next = free_send_;
     free_send_ = b;
   }
@@ -88,9 +91,10 @@ void AmChannel::completed(OpContext *op, const fi_cq_msg_entry &entry) {
 
 bool AmChannel::reserve(uint32_t peer, AmLane lane, unsigned nargs, size_t payload, AmSlot &slot) {
   Fabric::Guard g(fabric_);
-  if (!free_send_) {
+  if (!free_send_ || in_flight_[peer] >= limits_.depth_per_peer) {
     fabric_.progress();
-    if (!free_send_ && send_buffers_ >= kMaxSendBuffers) return false;
+    if (in_flight_[peer] >= limits_.depth_per_peer) return false;
+    if (!free_send_ && send_buffers_ >= limits_.depth_total) return false;
   }
   Buffer *b = take(free_send_, false);
   slot.payload = b->data + payload_offset(nargs);
@@ -110,7 +114,7 @@ void AmChannel::commit(AmSlot &slot, const AmHeader &h, const int32_t *args) {
   size_t len = payload_offset(h.nargs) + (h.category == kMediumCategory || packed ? h.nbytes : 0);
   fi_addr_t to = fabric_.addr(slot.peer);
   Fabric::Guard g(fabric_);
-  bool inject = len <= fabric_.inject_size();
+  bool inject = len <= limits_.inline_limit;
   for (;;) {
     ssize_t rc = inject ? fi_inject(fabric_.ep(), b->data, len, to)
                         : fi_send(fabric_.ep(), b->data, len, b->desc, to, &b->ctx);
@@ -124,6 +128,9 @@ void AmChannel::commit(AmSlot &slot, const AmHeader &h, const int32_t *args) {
   if (inject) {  // the provider has copied it: no completion will come
     b->next = free_send_;
     free_send_ = b;
+  } else {
+    b->peer = slot.peer;
+    ++in_flight_[slot.peer];
   }
 }
 

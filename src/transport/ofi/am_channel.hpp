@@ -32,7 +32,15 @@ class AmChannel final : public CompletionSink {
   static constexpr size_t kMaxArgBytes = 64;
   static constexpr size_t kBufferBytes = kHeaderBytes + kMaxArgBytes + kMaxMedium;
 
-  explicit AmChannel(Fabric &fabric);
+  // Limits: sends in flight in all (GASNET_NETWORKDEPTH_TOTAL) and toward
+  // one peer (GASNET_NETWORKDEPTH_PP); messages up to `inline_limit` bytes
+  // are injected (copied by the provider at once).
+  struct Limits {
+    size_t depth_total;
+    uint32_t depth_per_peer;
+    size_t inline_limit;
+  };
+  AmChannel(Fabric &fabric, uint32_t ranks, const Limits &limits);
   ~AmChannel();
 
   bool reserve(uint32_t peer, AmLane lane, unsigned nargs, size_t payload, AmSlot &slot);
@@ -45,6 +53,7 @@ class AmChannel final : public CompletionSink {
   struct Buffer : OpContext {
     Buffer *next = nullptr;
     void *desc = nullptr;
+    uint32_t peer = 0;  // a send's destination
     bool recv = false;
     alignas(64) char data[kBufferBytes];
   };
@@ -62,6 +71,8 @@ class AmChannel final : public CompletionSink {
   void deliver(Arrival a);
 
   Fabric &fabric_;
+  Limits limits_;
+  std::vector<uint32_t> in_flight_;  // sends by peer, awaiting completion
   std::vector<std::unique_ptr<Chunk>> chunks_;
   Buffer *free_send_ = nullptr;
   Buffer *free_recv_ = nullptr;

@@ -5,6 +5,7 @@
 //
 // Not yet: jobs across hosts (the smp part still wants every rank on this
 // host).
+#include <cstdint>
 #include <memory>
 #include <vector>
 
@@ -36,7 +37,12 @@ class OfiTransport final : public Transport {
     // either all open the fabric, collectively, or none does.
     if (any) {
       fabric_ = std::make_unique<Fabric>(boot, config::get_string("GASNET_OFI_PROVIDER"));
-      am_ = std::make_unique<AmChannel>(*fabric_);
+      AmChannel::Limits limits;
+      limits.depth_total = config::get_int("GASNET_NETWORKDEPTH_TOTAL", 1, 1 << 20);
+      limits.depth_per_peer = config::get_int("GASNET_NETWORKDEPTH_PP", 1, 1 << 20);
+      int64_t inline_limit = config::get_int("GASNET_INLINESEND_LIMIT", -1, 1 << 20);
+      limits.inline_limit = inline_limit < 0 ? SIZE_MAX : static_cast<size_t>(inline_limit);
+      am_ = std::make_unique<AmChannel>(*fabric_, boot.size(), limits);
       rma_ = std::make_unique<RmaChannel>(*fabric_,
                                           config::get_bytes("GASNET_NONBULKPUT_BOUNCE_LIMIT"));
     }
