@@ -192,12 +192,16 @@ def case_rma(n):
     return run
 
 
-def case_barrier(n, mode=None, algorithm="auto"):
+def case_barrier(n, mode=None, algorithm="auto", ofi=None):
+    """barrierconf; `ofi`: on the ofi conduit over that provider, every peer
+    through libfabric."""
     def run():
+        env = ofi_env(ofi) if ofi else {}
+        env.update({"GASNET_BARRIER": algorithm, "GASNET_VERBOSEENV": "1"})
         before = shm_entries()
-        prog = os.path.join(ARGS.bin_dir, "tests", "integration", "barrierconf")
-        job = Job([prog] + ([mode] if mode else []), ranks=n,
-                  env={"GASNET_BARRIER": algorithm, "GASNET_VERBOSEENV": "1"})
+        prog = os.path.join(ARGS.bin_dir, "tests", "integration",
+                            "barrierconf_ofi" if ofi else "barrierconf")
+        job = Job([prog] + ([mode] if mode else []), ranks=n, env=env)
         job.wait(timeout=300).expect(0)
         if algorithm != "auto":
             check(re.search(r"barrier algorithm: %s \(GASNET_BARRIER=%s" % (algorithm, algorithm),
@@ -205,6 +209,8 @@ def case_barrier(n, mode=None, algorithm="auto"):
         ranks = sorted(int(r) for r in re.findall(
             r"barrierconf rank (\d+) of %d: PASS \(\d+ cases\)" % n, job.stdout))
         check(ranks == list(range(n)), job.show())
+        if ofi:
+            check("libfabric provider %s" % OFI_PROVIDERS[ofi] in job.stderr, job.show())
         job.assert_nothing_left(before)
     return run
 
@@ -473,16 +479,18 @@ def case_early_exit():
 HANG_SECONDS = 10
 
 
-def exitcheck():
-    return os.path.join(ARGS.bin_dir, "tests", "integration", "exitcheck")
+def exitcheck(conduit=None):
+    return os.path.join(ARGS.bin_dir, "tests", "integration",
+                        "exitcheck_ofi" if conduit == "ofi" else "exitcheck")
 
 
 def exit_job(n, args, pshm=False, env=None):
     env = dict(env or {})
+    prog = exitcheck("ofi" if "GASNET_OFI_PROVIDER" in env else None)
     if pshm:
         env["GASNET_PSHM_NODES"] = str(n)
-        return Job([exitcheck()] + args, env=env, launcher=False)
-    return Job([exitcheck()] + args, ranks=n, env=env)
+        return Job([prog] + args, env=env, launcher=False)
+    return Job([prog] + args, ranks=n, env=env)
 
 
 def run_exits(runs):
@@ -520,6 +528,21 @@ def case_exit_noncollective():
                                   job.stderr)
                 check(said == [who], "%s: %s%s" % (mode, said, job.show()))
             check(jobs[-1].stderr == "", jobs[-1].show())
+
+
+def case_ofi_exit(provider):
+    """exitcheck on the ofi conduit, every peer through libfabric: one rank
+    exits (code 3) from a barrier, a polling wait, a spin, a thread or a
+    handler, and every rank exits collectively (code 5)."""
+    def run():
+        env = ofi_env(provider)
+        modes = ("barrier", "wait", "spin", "thread", "handler")
+        runs = [(3, [mode, "3", "2"], 3, False, env) for mode in modes]
+        runs.append((3, ["collective", "5"], 5, False, env))
+        for mode, job in zip(modes, run_exits(runs)):
+            said = re.findall(r"rank (\d+) called gasnet_exit\(3\); ending the job", job.stderr)
+            check(said == ["2"], "%s: %s%s" % (mode, said, job.show()))
+    return run
 
 
 def case_exit_collective():
@@ -869,13 +892,14 @@ def case_ofi_am_flood(n, provider, par=False):
     return run
 
 
-def run_ofi_check(program, args, n, provider, knobs):
+def run_ofi_check(program, args, n, provider, knobs, par=False):
     """Runs a conformance program (it prints "<program> rank R of N: PASS")
     on the ofi conduit with extra variables `knobs`; returns the job."""
     env = ofi_env(provider)
     env.update(knobs)
     before = shm_entries()
-    prog = os.path.join(ARGS.bin_dir, "tests", "integration", program + "_ofi")
+    prog = os.path.join(ARGS.bin_dir, "tests", "integration",
+                        program + ("_ofi_par" if par else "_ofi"))
     job = Job([prog] + args, env=env, ranks=n).wait(timeout=110).expect(0)
     ranks = sorted(int(r) for r in re.findall(r"%s rank (\d+) of %d: PASS \(\d+ checks\)"
                                               % (program, n), job.stdout))
@@ -891,12 +915,12 @@ def case_ofi_rma(n, provider, max_bytes="4194304", knobs=None):
     return lambda: run_ofi_check("rmacheck", [max_bytes], n, provider, knobs or {})
 
 
-def case_ofi_am(n, provider, knobs=None):
+def case_ofi_am(n, provider, knobs=None, par=False):
     """The whole AM conformance program on the ofi conduit, every peer
     through libfabric: Long payloads packed into the message or written
     first (GASNET_PACKEDLONG_LIMIT)."""
     def run():
-        job = run_ofi_check("amcheck", [], n, provider, knobs or {})
+        job = run_ofi_check("amcheck", [], n, provider, knobs or {}, par)
         check(re.search(r"IMMEDIATE accepted \d+ messages before refusing", job.stdout),
               job.show())
     return run
@@ -949,20 +973,25 @@ def case_am_flood(n, par=False):
     return run
 
 
-def case_threads(n, threads, env=None, ops=None):
+def case_threads(n, threads, env=None, ops=None, ofi=None):
     """n ranks x `threads` threads, each a seeded random mix of AMs, puts, gets and NBI syncs
     with the data checked (threadstress.c). GEXX_THREADSTRESS_OPS sets the operations per
     thread (fewer under ThreadSanitizer) unless the case fixes them."""
     def run():
+        job_env = dict(ofi_env(ofi) if ofi else {}, **(env or {}))
         before = shm_entries()
-        prog = os.path.join(ARGS.bin_dir, "tests", "integration", "threadstress")
+        prog = os.path.join(ARGS.bin_dir, "tests", "integration",
+                            "threadstress_ofi" if ofi else "threadstress")
         count = ops or os.environ.get("GEXX_THREADSTRESS_OPS", "3000")
-        job = Job([prog, count, "1", str(threads)], ranks=n, env=env).wait(timeout=600).expect(0)
+        job = Job([prog, count, "1", str(threads)], ranks=n, env=job_env)
+        job.wait(timeout=600).expect(0)
         ranks = sorted(int(r) for r in re.findall(
             r"threadstress rank (\d+) of %d: PASS \(\d+ checks, %d threads x %s ops" % (
                 n, threads, count), job.stdout))
         check(ranks == list(range(n)), job.show())
         check("ThreadSanitizer" not in job.stderr, job.show())
+        if ofi:
+            check("libfabric provider %s" % OFI_PROVIDERS[ofi] in job.stderr, job.show())
         job.assert_nothing_left(before)
     return run
 
@@ -1071,6 +1100,13 @@ CASES = {
         "GASNET_NETWORKDEPTH_PP": "2", "GASNET_NETWORKDEPTH_TOTAL": "3",
         "GASNET_INLINESEND_LIMIT": "0"}),
     "am_credits_7_2": case_am_credits(2, 7),
+    "ofi_barrier_3_tcp": case_barrier(3, ofi="tcp"),
+    "ofi_barrier_2_shm": case_barrier(2, ofi="shm"),
+    "ofi_threads_2x4_tcp": case_threads(2, 4, ofi="tcp"),
+    "ofi_threads_2x4_shm": case_threads(2, 4, ofi="shm"),
+    "ofi_am_par_3_tcp": case_ofi_am(3, "tcp", par=True),
+    "ofi_exit_tcp": case_ofi_exit("tcp"),
+    "ofi_exit_shm": case_ofi_exit("shm"),
 }
 
 
