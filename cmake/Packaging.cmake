@@ -2,9 +2,14 @@
 # a pkg-config file per conduit and thread mode, and a CMake package.
 set(GEXX_C_COMPILER ${CMAKE_C_COMPILER})
 set(GEXX_CXX_COMPILER ${CMAKE_CXX_COMPILER})
-set(GEXX_EXTRA_LIBS "-lstdc++ -lm")
+set(GEXX_COMMON_EXTRA_LIBS "-lstdc++ -lm")
 
 foreach(conduit ${GEXX_CONDUITS})
+  set(GEXX_EXTRA_LIBS "${GEXX_COMMON_EXTRA_LIBS}")
+  if(conduit STREQUAL "ofi")
+    string(REPLACE ";" " " _fabric_libs "${LIBFABRIC_LDFLAGS}")
+    string(APPEND GEXX_EXTRA_LIBS " ${_fabric_libs}")
+  endif()
   foreach(mode ${GEXX_MODES})
     string(TOUPPER ${mode} MODE)
     set(GEXX_CONDUIT ${conduit})
@@ -26,6 +31,7 @@ foreach(conduit ${GEXX_CONDUITS})
   endforeach()
 endforeach()
 
+string(REPLACE ";" " " GEXX_LIBFABRIC_LIBS "${LIBFABRIC_LDFLAGS}")
 include(CMakePackageConfigHelpers)
 string(REPLACE ";" " " GEXX_CONDUIT_LIST "${GEXX_CONDUITS}")
 configure_file(${PROJECT_SOURCE_DIR}/cmake/templates/GASNetConfig.cmake.in

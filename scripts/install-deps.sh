@@ -58,7 +58,27 @@ check_all() {
   { have pgrep && have ps; } || need procps
 }
 
+# Optional: libfabric for the ofi conduit. The build leaves the conduit out
+# without it; GEXX_NO_OFI=1 skips installing it.
+libfabric_ok() { pkg-config --exists libfabric 2>/dev/null && have fi_info; }
+optional=()
+if [[ ${GEXX_NO_OFI:-0} != 1 ]] && ! libfabric_ok; then
+  optional+=(libfabric-dev libfabric-bin)
+fi
+
 check_all
+if ((${#missing[@]} == 0 && ${#optional[@]} != 0)) && have apt-get &&
+  { ((EUID == 0)) || have sudo; }; then
+  sudo_cmd=()
+  ((EUID == 0)) || sudo_cmd=(sudo)
+  export DEBIAN_FRONTEND=noninteractive
+  if "${sudo_cmd[@]+"${sudo_cmd[@]}"}" apt-get install -y -qq --no-install-recommends \
+    "${optional[@]}" >/dev/null 2>&1; then
+    echo "install-deps: installed ${optional[*]} (optional, for the ofi conduit)"
+  else
+    echo "install-deps: could not install ${optional[*]}; the ofi conduit will not be built" >&2
+  fi
+fi
 if ((${#missing[@]} == 0)); then
   echo "install-deps: everything is present (cmake $(cmake --version | sed -n '1s/^cmake version //p'), $(g++ -dumpfullversion 2>/dev/null | sed 's/^/g++ /'), $(clang-format --version | sed -n 's/.*version \([0-9.]*\).*/clang-format \1/p'))"
   exit 0
@@ -83,6 +103,10 @@ wanted=("${missing[@]}")
 export DEBIAN_FRONTEND=noninteractive
 "${as_root[@]+"${as_root[@]}"}" apt-get update -qq >/dev/null
 "${as_root[@]+"${as_root[@]}"}" apt-get install -y -qq --no-install-recommends "${wanted[@]}" >/dev/null
+if ((${#optional[@]} != 0)); then
+  "${as_root[@]+"${as_root[@]}"}" apt-get install -y -qq --no-install-recommends "${optional[@]}" \
+    >/dev/null 2>&1 || echo "install-deps: could not install ${optional[*]}; the ofi conduit will not be built" >&2
+fi
 
 check_all
 if ((${#missing[@]} != 0)); then

@@ -1,16 +1,18 @@
 // GASNet-EX one-sided RMA, NBI and event entry points.
 //
-// On the smp conduit every transfer is a copy that is complete when the
-// initiating call returns, so NB calls return GEX_EVENT_INVALID (the
-// specification's value for an already-completed operation) and NBI
-// operations leave nothing outstanding.
+// Toward a segment mapped here every transfer is a copy that is complete
+// when the initiating call returns, so NB calls return GEX_EVENT_INVALID
+// (the specification's value for an already-completed operation) and NBI
+// operations leave nothing outstanding. Toward a segment the transport
+// reaches (network peers), NB and NBI operations complete later
+// (rma/remote.hpp).
 #include <gasnetex.h>
 
-#include "core/nbi.hpp"
 #include "core/objects.hpp"
 #include "core/progress.hpp"
 #include "core/runtime.hpp"
 #include "rma/blocking.hpp"
+#include "rma/remote.hpp"
 #include "util/log.hpp"
 #include "util/strings.hpp"
 #include "util/trace.hpp"
@@ -24,7 +26,7 @@ void check_tm(gex_TM_t tm, const char *api) {
 }
 
 // Local completion of an NB put: `lc_opt` is NOW, DEFER or an event to set.
-void complete_nb_lc(gex_Event_t *lc_opt, const char *api) {
+void check_nb_lc(gex_Event_t *lc_opt, const char *api) {
   if (lc_opt == GEX_EVENT_GROUP) {
     gexx::util::fatal(
         "%s: GEX_EVENT_GROUP is for NBI puts; pass GEX_EVENT_NOW, GEX_EVENT_DEFER "
@@ -32,7 +34,20 @@ void complete_nb_lc(gex_Event_t *lc_opt, const char *api) {
         api);
   }
   if (!lc_opt) gexx::util::fatal("%s: lc_opt is null", api);
-  if (lc_opt != GEX_EVENT_NOW && lc_opt != GEX_EVENT_DEFER) *lc_opt = GEX_EVENT_INVALID;
+}
+
+// Whether [addr, addr + nbytes) of rank's segment is mapped here (a copy)
+// rather than reached through the transport.
+bool mapped(const char *api, gex_Rank_t rank, const void *addr, size_t nbytes) {
+  return nbytes == 0 || gexx::core::Runtime::get(api).locate(api, rank, addr, nbytes) != nullptr;
+}
+
+// Records an operation the transport carries, as put_blocking does a copy.
+void record_remote(const char *api, Op op, gex_Rank_t rank, size_t nbytes, uint64_t start) {
+  if (start) gexx::trace::record(op, rank, nbytes, start, api, [] { return std::string(); });
+}
+uint64_t trace_start(uint32_t category) {
+  return gexx::trace::active(category) ? gexx::trace::now() : 0;
 }
 
 // Local completion of an NBI put: `lc_opt` is NOW, DEFER or GROUP.
@@ -141,16 +156,29 @@ int gex_RMA_PutNBI(gex_TM_t tm, gex_Rank_t rank, void *dest, const void *src, si
                    gex_Event_t *lc_opt, gex_Flags_t) {
   check_tm(tm, __func__);
   check_nbi_lc(lc_opt, __func__);
-  gexx::rma::put_blocking(__func__, Op::PutNBI, rank, dest, src, nbytes);
+  if (mapped(__func__, rank, dest, nbytes)) [[likely]] {
+    gexx::rma::put_blocking(__func__, Op::PutNBI, rank, dest, src, nbytes);
+    return 0;
+  }
+  uint64_t start = trace_start(gexx::trace::kPut);
+  gexx::rma::remote_put_nbi(rank, dest, src, nbytes, lc_opt);
+  record_remote(__func__, Op::PutNBI, rank, nbytes, start);
   return 0;
 }
 
 gex_Event_t gex_RMA_PutNB(gex_TM_t tm, gex_Rank_t rank, void *dest, const void *src, size_t nbytes,
                           gex_Event_t *lc_opt, gex_Flags_t) {
   check_tm(tm, __func__);
-  gexx::rma::put_blocking(__func__, Op::PutNB, rank, dest, src, nbytes);
-  complete_nb_lc(lc_opt, __func__);
-  return GEX_EVENT_INVALID;
+  check_nb_lc(lc_opt, __func__);
+  if (mapped(__func__, rank, dest, nbytes)) [[likely]] {
+    gexx::rma::put_blocking(__func__, Op::PutNB, rank, dest, src, nbytes);
+    if (lc_opt != GEX_EVENT_NOW && lc_opt != GEX_EVENT_DEFER) *lc_opt = GEX_EVENT_INVALID;
+    return GEX_EVENT_INVALID;
+  }
+  uint64_t start = trace_start(gexx::trace::kPut);
+  gex_Event_t e = gexx::rma::remote_put_nb(rank, dest, src, nbytes, lc_opt);
+  record_remote(__func__, Op::PutNB, rank, nbytes, start);
+  return e;
 }
 
 int gex_RMA_GetBlocking(gex_TM_t tm, void *dest, gex_Rank_t rank, void *src, size_t nbytes,
@@ -163,15 +191,27 @@ int gex_RMA_GetBlocking(gex_TM_t tm, void *dest, gex_Rank_t rank, void *src, siz
 int gex_RMA_GetNBI(gex_TM_t tm, void *dest, gex_Rank_t rank, void *src, size_t nbytes,
                    gex_Flags_t) {
   check_tm(tm, __func__);
-  gexx::rma::get_blocking(__func__, Op::GetNBI, dest, rank, src, nbytes);
+  if (mapped(__func__, rank, src, nbytes)) [[likely]] {
+    gexx::rma::get_blocking(__func__, Op::GetNBI, dest, rank, src, nbytes);
+    return 0;
+  }
+  uint64_t start = trace_start(gexx::trace::kGet);
+  gexx::rma::remote_get_nbi(dest, rank, src, nbytes);
+  record_remote(__func__, Op::GetNBI, rank, nbytes, start);
   return 0;
 }
 
 gex_Event_t gex_RMA_GetNB(gex_TM_t tm, void *dest, gex_Rank_t rank, void *src, size_t nbytes,
                           gex_Flags_t) {
   check_tm(tm, __func__);
-  gexx::rma::get_blocking(__func__, Op::GetNB, dest, rank, src, nbytes);
-  return GEX_EVENT_INVALID;
+  if (mapped(__func__, rank, src, nbytes)) [[likely]] {
+    gexx::rma::get_blocking(__func__, Op::GetNB, dest, rank, src, nbytes);
+    return GEX_EVENT_INVALID;
+  }
+  uint64_t start = trace_start(gexx::trace::kGet);
+  gex_Event_t e = gexx::rma::remote_get_nb(dest, rank, src, nbytes);
+  record_remote(__func__, Op::GetNB, rank, nbytes, start);
+  return e;
 }
 
 gex_RMA_Value_t gex_RMA_GetBlockingVal(gex_TM_t tm, gex_Rank_t rank, void *src, size_t nbytes,
@@ -202,20 +242,26 @@ gex_Event_t gex_RMA_PutNBVal(gex_TM_t tm, gex_Rank_t rank, void *dest, gex_RMA_V
 }
 
 void gex_NBI_BeginAccessRegion(gex_Flags_t) {
-  gexx::core::begin_access_region(__func__);
+  gexx::rma::begin_region(__func__);
 }
 
 gex_Event_t gex_NBI_EndAccessRegion(gex_Flags_t) {
-  gexx::core::end_access_region(__func__);
-  return GEX_EVENT_INVALID;  // every operation of the region is already complete
+  return gexx::rma::end_region(__func__);
 }
 
-int gex_NBI_Test(gex_EC_t, gex_Flags_t) {
-  return sync_test(__func__, 0, [] { return 0; });
+int gex_NBI_Test(gex_EC_t ec, gex_Flags_t) {
+  return sync_test(__func__, 0, [ec] {
+    if (gexx::rma::nbi_done(ec)) return 0;
+    gexx::core::poll();
+    return gexx::rma::nbi_done(ec) ? 0 : GASNET_ERR_NOT_READY;
+  });
 }
 
-void gex_NBI_Wait(gex_EC_t, gex_Flags_t) {
-  sync_wait(__func__, 0, [] { gexx::core::poll(); });
+void gex_NBI_Wait(gex_EC_t ec, gex_Flags_t) {
+  sync_wait(__func__, 0, [ec] {
+    gexx::core::poll();
+    gexx::core::wait_until([ec] { return gexx::rma::nbi_done(ec); });
+  });
 }
 
 int gex_Event_Test(gex_Event_t event) {

@@ -1,5 +1,6 @@
 #include "core/am.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cstring>
 #include <utility>
@@ -7,6 +8,7 @@
 
 #include "core/progress.hpp"
 #include "core/runtime.hpp"
+#include "util/config.hpp"
 #include "util/log.hpp"
 #include "util/strings.hpp"
 #include "util/trace.hpp"
@@ -108,8 +110,20 @@ Engine::Engine(Runtime &rt)
       size_(rt.size()),
       max_medium_(rt.transport().am_max_medium()),
       max_long_(rt.max_global_segment() > 512 ? rt.max_global_segment() : 512),
+      packed_long_limit_(
+          std::min<uint64_t>(config::get_bytes("GASNET_PACKEDLONG_LIMIT"), max_medium_)),
       concurrent_(rt.concurrent()),
-      peers_(std::make_unique<Peer[]>(rt.size())) {}
+      peers_(std::make_unique<Peer[]>(rt.size())) {
+  int64_t per_peer = config::get_int("GASNET_AM_CREDITS_PP", 1, 1 << 20);
+  int64_t total = config::get_int("GASNET_AM_CREDITS_TOTAL", 0, INT32_MAX);
+  if (total > 0 && size_ > 1)
+    per_peer = std::min<int64_t>(per_peer, std::max<int64_t>(1, total / (size_ - 1)));
+  // Banking more than a peer holds would stall it.
+  slack_ = static_cast<uint32_t>(
+      std::clamp<int64_t>(config::get_int("GASNET_AM_CREDITS_SLACK", 1, 1 << 20), 1, per_peer));
+  for (uint32_t r = 0; r < size_; ++r)
+    peers_[r].avail.store(static_cast<int32_t>(per_peer), std::memory_order_relaxed);
+}
 
 bool Engine::take_credit(uint32_t peer) {
   std::atomic<int32_t> &a = peers_[peer].avail;
@@ -235,40 +249,73 @@ void Engine::send(const Message &m, transport::AmSlot &slot, Kind kind, uint32_t
   if (is_event_pointer(m.lc_opt)) *m.lc_opt = GEX_EVENT_INVALID;  // copied: complete
 }
 
-// Where a Long payload lands, checked against the target's segment before
-// anything is claimed; null for other categories and empty payloads.
-char *Engine::long_destination(const Message &m, uint32_t peer) {
-  if (m.category != kLong || !m.nbytes) return nullptr;
-  return rt_.translate(m.api, peer, m.dest, m.nbytes);
+Engine::LongPlan Engine::plan_long(const Message &m, uint32_t peer) {
+  LongPlan lp;
+  if (m.category != kLong || !m.nbytes) return lp;
+  lp.dst = rt_.locate(m.api, peer, m.dest, m.nbytes);
+  lp.remote = lp.dst == nullptr;
+  lp.packed = lp.remote && m.nbytes <= packed_long_limit_;
+  return lp;
+}
+
+void Engine::write_long(const Message &m, uint32_t peer) {
+  transport::RmaCompletion done;
+  tp_.rma_put(peer, reinterpret_cast<uint64_t>(m.dest), m.src, m.nbytes, done);
+  // Replies only: this may run inside a handler, and a reply's handler
+  // sends nothing, so this wait cannot close a cycle.
+  uint32_t spins = 0;
+  while (!done.done()) {
+    tp_.am_poll(true);
+    relax(spins);
+  }
+}
+
+void Engine::send_planned(const Message &m, transport::AmSlot &slot, Kind kind, uint32_t credits,
+                          const LongPlan &lp) {
+  if (lp.remote && !lp.packed) {
+    write_long(m, slot.peer);
+    return send(m, slot, kind, credits, true, nullptr);
+  }
+  send(m, slot, kind, credits, false, lp.packed ? static_cast<char *>(slot.payload) : lp.dst);
+}
+
+bool Engine::acquire_credit(uint32_t rank, gex_Flags_t flags, const char *api) {
+  uint32_t spins = 0;
+  while (!take_credit(rank)) {
+    if (flags & GEX_FLAG_IMMEDIATE) {
+      // Credits the peer already returned may wait, unread, in our reply
+      // queue: read them once before refusing. Running reply handlers here
+      // is allowed (a request may poll) and they send nothing.
+      tp_.am_poll(true);
+      return take_credit(rank);
+    }
+    poll(api);
+    relax(spins);
+  }
+  return true;
 }
 
 int Engine::request(gex_Rank_t rank, const Message &m) {
   check_request(m.api, rank);
   check_payload(m, false);
-  char *long_dst = long_destination(m, rank);
-  uint32_t spins = 0;
-  while (!take_credit(rank)) {
-    if (m.flags & GEX_FLAG_IMMEDIATE) return 1;
-    poll(m.api);
-    relax(spins);
-  }
+  LongPlan lp = plan_long(m, rank);
+  if (!acquire_credit(rank, m.flags, m.api)) return 1;
   transport::AmSlot slot;
-  if (!reserve(m, rank, transport::AmLane::Request, m.category == kMedium ? m.nbytes : 0, slot)) {
+  if (!reserve(m, rank, transport::AmLane::Request, payload_room(m, lp), slot)) {
     give_credit(rank);
     return 1;
   }
-  send(m, slot, kRequest, take_owed(rank), false, long_dst);
+  send_planned(m, slot, kRequest, take_owed(rank), lp);
   return 0;
 }
 
 int Engine::reply(gex_Token_t token, const Message &m) {
   gexx_token_s *t = reply_token(m.api, token);
   check_payload(m, true);
-  char *long_dst = long_destination(m, t->src);
+  LongPlan lp = plan_long(m, t->src);
   transport::AmSlot slot;
-  if (!reserve(m, t->src, transport::AmLane::Reply, m.category == kMedium ? m.nbytes : 0, slot))
-    return 1;
-  send(m, slot, kReply, 1 + take_owed(t->src), false, long_dst);
+  if (!reserve(m, t->src, transport::AmLane::Reply, payload_room(m, lp), slot)) return 1;
+  send_planned(m, slot, kReply, 1 + take_owed(t->src), lp);
   t->replied = true;
   return 0;
 }
@@ -347,7 +394,7 @@ void Engine::deliver(const transport::AmHeader &h, const int32_t *args, void *pa
   if (tok.is_req && !tok.replied) {
     // The hidden reply: bank the credit, return the bank when it is full.
     uint32_t owed = add(peers_[h.src].owed, 1u);
-    if (owed >= kSlack) send_credits(h.src);
+    if (owed >= slack_) send_credits(h.src);
   }
 }
 
@@ -392,14 +439,7 @@ gex_AM_SrcDesc_t Engine::prepare(const char *api, bool reply, Category cat, gex_
   if (lc_opt == GEX_EVENT_DEFER || (reply && lc_opt == GEX_EVENT_GROUP)) {
     util::fatal("%s: this lc_opt is not allowed here", api);
   }
-  if (!reply) {
-    uint32_t spins = 0;
-    while (!take_credit(rank)) {
-      if (flags & GEX_FLAG_IMMEDIATE) return GEX_AM_SRCDESC_NO_OP;
-      poll(api);
-      relax(spins);
-    }
-  }
+  if (!reply && !acquire_credit(rank, flags, api)) return GEX_AM_SRCDESC_NO_OP;
   size_t size = most < max ? most : max;
   Message m{};
   m.api = api;
@@ -416,7 +456,7 @@ gex_AM_SrcDesc_t Engine::prepare(const char *api, bool reply, Category cat, gex_
   } else if (cat == kMedium) {
     sd.addr = sd.slot.payload;
     sd.in_place = true;
-  } else if (dest_hint) {
+  } else if (dest_hint && tp_.segment(rank).local) {
     // Long toward a known destination: hand out the destination itself.
     const transport::PeerSegment &seg = tp_.segment(rank);
     uint64_t off = reinterpret_cast<uint64_t>(dest_hint) - seg.owner_base;
@@ -479,9 +519,17 @@ void Engine::commit(const char *api, gex_AM_SrcDesc_t sdp, bool reply, Category 
   m.lc_opt = sd.lc_opt;
   m.flags = sd.flags;
   sd.active = false;
-  char *long_dst = sd.in_place ? nullptr : long_destination(m, sd.peer);
   uint32_t credits = take_owed(sd.peer) + (reply ? 1 : 0);
-  send(m, sd.slot, reply ? kReply : kRequest, credits, sd.in_place, long_dst);
+  Kind kind = reply ? kReply : kRequest;
+  if (sd.in_place) {
+    send(m, sd.slot, kind, credits, true, nullptr);
+  } else {
+    // The slot was reserved at Prepare without room for a Long payload, so
+    // a remote one is written, not packed.
+    LongPlan lp = plan_long(m, sd.peer);
+    lp.packed = false;
+    send_planned(m, sd.slot, kind, credits, lp);
+  }
   if (reply) sd.token->replied = true;
   if (sd.buffer.size() > (1u << 20)) std::vector<char>().swap(sd.buffer);
 }

@@ -2,10 +2,12 @@
 // the request/reply rules, request credits, local completion and
 // negotiated payloads. A transport only carries the bytes (Transport::am_*).
 //
-// Credits: a request to a peer takes one of kCredits credits toward it; the
-// peer returns it with the reply, or, when the handler sends none, banks it
-// and returns the bank on its next message to us or, once kSlack are banked,
-// in a credit-only message (the hidden reply).
+// Credits: a request to a peer takes one of its credits toward it
+// (GASNET_AM_CREDITS_PP, less where GASNET_AM_CREDITS_TOTAL shared over the
+// peers is smaller); the peer returns it with the reply, or, when the handler
+// sends none, banks it and returns the bank on its next message to us or,
+// once GASNET_AM_CREDITS_SLACK are banked, in a credit-only message (the
+// hidden reply).
 #pragma once
 
 #include <gasnetex.h>
@@ -29,8 +31,6 @@ enum Kind : uint8_t { kRequest = 0, kReply = 1, kCredit = 2 };
 enum Category : uint8_t { kShort = 0, kMedium = 1, kLong = 2 };
 
 constexpr unsigned kMaxArgs = 16;
-constexpr int32_t kCredits = 256;
-constexpr uint32_t kSlack = 64;
 
 // One AM to inject, as the C entry points describe it.
 struct Message {
@@ -74,9 +74,12 @@ class Engine {
 
  private:
   struct alignas(64) Peer {
-    std::atomic<int32_t> avail{kCredits};  // credits we hold toward this peer
-    std::atomic<uint32_t> owed{0};         // credits we owe it (requests run, not replied)
+    std::atomic<int32_t> avail{0};  // credits we hold toward this peer
+    std::atomic<uint32_t> owed{0};  // credits we owe it (requests run, not replied)
   };
+  // Takes a request credit toward `rank`, polling until one is free; with
+  // GEX_FLAG_IMMEDIATE reads returned credits once and gives up instead.
+  bool acquire_credit(uint32_t rank, gex_Flags_t flags, const char *api);
   bool take_credit(uint32_t peer);
   void give_credit(uint32_t peer) { add(peers_[peer].avail, 1); }
   // Atomic read-modify-write only when client threads may race (GASNET_PAR);
@@ -91,11 +94,30 @@ class Engine {
   uint32_t take_owed(uint32_t peer);
   void check_request(const char *api, gex_Rank_t rank);
   void check_payload(const Message &m, bool reply);
-  char *long_destination(const Message &m, uint32_t peer);
+  // Where a Long payload goes, checked against the target's segment before
+  // anything is claimed. A segment not mapped here (a network peer) gets
+  // the payload in the message (packed, up to GASNET_PACKEDLONG_LIMIT) or
+  // written into it before the message is sent.
+  struct LongPlan {
+    char *dst = nullptr;  // mapped here: copy to it
+    bool remote = false;
+    bool packed = false;
+  };
+  LongPlan plan_long(const Message &m, uint32_t peer);
+  // Room a message needs in its slot for the payload.
+  static size_t payload_room(const Message &m, const LongPlan &lp) {
+    return m.category == kMedium || lp.packed ? m.nbytes : 0;
+  }
+  // Copies (or packs) the payload and publishes the message, writing a
+  // large remote Long payload first.
+  void send_planned(const Message &m, transport::AmSlot &slot, Kind kind, uint32_t credits,
+                    const LongPlan &lp);
+  // Writes a Long payload into an unmapped segment; returns once it is there.
+  void write_long(const Message &m, uint32_t peer);
   bool reserve(const Message &m, uint32_t peer, transport::AmLane lane, size_t payload,
                transport::AmSlot &slot);
   // Copies the payload (unless `in_place`: it already is where it goes) and
-  // publishes the message. `long_dst`: from long_destination.
+  // publishes the message. `long_dst`: where a Long payload is copied.
   void send(const Message &m, transport::AmSlot &slot, Kind kind, uint32_t credits, bool in_place,
             char *long_dst);
   void send_credits(uint32_t peer);
@@ -104,7 +126,8 @@ class Engine {
   Runtime &rt_;
   transport::Transport &tp_;
   uint32_t rank_, size_;
-  size_t max_medium_, max_long_;
+  size_t max_medium_, max_long_, packed_long_limit_;
+  uint32_t slack_;  // banked credits returned in a message of their own
   bool concurrent_;
   std::unique_ptr<Peer[]> peers_;
 };

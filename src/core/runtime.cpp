@@ -126,7 +126,7 @@ void Runtime::start(const char *client_name, gex_Flags_t flags) {
   if (config::get_bool("GASNET_FREEZE")) util::freeze_for_debugger("GASNET_FREEZE");
   trace::init(rank_, size_, [this] { boot_->barrier(); });
 
-  transport_ = transport::smp::open(*boot_);
+  transport_ = transport::open_conduit(*boot_);
   g_oversubscribed = transport_->oversubscribed();
   barrier_ = std::make_unique<coll::Barrier>(transport_->host_area(), rank_, size_);
 
@@ -152,7 +152,7 @@ void Runtime::start(const char *client_name, gex_Flags_t flags) {
     util::note(
         "conduit %s, job of %u rank(s) started by %s; largest segment per rank %s; "
         "shared-memory backings to try: %s",
-        "smp", size_, boot_->spawner(), util::human_size(max_global_).c_str(),
+        transport_->name(), size_, boot_->spawner(), util::human_size(max_global_).c_str(),
         config::get_string("GASNET_SHM_BACKING").c_str());
   }
 }
@@ -192,6 +192,12 @@ void Runtime::bad_range(const char *api, uint32_t rank, const void *addr, size_t
   if (rank >= size_) util::fatal("%s: rank %u is not in this job of %u ranks", api, rank, size_);
   if (!attached_) util::fatal("%s called before the segment was attached", api);
   const auto &seg = transport_->segment(rank);
+  if (!seg.local) {
+    util::fatal(
+        "%s: rank %u's segment is reached over the network (conduit %s) and has no address "
+        "in this process",
+        api, rank, transport_->name());
+  }
   uint64_t a = reinterpret_cast<uint64_t>(addr);
   util::fatal(
       "%s: the range [%#llx, %#llx) of %zu bytes is not inside rank %u's segment "

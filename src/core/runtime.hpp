@@ -62,11 +62,17 @@ class Runtime {
   // error naming the rank, the range and the segment bounds if it is not
   // inside that segment. Inline: it is on every put and get.
   char *translate(const char *api, uint32_t rank, const void *addr, size_t len) {
+    if (char *p = locate(api, rank, addr, len)) return p;
+    bad_range(api, rank, addr, len);
+  }
+  // The same, but null when the range is in a segment this process does not
+  // map (a peer reached through the network): RMA then goes to the transport.
+  char *locate(const char *api, uint32_t rank, const void *addr, size_t len) {
     if (__builtin_expect(rank < size_ && segs_ != nullptr, 1)) {
       const transport::PeerSegment &s = segs_[rank];
       uint64_t off = reinterpret_cast<uint64_t>(addr) - s.owner_base;  // wraps if below
-      if (__builtin_expect(off <= s.size && len <= s.size - off && s.local, 1))
-        return s.local + off;
+      if (__builtin_expect(off <= s.size && len <= s.size - off, 1))
+        return __builtin_expect(s.local != nullptr, 1) ? s.local + off : nullptr;
     }
     bad_range(api, rank, addr, len);
   }

@@ -2,9 +2,9 @@
 // written on the GASNet-EX entry points and the rma/ layer.
 #include <gasnet.h>
 
-#include "core/nbi.hpp"
 #include "core/progress.hpp"
 #include "rma/blocking.hpp"
+#include "rma/remote.hpp"
 
 using gexx::rma::get_blocking;
 using gexx::rma::put_blocking;
@@ -134,11 +134,10 @@ int gasnet_try_syncnbi_all(void) {
   return gex_NBI_Test(GEX_EC_ALL, 0) == 0 ? GASNET_OK : GASNET_ERR_NOT_READY;
 }
 void gasnet_begin_nbi_accessregion(void) {
-  gexx::core::begin_access_region(__func__);
+  gexx::rma::begin_region(__func__);
 }
 gasnet_handle_t gasnet_end_nbi_accessregion(void) {
-  gexx::core::end_access_region(__func__);
-  return GASNET_INVALID_HANDLE;
+  return gexx::rma::end_region(__func__);
 }
 
 }  // extern "C"

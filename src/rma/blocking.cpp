@@ -51,8 +51,12 @@ void traced_get(const char *api, trace::Op op, void *dest, uint32_t rank, const 
 void memset_blocking(const char *api, trace::Op op, uint32_t rank, void *dest, int value,
                      size_t nbytes) {
   uint64_t start = trace::active(trace::kPut) ? trace::now() : 0;
-  if (nbytes)
-    std::memset(core::Runtime::get(api).translate(api, rank, dest, nbytes), value, nbytes);
+  if (nbytes) {
+    if (char *p = core::Runtime::get(api).locate(api, rank, dest, nbytes))
+      std::memset(p, value, nbytes);
+    else
+      remote_memset(rank, dest, value, nbytes);
+  }
   if (start) record(op, api, rank, dest, nullptr, nbytes, start);
 }
 

@@ -1,5 +1,6 @@
-// Put, get and memset on a host whose segments are cross-mapped: each is a
-// copy into or out of the peer's mapping, complete when the call returns.
+// Blocking put, get and memset: a copy into or out of the peer's mapping
+// where this process maps its segment, else through the transport
+// (rma/remote.hpp); complete when the call returns.
 // `api` names the caller in errors; `op` is the form the trace and the
 // statistics show (PUT, PUT_NB, PUT_NBI, ...).
 #pragma once
@@ -9,6 +10,7 @@
 #include <cstring>
 
 #include "core/runtime.hpp"
+#include "rma/remote.hpp"
 #include "util/trace.hpp"
 
 namespace gexx::rma {
@@ -16,11 +18,17 @@ namespace gexx::rma {
 // Inline: these are the whole cost of a small put or get on this host.
 inline void copy_put(const char *api, uint32_t rank, void *dest, const void *src, size_t nbytes) {
   if (nbytes == 0) return;
-  std::memmove(core::Runtime::get(api).translate(api, rank, dest, nbytes), src, nbytes);
+  if (char *p = core::Runtime::get(api).locate(api, rank, dest, nbytes)) [[likely]]
+    std::memmove(p, src, nbytes);
+  else
+    remote_put(rank, dest, src, nbytes);
 }
 inline void copy_get(const char *api, void *dest, uint32_t rank, const void *src, size_t nbytes) {
   if (nbytes == 0) return;
-  std::memmove(dest, core::Runtime::get(api).translate(api, rank, src, nbytes), nbytes);
+  if (const char *p = core::Runtime::get(api).locate(api, rank, src, nbytes)) [[likely]]
+    std::memmove(dest, p, nbytes);
+  else
+    remote_get(dest, rank, src, nbytes);
 }
 
 // The same, timed and recorded (GASNET_TRACEFILE, GASNET_STATSFILE).

@@ -2,6 +2,8 @@
 // progress. Core owns the protocol; a transport owns the bytes.
 #pragma once
 
+#include <atomic>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -50,6 +52,14 @@ struct PeerSegment {
   char *local = nullptr;  // where this process can load and store it; null if not mapped
 };
 
+// Counts RMA operations a transport carries until they complete: each adds
+// to `pending` as it is posted and takes away as it completes (from poll).
+// Core waits on it for blocking calls, events and NBI.
+struct RmaCompletion {
+  std::atomic<uint64_t> pending{0};
+  bool done() const { return pending.load(std::memory_order_acquire) == 0; }
+};
+
 class Transport {
  public:
   virtual ~Transport() = default;
@@ -78,6 +88,15 @@ class Transport {
   // False when one client thread at a time calls in (GASNET_SEQ, PARSYNC):
   // the receive side then takes no locks.
   virtual void am_set_concurrent(bool concurrent) = 0;
+  // RMA toward a peer whose segment is not mapped here (segment(peer).local
+  // is null); `remote` is an address in that segment as its owner sees it.
+  // rma_put returns true when `src` may be reused at once (it was copied),
+  // false when that waits for `done`. Transports that map every segment
+  // never get these calls.
+  virtual bool rma_put(uint32_t peer, uint64_t remote, const void *src, size_t nbytes,
+                       RmaCompletion &done) = 0;
+  virtual void rma_get(void *dest, uint32_t peer, uint64_t remote, size_t nbytes,
+                       RmaCompletion &done) = 0;
   // Why max_segment_size() is what it is: the limits that set it.
   virtual std::string segment_limits() const = 0;
   // One line for verbose output: where the segments live.
@@ -90,5 +109,9 @@ uint64_t host_area_size(uint32_t ranks);
 namespace smp {
 std::unique_ptr<Transport> open(bootstrap::Bootstrap &boot);
 }
+
+// The transport of the conduit this library was built for (one object per
+// conduit defines it: transport/<conduit>/conduit.cpp).
+std::unique_ptr<Transport> open_conduit(bootstrap::Bootstrap &boot);
 
 }  // namespace gexx::transport

@@ -59,6 +59,43 @@ const std::vector<Var> kRegistry = {
      "Most polls per second of an idle progress thread (GASNET_RCV_THREAD): it sleeps up to "
      "1/RATE seconds between polls once idle; 0 never sleeps (it yields the CPU instead).",
      false, 0, 1000000000},
+    // ofi conduit (transport/ofi/)
+    {"GASNET_OFI_PROVIDER", Kind::String, "",
+     "ofi conduit: the libfabric provider to use ('tcp;ofi_rxm', 'shm', 'verbs;ofi_rxm', ...); "
+     "unset, FI_PROVIDER or else libfabric's first reliable-datagram provider.",
+     true},
+    {"GASNET_SUPERNODE_MAXSIZE", Kind::Int, "0",
+     "Network conduits: most ranks of one host that reach each other through shared memory; "
+     "0 means all of them, 1 sends every peer through the network.",
+     true, 0, 1 << 20},
+    {"GASNET_NONBULKPUT_BOUNCE_LIMIT", Kind::Bytes, "64K",
+     "ofi conduit: puts to network peers up to this size are copied into a bounce buffer, so "
+     "their source is free when the call returns; larger ones are sent from the source.",
+     false},
+    {"GASNET_NETWORKDEPTH_TOTAL", Kind::Int, "256",
+     "ofi conduit: most AM sends a rank has in flight on the network at once.", false, 1, 1 << 20},
+    {"GASNET_NETWORKDEPTH_PP", Kind::Int, "64",
+     "ofi conduit: most AM sends a rank has in flight toward one peer at once.", false, 1, 1 << 20},
+    {"GASNET_INLINESEND_LIMIT", Kind::Int, "-1",
+     "ofi conduit: largest AM (header, arguments and payload, in bytes) sent inline (the "
+     "provider copies it at once); -1: the provider's inject size, 0: none.",
+     false, -1, 1 << 20},
+    {"GASNET_AM_CREDITS_PP", Kind::Int, "256",
+     "AM requests a rank may have outstanding toward one peer (each takes a credit the reply "
+     "returns).",
+     true, 1, 1 << 20},
+    {"GASNET_AM_CREDITS_TOTAL", Kind::Int, "0",
+     "Most AM credits a rank holds over all its peers (shared evenly, at least 1 each); 0: no "
+     "bound beyond GASNET_AM_CREDITS_PP.",
+     true, 0, INT32_MAX},
+    {"GASNET_AM_CREDITS_SLACK", Kind::Int, "64",
+     "Credits of requests answered without a reply that a rank banks before returning them in "
+     "a message of their own (at most the credits per peer).",
+     true, 1, 1 << 20},
+    {"GASNET_PACKEDLONG_LIMIT", Kind::Bytes, "4096",
+     "ofi conduit: Long AM payloads up to this size travel in the AM message itself; larger "
+     "ones are written into the target's segment first.",
+     false},
     // crash diagnostics (util/debug.cpp)
     {"GASNET_BACKTRACE", Kind::Bool, "0",
      "Print a backtrace of a rank that dies of a fatal signal (SIGSEGV, SIGBUS, SIGILL, SIGFPE, "
@@ -139,6 +176,8 @@ constexpr const char *kSecondsAccepted = "use a number of seconds, such as 2 or 
 constexpr const char *kSizeAccepted =
     "use a size with an optional K, M, G or T suffix (512M, 2G), or a fraction of physical "
     "memory (0.5, 5/8)";
+constexpr const char *kBytesAccepted =
+    "use a number of bytes with an optional K, M, G or T suffix (0, 4096, 64K)";
 
 std::optional<std::string> int_problem(std::string_view value, int64_t min, int64_t max) {
   auto i = parse_int(value);
@@ -173,6 +212,9 @@ std::optional<std::string> check_value(const Var &v, std::string_view value) {
       return std::nullopt;
     case Kind::Size:
       if (!parse_size_spec(value)) return std::string(kSizeAccepted);
+      return std::nullopt;
+    case Kind::Bytes:
+      if (!parse_bytes(value)) return std::string(kBytesAccepted);
       return std::nullopt;
     case Kind::Seconds:
       // An empty default means "unset": the value is then computed.
@@ -322,6 +364,14 @@ SizeSpec get_size_spec(const char *name) {
   auto s = parse_size_spec(value);
   if (!s) bad_value(v, value, kSizeAccepted);
   return *s;
+}
+
+uint64_t get_bytes(const char *name) {
+  const Var &v = lookup(name);
+  std::string value = raw_value(v);
+  auto b = parse_bytes(value);
+  if (!b) bad_value(v, value, kBytesAccepted);
+  return *b;
 }
 
 std::vector<std::string> get_list(const char *name, const std::vector<std::string> &allowed) {

@@ -14,7 +14,8 @@
 
 namespace gexx::config {
 
-enum class Kind { Int, Bool, Size, Seconds, String, List };
+// Size: bytes or a fraction of memory; Bytes: a byte count (0 allowed).
+enum class Kind { Int, Bool, Size, Bytes, Seconds, String, List };
 
 struct Var {
   const char *name;
@@ -48,6 +49,7 @@ bool get_bool(const char *name);
 int64_t get_int(const char *name, int64_t min, int64_t max);
 double get_seconds(const char *name);
 SizeSpec get_size_spec(const char *name);
+uint64_t get_bytes(const char *name);
 std::vector<std::string> get_list(const char *name, const std::vector<std::string> &allowed);
 
 // "NAME  default  help" lines for `gasnetrun --help-env`.

@@ -17,7 +17,6 @@ namespace {
 // Variables of GASNet's other conduits, spawners and builds: a job script
 // written for GASNet may set them, and gexx ignores them without a warning.
 constexpr const char *kIgnoredGasnetNames[] = {
-    "GASNET_AM_CREDITS_PP",
     "GASNET_BACKTRACE_MT",
     "GASNET_BACKTRACE_NODES",
     "GASNET_BACKTRACE_SIGNAL",
@@ -45,7 +44,6 @@ constexpr const char *kIgnoredGasnetNames[] = {
     "GASNET_MPI_CMD",
     "GASNET_NETWORKDEPTH",
     "GASNET_NETWORKDEPTH_SPACE",
-    "GASNET_NETWORKDEPTH_TOTAL",
     "GASNET_NODEFILE",
     "GASNET_NODEMAP_EXACT",
     "GASNET_PHYSMEM_MAX",
@@ -66,7 +64,6 @@ constexpr const char *kIgnoredGasnetNames[] = {
     "GASNET_SSH_REMOTE_PATH",
     "GASNET_SSH_SERVERS",
     "GASNET_STATSNODES",
-    "GASNET_SUPERNODE_MAXSIZE",
     "GASNET_TEST_POLITE_SYNC",
     "GASNET_THREAD_STACK_MIN",
     "GASNET_THREAD_STACK_PAD",

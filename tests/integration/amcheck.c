@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 enum { SHORT, MEDIUM, LONG };
 static const char *cat_name[] = {"Short", "Medium", "Long"};
@@ -443,19 +444,41 @@ static void imm_handler(gex_Token_t t, gex_AM_Arg_t seq) {
   ++imm_seen;
 }
 
+static volatile long imm_sent = -1;
+static void imm_done_handler(gex_Token_t t, gex_AM_Arg_t sent) {
+  (void)t;
+  imm_sent = sent;
+}
+
+/* Rank 1 does not poll until rank 0 has been refused. A mapped rank 0
+ * says so by a store into rank 1's segment; over a network whose data
+ * moves only when the target polls (libfabric manual progress), rank 1
+ * instead sleeps long enough for the refusal and rank 0 then says how many
+ * were accepted in an AM. */
 static void immediate(void) {
-  gex_AM_Entry_t e[1] = {
-      {0, (gex_AM_Fn_t)imm_handler, GEX_FLAG_AM_SHORT | GEX_FLAG_AM_REQUEST, 1, NULL, "imm"}};
-  gex_EP_RegisterHandlers(ep, e, 1);
+  gex_AM_Entry_t e[2] = {
+      {0, (gex_AM_Fn_t)imm_handler, GEX_FLAG_AM_SHORT | GEX_FLAG_AM_REQUEST, 1, NULL, "imm"},
+      {0, (gex_AM_Fn_t)imm_done_handler, GEX_FLAG_AM_SHORT | GEX_FLAG_AM_REQUEST, 1, NULL,
+       "imm_done"}};
+  gex_EP_RegisterHandlers(ep, e, 2);
+  void *view = NULL;
+  if (n >= 2) gex_Segment_QueryBound(tm, me == 0 ? 1 : 0, NULL, &view, NULL);
+  int mapped = view != NULL;
   volatile uint64_t *flag = (volatile uint64_t *)(seg + 3 * (size_t)REGION + REGION - 64);
   *flag = 0;
   gasnet_barrier(0, GASNET_BARRIERFLAG_ANONYMOUS);
   if (n < 2) return;
   if (me == 1) {
-    /* Do not poll until rank 0 has been refused at least once. */
-    while (__atomic_load_n(flag, __ATOMIC_ACQUIRE) == 0) {
+    long sent;
+    if (mapped) {
+      while (__atomic_load_n(flag, __ATOMIC_ACQUIRE) == 0) {
+      }
+      sent = (long)(*flag - 1);
+    } else {
+      sleep(3);
+      GASNET_BLOCKUNTIL(imm_sent >= 0);
+      sent = imm_sent;
     }
-    long sent = (long)(*flag - 1);
     GASNET_BLOCKUNTIL(imm_seen == sent);
     printf("amcheck: IMMEDIATE accepted %ld messages before refusing\n", sent);
   } else if (me == 0) {
@@ -469,7 +492,10 @@ static void immediate(void) {
         gex_AM_PrepareRequestMedium(tm, 1, NULL, 8, 8, NULL, GEX_FLAG_IMMEDIATE, 1);
     CHECK(sd == GEX_AM_SRCDESC_NO_OP, "PrepareRequestMedium with IMMEDIATE did not refuse");
     uint64_t v = (uint64_t)sent + 1;
-    gex_RMA_PutBlocking(tm, 1, (char *)seg_of[1] + 3 * (size_t)REGION + REGION - 64, &v, 8, 0);
+    if (mapped)
+      gex_RMA_PutBlocking(tm, 1, (char *)seg_of[1] + 3 * (size_t)REGION + REGION - 64, &v, 8, 0);
+    else
+      gex_AM_RequestShort1(tm, 1, e[1].gex_index, 0, (gex_AM_Arg_t)sent);
   }
   gasnet_barrier(0, GASNET_BARRIERFLAG_ANONYMOUS);
 }

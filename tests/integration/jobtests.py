@@ -42,7 +42,19 @@ def shm_entries():
 
 def tagged_pids(tag):
     """Live processes whose environment carries this job's tag."""
-    needle = ("GEXX_TEST_TAG=" + tag).encode()
+    return pids_with_env("GEXX_TEST_TAG=" + tag)
+
+
+def foreign_shm_entry(name):
+    """A gexx-<job>-... entry of another job still running (tests run side by
+    side under ctest -j): some live rank carries that job id."""
+    m = re.match(r"gexx-([^-]+)-", name)
+    return bool(m) and bool(pids_with_env("GEXX_JOB_ID=" + m.group(1)))
+
+
+def pids_with_env(assignment):
+    """Live processes whose environment holds NAME=value exactly."""
+    needle = assignment.encode()
     found = []
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
@@ -121,8 +133,12 @@ class Job:
             time.sleep(0.05)
         left = tagged_pids(self.tag)
         check(not left, "processes of the job are still running: %s" % left)
-        new = shm_entries() - shm_before
-        check(not new, "/dev/shm has new entries: %s" % sorted(new))
+        def leftovers():
+            return sorted(e for e in shm_entries() - shm_before if not foreign_shm_entry(e))
+        while leftovers() and time.time() < deadline:
+            time.sleep(0.05)  # another job's launcher may be sweeping its own
+        new = leftovers()
+        check(not new, "/dev/shm has new entries: %s" % new)
 
 
 def jobcheck():
@@ -176,12 +192,16 @@ def case_rma(n):
     return run
 
 
-def case_barrier(n, mode=None, algorithm="auto"):
+def case_barrier(n, mode=None, algorithm="auto", ofi=None):
+    """barrierconf; `ofi`: on the ofi conduit over that provider, every peer
+    through libfabric."""
     def run():
+        env = ofi_env(ofi) if ofi else {}
+        env.update({"GASNET_BARRIER": algorithm, "GASNET_VERBOSEENV": "1"})
         before = shm_entries()
-        prog = os.path.join(ARGS.bin_dir, "tests", "integration", "barrierconf")
-        job = Job([prog] + ([mode] if mode else []), ranks=n,
-                  env={"GASNET_BARRIER": algorithm, "GASNET_VERBOSEENV": "1"})
+        prog = os.path.join(ARGS.bin_dir, "tests", "integration",
+                            "barrierconf_ofi" if ofi else "barrierconf")
+        job = Job([prog] + ([mode] if mode else []), ranks=n, env=env)
         job.wait(timeout=300).expect(0)
         if algorithm != "auto":
             check(re.search(r"barrier algorithm: %s \(GASNET_BARRIER=%s" % (algorithm, algorithm),
@@ -189,6 +209,8 @@ def case_barrier(n, mode=None, algorithm="auto"):
         ranks = sorted(int(r) for r in re.findall(
             r"barrierconf rank (\d+) of %d: PASS \(\d+ cases\)" % n, job.stdout))
         check(ranks == list(range(n)), job.show())
+        if ofi:
+            check("libfabric provider %s" % OFI_PROVIDERS[ofi] in job.stderr, job.show())
         job.assert_nothing_left(before)
     return run
 
@@ -457,16 +479,18 @@ def case_early_exit():
 HANG_SECONDS = 10
 
 
-def exitcheck():
-    return os.path.join(ARGS.bin_dir, "tests", "integration", "exitcheck")
+def exitcheck(conduit=None):
+    return os.path.join(ARGS.bin_dir, "tests", "integration",
+                        "exitcheck_ofi" if conduit == "ofi" else "exitcheck")
 
 
 def exit_job(n, args, pshm=False, env=None):
     env = dict(env or {})
+    prog = exitcheck("ofi" if "GASNET_OFI_PROVIDER" in env else None)
     if pshm:
         env["GASNET_PSHM_NODES"] = str(n)
-        return Job([exitcheck()] + args, env=env, launcher=False)
-    return Job([exitcheck()] + args, ranks=n, env=env)
+        return Job([prog] + args, env=env, launcher=False)
+    return Job([prog] + args, ranks=n, env=env)
 
 
 def run_exits(runs):
@@ -504,6 +528,21 @@ def case_exit_noncollective():
                                   job.stderr)
                 check(said == [who], "%s: %s%s" % (mode, said, job.show()))
             check(jobs[-1].stderr == "", jobs[-1].show())
+
+
+def case_ofi_exit(provider):
+    """exitcheck on the ofi conduit, every peer through libfabric: one rank
+    exits (code 3) from a barrier, a polling wait, a spin, a thread or a
+    handler, and every rank exits collectively (code 5)."""
+    def run():
+        env = ofi_env(provider)
+        modes = ("barrier", "wait", "spin", "thread", "handler")
+        runs = [(3, [mode, "3", "2"], 3, False, env) for mode in modes]
+        runs.append((3, ["collective", "5"], 5, False, env))
+        for mode, job in zip(modes, run_exits(runs)):
+            said = re.findall(r"rank (\d+) called gasnet_exit\(3\); ending the job", job.stderr)
+            check(said == ["2"], "%s: %s%s" % (mode, said, job.show()))
+    return run
 
 
 def case_exit_collective():
@@ -815,6 +854,78 @@ def amcheck(par=False):
     return os.path.join(ARGS.bin_dir, "tests", "integration", "amcheck_par" if par else "amcheck")
 
 
+OFI_PROVIDERS = {"tcp": "tcp;ofi_rxm", "shm": "shm"}
+
+
+def ofi_env(short_name):
+    """Environment for an ofi-conduit job that sends every peer through the
+    provider; skips the case when the ofi programs or the provider are absent."""
+    program = os.path.join(ARGS.bin_dir, "tests", "integration", "amcheck_ofi")
+    if not os.path.exists(program):
+        print("SKIP: the ofi conduit is not built here (no libfabric found at configure time)")
+        sys.exit(SKIP)
+    provider = OFI_PROVIDERS[short_name]
+    probe = subprocess.run(["fi_info", "-p", provider, "-t", "FI_EP_RDM"], capture_output=True,
+                           text=True)
+    if probe.returncode != 0:
+        print("SKIP: libfabric provider %r is not available here (fi_info: %s)" % (
+            provider, (probe.stdout + probe.stderr).strip()[:200]))
+        sys.exit(SKIP)
+    # Verbose: rank 0 names the provider it uses, which the cases check.
+    return {"GASNET_SUPERNODE_MAXSIZE": "1", "GASNET_OFI_PROVIDER": provider,
+            "GASNET_VERBOSEENV": "1"}
+
+
+def case_ofi_am_flood(n, provider, par=False):
+    """case_am_flood on the ofi conduit, every peer through libfabric."""
+    def run():
+        env = ofi_env(provider)
+        before = shm_entries()
+        prog = os.path.join(ARGS.bin_dir, "tests", "integration",
+                            "amcheck_ofi_par" if par else "amcheck_ofi")
+        job = Job([prog, "flood"], env=env, ranks=n).wait(timeout=100).expect(0)
+        check(re.search(r"flood delivered %d messages from %d ranks" % (
+            (100000 + n - 2) // (n - 1) * (n - 1), n - 1), job.stdout), job.show())
+        check(len(re.findall(r"amcheck rank \d+ of %d: PASS" % n, job.stdout)) == n, job.show())
+        check("libfabric provider %s" % OFI_PROVIDERS[provider] in job.stderr, job.show())
+        job.assert_nothing_left(before)
+    return run
+
+
+def run_ofi_check(program, args, n, provider, knobs, par=False):
+    """Runs a conformance program (it prints "<program> rank R of N: PASS")
+    on the ofi conduit with extra variables `knobs`; returns the job."""
+    env = ofi_env(provider)
+    env.update(knobs)
+    before = shm_entries()
+    prog = os.path.join(ARGS.bin_dir, "tests", "integration",
+                        program + ("_ofi_par" if par else "_ofi"))
+    job = Job([prog] + args, env=env, ranks=n).wait(timeout=110).expect(0)
+    ranks = sorted(int(r) for r in re.findall(r"%s rank (\d+) of %d: PASS \(\d+ checks\)"
+                                              % (program, n), job.stdout))
+    check(ranks == list(range(n)), job.show())
+    check("libfabric provider %s" % OFI_PROVIDERS[provider] in job.stderr, job.show())
+    job.assert_nothing_left(before)
+    return job
+
+
+def case_ofi_rma(n, provider, max_bytes="4194304", knobs=None):
+    """rmacheck on the ofi conduit, every peer through libfabric: puts and
+    gets as fi_write and fi_read."""
+    return lambda: run_ofi_check("rmacheck", [max_bytes], n, provider, knobs or {})
+
+
+def case_ofi_am(n, provider, knobs=None, par=False):
+    """The whole AM conformance program on the ofi conduit, every peer
+    through libfabric: Long payloads packed into the message or written
+    first (GASNET_PACKEDLONG_LIMIT)."""
+    def run():
+        job = run_ofi_check("amcheck", [], n, provider, knobs or {}, par)
+        check(re.search(r"IMMEDIATE accepted \d+ messages before refusing", job.stdout),
+              job.show())
+    return run
+
+
 def case_am(n, pshm=False, par=False):
     """The whole AM conformance program (amcheck.c) on n ranks."""
     def run():
@@ -834,6 +945,22 @@ def case_am(n, pshm=False, par=False):
     return run
 
 
+def case_am_credits(n, credits):
+    """GASNET_AM_CREDITS_PP bounds the requests outstanding toward a peer:
+    IMMEDIATE toward one that does not poll is refused after that many, less
+    those the peer still banks (fewer than GASNET_AM_CREDITS_SLACK=3)."""
+    def run():
+        before = shm_entries()
+        job = Job([amcheck()], ranks=n, env={"GASNET_AM_CREDITS_PP": str(credits),
+                                             "GASNET_AM_CREDITS_SLACK": "3"})
+        job.wait(timeout=300).expect(0)
+        check(len(re.findall(r"amcheck rank \d+ of %d: PASS" % n, job.stdout)) == n, job.show())
+        m = re.search(r"IMMEDIATE accepted (\d+) messages before refusing", job.stdout)
+        check(m and credits - 2 <= int(m.group(1)) <= credits, job.show())
+        job.assert_nothing_left(before)
+    return run
+
+
 def case_am_flood(n, par=False):
     """n - 1 ranks flood rank 0 with 100000 Short and Medium requests in all."""
     def run():
@@ -846,20 +973,25 @@ def case_am_flood(n, par=False):
     return run
 
 
-def case_threads(n, threads, env=None, ops=None):
+def case_threads(n, threads, env=None, ops=None, ofi=None):
     """n ranks x `threads` threads, each a seeded random mix of AMs, puts, gets and NBI syncs
     with the data checked (threadstress.c). GEXX_THREADSTRESS_OPS sets the operations per
     thread (fewer under ThreadSanitizer) unless the case fixes them."""
     def run():
+        job_env = dict(ofi_env(ofi) if ofi else {}, **(env or {}))
         before = shm_entries()
-        prog = os.path.join(ARGS.bin_dir, "tests", "integration", "threadstress")
+        prog = os.path.join(ARGS.bin_dir, "tests", "integration",
+                            "threadstress_ofi" if ofi else "threadstress")
         count = ops or os.environ.get("GEXX_THREADSTRESS_OPS", "3000")
-        job = Job([prog, count, "1", str(threads)], ranks=n, env=env).wait(timeout=600).expect(0)
+        job = Job([prog, count, "1", str(threads)], ranks=n, env=job_env)
+        job.wait(timeout=600).expect(0)
         ranks = sorted(int(r) for r in re.findall(
             r"threadstress rank (\d+) of %d: PASS \(\d+ checks, %d threads x %s ops" % (
                 n, threads, count), job.stdout))
         check(ranks == list(range(n)), job.show())
         check("ThreadSanitizer" not in job.stderr, job.show())
+        if ofi:
+            check("libfabric provider %s" % OFI_PROVIDERS[ofi] in job.stderr, job.show())
         job.assert_nothing_left(before)
     return run
 
@@ -950,6 +1082,31 @@ CASES = {
     "small_shm": case_small_shm, "absent_shm": case_absent_shm,
     "inner_small_shm": case_inner_small_shm, "inner_absent_shm": case_inner_absent_shm,
     "rogue_client": case_rogue_client, "examples": case_examples,
+    "ofi_am_flood_2_tcp": case_ofi_am_flood(2, "tcp"),
+    "ofi_am_flood_4_tcp": case_ofi_am_flood(4, "tcp"),
+    "ofi_am_flood_2_shm": case_ofi_am_flood(2, "shm"),
+    "ofi_am_flood_par_3_tcp": case_ofi_am_flood(3, "tcp", par=True),
+    "ofi_am_flood_par_3_shm": case_ofi_am_flood(3, "shm", par=True),
+    "ofi_rma_2_tcp": case_ofi_rma(2, "tcp"),
+    "ofi_rma_3_tcp": case_ofi_rma(3, "tcp", max_bytes="1048576"),
+    "ofi_rma_2_shm": case_ofi_rma(2, "shm"),
+    "ofi_rma_bounce0_2_tcp": case_ofi_rma(2, "tcp",
+                                          knobs={"GASNET_NONBULKPUT_BOUNCE_LIMIT": "0"}),
+    "ofi_am_3_tcp": case_ofi_am(3, "tcp"),
+    "ofi_am_2_shm": case_ofi_am(2, "shm"),
+    "ofi_am_packed0_2_tcp": case_ofi_am(2, "tcp", knobs={"GASNET_PACKEDLONG_LIMIT": "0"}),
+    "ofi_am_tight_3_tcp": case_ofi_am(3, "tcp", knobs={
+        "GASNET_AM_CREDITS_PP": "7", "GASNET_AM_CREDITS_SLACK": "3",
+        "GASNET_NETWORKDEPTH_PP": "2", "GASNET_NETWORKDEPTH_TOTAL": "3",
+        "GASNET_INLINESEND_LIMIT": "0"}),
+    "am_credits_7_2": case_am_credits(2, 7),
+    "ofi_barrier_3_tcp": case_barrier(3, ofi="tcp"),
+    "ofi_barrier_2_shm": case_barrier(2, ofi="shm"),
+    "ofi_threads_2x4_tcp": case_threads(2, 4, ofi="tcp"),
+    "ofi_threads_2x4_shm": case_threads(2, 4, ofi="shm"),
+    "ofi_am_par_3_tcp": case_ofi_am(3, "tcp", par=True),
+    "ofi_exit_tcp": case_ofi_exit("tcp"),
+    "ofi_exit_shm": case_ofi_exit("shm"),
 }
 
 

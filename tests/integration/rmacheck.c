@@ -4,7 +4,9 @@
  *
  *   rmacheck [max_bytes]     (default 16 MiB; the segment is 2*max + 64 KiB)
  *
- * Rank r works on its right neighbour's segment; each rank prints
+ * Rank r works on its right neighbour's segment, mapped here or reached
+ * over the network (then checked through blocking gets, and by the owner
+ * at the end); each rank prints
  * "rmacheck rank R of N: PASS (K checks)" or "FAIL: ..." and exits 1.
  */
 #include <gasnet.h>
@@ -20,9 +22,18 @@ static gex_TM_t tm;
 static unsigned char *mine, *remote; /* my segment; peer's segment (its address) */
 static unsigned char *local_src, *local_dst;
 
-/* The peer's segment is mapped here, so both sides of a transfer can be
- * checked directly: the remote bytes through the local mapping. */
+/* The peer's segment as this rank sees it: its mapping when it is mapped
+ * here (smp, shared memory), else a local copy that peer_fetch fills from
+ * it and peer_store writes back (a network peer). */
 static unsigned char *peer_local;
+static int peer_mapped;
+
+static void peer_fetch(size_t off, size_t len) {
+  if (!peer_mapped) gex_RMA_GetBlocking(tm, peer_local + off, peer, remote + off, len, 0);
+}
+static void peer_store(size_t off, size_t len) {
+  if (!peer_mapped) gex_RMA_PutBlocking(tm, peer, remote + off, peer_local + off, len, 0);
+}
 
 enum {
   PUT_BLOCKING,
@@ -148,7 +159,10 @@ static void sweep(size_t len, size_t off) {
     fill(local_src + off, len, seed);
     peer_local[off - 1] = 0xA5; /* guard bytes around the target range */
     peer_local[off + len] = 0x5A;
+    peer_store(off - 1, 1);
+    peer_store(off + len, 1);
     do_put(form, remote + off, local_src + off, len);
+    peer_fetch(off - 1, len + 2);
     size_t bad = first_bad(peer_local + off, len, seed);
     CHECK(bad == (size_t)-1, "%s of %zu bytes at offset %zu: remote byte %zu wrong",
           put_names[form], len, off, bad);
@@ -160,12 +174,14 @@ static void sweep(size_t len, size_t off) {
   for (int form = 0; form < NUM_GETS; ++form) {
     uint64_t seed = len * 977 + off * 3 + (uint64_t)form;
     fill(peer_local + off, len, seed);
+    peer_store(off, len);
     local_dst[off - 1] = 0xA5;
     local_dst[off + len] = 0x5A;
     do_get(form, local_dst + off, remote + off, len);
     size_t bad = first_bad(local_dst + off, len, seed);
     CHECK(bad == (size_t)-1, "%s of %zu bytes at offset %zu: local byte %zu wrong", get_names[form],
           len, off, bad);
+    peer_fetch(off, len);
     CHECK(local_dst[off - 1] == 0xA5 && local_dst[off + len] == 0x5A,
           "%s of %zu bytes wrote outside its range", get_names[form], len);
     CHECK(first_bad(peer_local + off, len, seed) == (size_t)-1, "%s changed its source",
@@ -176,12 +192,15 @@ static void sweep(size_t len, size_t off) {
     int v = 0x40 + form + (int)(len & 7);
     peer_local[off - 1] = 0xA5;
     peer_local[off + len] = 0x5A;
+    peer_store(off - 1, 1);
+    peer_store(off + len, 1);
     if (form == 0) gasnet_memset(peer, remote + off, v, len);
     if (form == 1) gasnet_wait_syncnb(gasnet_memset_nb(peer, remote + off, v, len));
     if (form == 2) {
       gasnet_memset_nbi(peer, remote + off, v, len);
       gasnet_wait_syncnbi_puts();
     }
+    peer_fetch(off - 1, len + 2);
     int ok = 1;
     for (size_t i = 0; i < len; ++i) ok &= peer_local[off + i] == (unsigned char)v;
     CHECK(ok && peer_local[off - 1] == 0xA5 && peer_local[off + len] == 0x5A,
@@ -196,6 +215,7 @@ static void values(void) {
       unsigned char *at = remote + 8 + 16 * (size_t)form + (len & 1);
       unsigned char *seen = peer_local + (at - remote);
       memset(seen, 0, 16);
+      peer_store((size_t)(at - remote), 16);
       uint64_t w = v ^ (uint64_t)form;
       switch (form) {
         case 0:
@@ -220,6 +240,7 @@ static void values(void) {
           break;
       }
       uint64_t stored = 0;
+      peer_fetch((size_t)(at - remote), 16);
       memcpy(&stored, seen, len); /* little-endian host: low-order bytes first */
       CHECK(stored == (w & mask) && seen[len] == 0, "put value form %d of %zu bytes: %llx", form,
             len, (unsigned long long)stored);
@@ -243,22 +264,27 @@ static void events(void) {
   CHECK(gex_Event_TestAll(ev, 4, 0) == 0 && gex_Event_TestSome(ev, 4, 0) == 0,
         "all-invalid arrays test complete");
   gex_Event_WaitSome(ev, 4, 0);
+  /* Tests may say "not yet" while an operation is on the network. */
   ev[1] = gex_RMA_GetNB(tm, &word, peer, remote, sizeof word, 0);
-  CHECK(gex_Event_TestSome(ev, 4, 0) == 0 && ev[1] == GEX_EVENT_INVALID, "TestSome");
+  while (gex_Event_TestSome(ev, 4, 0) != 0) gasnet_AMPoll();
+  CHECK(ev[1] == GEX_EVENT_INVALID && word == 0xFEEDu, "TestSome");
   CHECK(gex_Event_QueryLeaf(GEX_EVENT_INVALID, GEX_EC_LC) == GEX_EVENT_INVALID, "leaf of invalid");
   CHECK(gex_Event_Test(GEX_EVENT_INVALID) == 0, "test of an invalid event");
 
   /* GASNet-1 handle arrays */
   gasnet_handle_t h[3];
   for (int i = 0; i < 3; ++i) h[i] = gasnet_put_nb(peer, remote + 8 * (size_t)i, &word, 4);
-  CHECK(gasnet_try_syncnb_all(h, 3) == GASNET_OK, "try_syncnb_all");
+  while (gasnet_try_syncnb_all(h, 3) != GASNET_OK) continue;
+  CHECK(h[0] == GASNET_INVALID_HANDLE && h[2] == GASNET_INVALID_HANDLE, "try_syncnb_all");
   gasnet_wait_syncnb_some(h, 3);
   CHECK(gasnet_try_syncnb_some(h, 3) == GASNET_OK && gasnet_try_syncnb(h[0]) == GASNET_OK,
         "try_syncnb_some");
-  CHECK(gasnet_try_syncnbi_all() == GASNET_OK && gasnet_try_syncnbi_gets() == GASNET_OK &&
-            gasnet_try_syncnbi_puts() == GASNET_OK,
+  gasnet_put_nbi(peer, remote + 24, &word, 4);
+  gasnet_get_nbi(&word, peer, remote + 24, 4);
+  while (gasnet_try_syncnbi_all() != GASNET_OK) continue;
+  CHECK(gasnet_try_syncnbi_gets() == GASNET_OK && gasnet_try_syncnbi_puts() == GASNET_OK,
         "try_syncnbi");
-  CHECK(gex_NBI_Test(GEX_EC_ALL, 0) == 0, "gex_NBI_Test");
+  CHECK(gex_NBI_Test(GEX_EC_ALL, 0) == 0 && word == 0xFEEDu, "gex_NBI_Test");
 
   /* Access regions: the operations inside are synced by the region's event. */
   for (int api = 0; api < 2; ++api) {
@@ -293,15 +319,18 @@ static void many_outstanding(void) {
   for (uint32_t i = 0; i < COUNT; ++i)
     h[i] = gasnet_put_nb(peer, remote + 4 * (size_t)i, &words[i], 4);
   gasnet_wait_syncnb_all(h, COUNT);
+  peer_fetch(0, 4 * (size_t)COUNT);
   CHECK(memcmp(peer_local, words, 4 * (size_t)COUNT) == 0, "%d NB puts outstanding", COUNT);
   for (uint32_t i = 0; i < COUNT; ++i)
     ev[i] = gex_RMA_GetNB(tm, local_dst + 4 * (size_t)i, peer, remote + 4 * (size_t)i, 4, 0);
   gex_Event_WaitAll(ev, COUNT, 0);
   CHECK(memcmp(local_dst, words, 4 * (size_t)COUNT) == 0, "%d NB gets outstanding", COUNT);
   memset(peer_local, 0, 4 * (size_t)COUNT);
+  peer_store(0, 4 * (size_t)COUNT);
   for (uint32_t i = 0; i < COUNT; ++i)
     gex_RMA_PutNBI(tm, peer, remote + 4 * (size_t)i, &words[i], 4, GEX_EVENT_DEFER, 0);
   gex_NBI_Wait(GEX_EC_PUT, 0);
+  peer_fetch(0, 4 * (size_t)COUNT);
   CHECK(memcmp(peer_local, words, 4 * (size_t)COUNT) == 0, "%d NBI puts outstanding", COUNT);
 }
 
@@ -311,6 +340,7 @@ static void slicing(size_t span) {
   unsigned int s = 12345u + me;
   fill(local_src, span, 99 + me);
   memset(peer_local, 0, span);
+  peer_store(0, span);
   for (size_t done = 0; done < span;) {
     size_t len = 1 + (size_t)(rand_r(&s) % 70000);
     if (len > span - done) len = span - done;
@@ -325,6 +355,15 @@ static void slicing(size_t span) {
     done += len;
   }
   CHECK(memcmp(local_dst, local_src, span) == 0, "slicing: data differs");
+}
+
+/* The owner's view: once everyone is done, my segment holds what my left
+ * neighbour's slicing put there. */
+static void owner_check(size_t span) {
+  gasnet_barrier_notify(2, 0);
+  gasnet_barrier_wait(2, 0);
+  fill(local_dst, span, 99 + (me + n - 1) % n);
+  CHECK(memcmp(mine, local_dst, span) == 0, "slicing: my segment differs from what was put");
 }
 
 int main(int argc, char **argv) {
@@ -343,10 +382,10 @@ int main(int argc, char **argv) {
   remote = seg[peer].addr;
   void *local_view;
   gex_Segment_QueryBound(tm, peer, NULL, &local_view, NULL);
-  peer_local = local_view;
+  peer_mapped = local_view != NULL;
+  peer_local = peer_mapped ? local_view : malloc(segsize);
   local_src = malloc(max + 64);
   local_dst = malloc(max + 64);
-  (void)mine;
 
   /* Only one rank writes into each segment, so ranks need not wait for
    * each other until the end. */
@@ -365,10 +404,12 @@ int main(int argc, char **argv) {
   events();
   if (max >= 4 * 70000) many_outstanding();
   slicing(max < (4u << 20) ? max : (4u << 20));
+  owner_check(max < (4u << 20) ? max : (4u << 20));
   gasnet_barrier(0, GASNET_BARRIERFLAG_ANONYMOUS);
   printf("rmacheck rank %u of %u: PASS (%ld checks)\n", me, n, check_count);
   gasnet_barrier(1, GASNET_BARRIERFLAG_ANONYMOUS);
   free(seg);
+  if (!peer_mapped) free(peer_local);
   gasnet_exit(0);
   return 0;
 }

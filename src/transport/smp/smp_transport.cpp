@@ -54,6 +54,12 @@ HostId my_host_id() {
   return id;
 }
 
+[[noreturn]] void unmapped(uint32_t peer) {
+  util::fatal(
+      "internal error: RMA toward rank %u through the smp transport, which maps every segment",
+      peer);
+}
+
 class SmpTransport final : public Transport {
  public:
   explicit SmpTransport(bootstrap::Bootstrap &boot) : boot_(boot), segs_(boot.size()) {
@@ -104,6 +110,14 @@ class SmpTransport final : public Transport {
   }
 
   std::string segment_limits() const override { return limits_; }
+
+  // Every segment is mapped here: core copies and never calls these.
+  bool rma_put(uint32_t peer, uint64_t, const void *, size_t, RmaCompletion &) override {
+    unmapped(peer);
+  }
+  void rma_get(void *, uint32_t peer, uint64_t, size_t, RmaCompletion &) override {
+    unmapped(peer);
+  }
 
   void attach_segment(uint64_t size) override {
     size = (size + kPage - 1) / kPage * kPage;

@@ -1,0 +1,173 @@
+#include "transport/ofi/am_channel.hpp"
+
+#include <rdma/fi_endpoint.h>
+#include <rdma/fi_errno.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+
+#include "util/log.hpp"
+
+namespace gexx::transport::ofi {
+
+namespace {
+constexpr size_t kChunkBuffers = 16;
+// Receives posted at start; the pool grows when arrivals outrun handlers.
+constexpr size_t kPostedRecvs = 64;
+constexpr int kPollBudget = 64;
+// core::am's values of AmHeader::kind and ::category that matter here.
+constexpr uint8_t kRequestKind = 0;
+constexpr uint8_t kMediumCategory = 1;
+constexpr uint8_t kLongCategory = 2;
+
+static_assert(sizeof(AmHeader) == AmChannel::kHeaderBytes, "the wire header is 32 bytes");
+}  // namespace
+
+struct AmChannel::Chunk {
+  Buffer buffers[kChunkBuffers];
+  MemoryRegion mr;
+};
+
+AmChannel::AmChannel(Fabric &fabric, uint32_t ranks, const Limits &limits)
+    : fabric_(fabric), limits_(limits), in_flight_(ranks, 0) {
+  limits_.inline_limit = std::min(limits_.inline_limit, fabric.inject_size());
+  for (size_t i = 0; i < kPostedRecvs; ++i) post_recv(take(free_recv_, true));
+}
+
+AmChannel::~AmChannel() = default;  // the endpoint closes first, cancelling receives
+
+AmChannel::Buffer *AmChannel::grow(bool recv) {
+  auto chunk = std::make_unique<Chunk>();
+  if (fabric_.mr_local())
+    chunk->mr = fabric_.register_memory(chunk->buffers, sizeof chunk->buffers, FI_SEND | FI_RECV);
+  Buffer *&list = recv ? free_recv_ : free_send_;
+  for (size_t i = 1; i < kChunkBuffers; ++i) {
+    Buffer *b = &chunk->buffers[i];
+    b->sink = this;
+    b->desc = chunk->mr.desc();
+    b->recv = recv;
+    b->next = list;
+    list = b;
+  }
+  Buffer *first = &chunk->buffers[0];
+  first->sink = this;
+  first->desc = chunk->mr.desc();
+  first->recv = recv;
+  if (!recv) send_buffers_ += kChunkBuffers;
+  chunks_.push_back(std::move(chunk));
+  return first;
+}
+
+AmChannel::Buffer *AmChannel::take(Buffer *&list, bool recv) {
+  if (Buffer *b = list) {
+    list = b->next;
+    return b;
+  }
+  return grow(recv);
+}
+
+void AmChannel::post_recv(Buffer *b) {
+  for (;;) {
+    ssize_t rc = fi_recv(fabric_.ep(), b->data, kBufferBytes, b->desc, FI_ADDR_UNSPEC, &b->ctx);
+    if (rc == 0) return;
+    if (rc != -FI_EAGAIN) util::fatal("%s", fi_error("fi_recv", rc).c_str());
+    fi_cq_read(fabric_.cq(), nullptr, 0);  // progress, then retry
+  }
+}
+
+void AmChannel::completed(OpContext *op, const fi_cq_msg_entry &entry) {
+  Buffer *b = static_cast<Buffer *>(op);
+  if (entry.flags & FI_RECV) {
+    post_recv(take(free_recv_, true));
+    const AmHeader *h = reinterpret_cast<const AmHeader *>(b->data);
+    (h->kind == kRequestKind ? requests_ : replies_).push_back({b, entry.len});
+  } else {
+    --in_flight_[b->peer];
+    b->next = free_send_;
+    free_send_ = b;
+  }
+}
+
+bool AmChannel::reserve(uint32_t peer, AmLane lane, unsigned nargs, size_t payload, AmSlot &slot) {
+  Fabric::Guard g(fabric_);
+  if (!free_send_ || in_flight_[peer] >= limits_.depth_per_peer) {
+    fabric_.progress();
+    if (in_flight_[peer] >= limits_.depth_per_peer) return false;
+    if (!free_send_ && send_buffers_ >= limits_.depth_total) return false;
+  }
+  Buffer *b = take(free_send_, false);
+  slot.payload = b->data + payload_offset(nargs);
+  slot.capacity = kMaxMedium;
+  slot.peer = peer;
+  slot.lane = lane;
+  slot.where = reinterpret_cast<uint64_t>(b);
+  slot.length = static_cast<uint32_t>(payload);  // a Long with room for its payload is packed
+  return true;
+}
+
+void AmChannel::commit(AmSlot &slot, const AmHeader &h, const int32_t *args) {
+  Buffer *b = reinterpret_cast<Buffer *>(slot.where);
+  std::memcpy(b->data, &h, sizeof h);
+  if (h.nargs) std::memcpy(b->data + kHeaderBytes, args, h.nargs * sizeof(int32_t));
+  bool packed = h.category == kLongCategory && h.nbytes && h.nbytes <= slot.length;
+  size_t len = payload_offset(h.nargs) + (h.category == kMediumCategory || packed ? h.nbytes : 0);
+  fi_addr_t to = fabric_.addr(slot.peer);
+  Fabric::Guard g(fabric_);
+  bool inject = len <= limits_.inline_limit;
+  for (;;) {
+    ssize_t rc = inject ? fi_inject(fabric_.ep(), b->data, len, to)
+                        : fi_send(fabric_.ep(), b->data, len, b->desc, to, &b->ctx);
+    if (rc == 0) break;
+    if (rc != -FI_EAGAIN) {
+      util::fatal("sending an AM of %zu bytes to rank %u: %s", len, slot.peer,
+                  fi_error(inject ? "fi_inject" : "fi_send", rc).c_str());
+    }
+    fabric_.progress();
+  }
+  if (inject) {  // the provider has copied it: no completion will come
+    b->next = free_send_;
+    free_send_ = b;
+  } else {
+    b->peer = slot.peer;
+    ++in_flight_[slot.peer];
+  }
+}
+
+void AmChannel::deliver(Arrival a) {
+  const AmHeader *h = reinterpret_cast<const AmHeader *>(a.buf->data);
+  if (a.len < kHeaderBytes || a.len < payload_offset(h->nargs)) {
+    util::fatal("received a %zu-byte AM, shorter than its header says", a.len);
+  }
+  const int32_t *args = reinterpret_cast<const int32_t *>(a.buf->data + kHeaderBytes);
+  char *payload = a.buf->data + payload_offset(h->nargs);
+  // A packed Long: its payload goes where the sender named, in our segment.
+  if (h->category == kLongCategory && h->nbytes && a.len >= payload_offset(h->nargs) + h->nbytes)
+    std::memcpy(reinterpret_cast<void *>(h->dest), payload, h->nbytes);
+  deliver_am(*h, args, payload);
+}
+
+bool AmChannel::poll(bool replies_only) {
+  int done = 0;
+  bool concurrent = fabric_.concurrent();
+  std::unique_lock<std::mutex> lock(fabric_.mutex(), std::defer_lock);
+  if (concurrent) lock.lock();
+  fabric_.progress();
+  while (done < kPollBudget) {
+    std::deque<Arrival> *q = !replies_.empty()                     ? &replies_
+                             : !replies_only && !requests_.empty() ? &requests_
+                                                                   : nullptr;
+    if (!q) break;
+    Arrival a = q->front();
+    q->pop_front();
+    if (concurrent) lock.unlock();
+    deliver(a);
+    if (concurrent) lock.lock();
+    a.buf->next = free_recv_;
+    free_recv_ = a.buf;
+    ++done;
+  }
+  return done > 0;
+}
+
+}  // namespace gexx::transport::ofi

@@ -1,0 +1,83 @@
+// Active messages over libfabric sends and receives. A message is the
+// 32-byte AmHeader, the arguments (padded to 16 bytes) and a Medium or
+// packed Long payload (the receiver copies that into its segment), in one
+// send: fi_inject when it fits the provider's inject size, else
+// fi_send from a send buffer that returns to the pool on its completion.
+//
+// Receive buffers are posted ahead. A completed receive is queued by lane
+// and a replacement is posted at once, before its handler runs; the buffer
+// is posted again once the handler returns. Flow control is core's: request
+// credits bound what a peer may have in flight toward us, and replies and
+// credit messages are bounded by our own requests, so the receive pool only
+// grows to what that allows.
+#pragma once
+
+#include <rdma/fi_eq.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <vector>
+
+#include "transport/ofi/fabric.hpp"
+#include "transport/transport.hpp"
+
+namespace gexx::transport::ofi {
+
+class AmChannel final : public CompletionSink {
+ public:
+  static constexpr size_t kMaxMedium = 65536;
+  static constexpr size_t kHeaderBytes = 32;
+  static constexpr size_t kMaxArgBytes = 64;
+  static constexpr size_t kBufferBytes = kHeaderBytes + kMaxArgBytes + kMaxMedium;
+
+  // Limits: sends in flight in all (GASNET_NETWORKDEPTH_TOTAL) and toward
+  // one peer (GASNET_NETWORKDEPTH_PP); messages up to `inline_limit` bytes
+  // are injected (copied by the provider at once).
+  struct Limits {
+    size_t depth_total;
+    uint32_t depth_per_peer;
+    size_t inline_limit;
+  };
+  AmChannel(Fabric &fabric, uint32_t ranks, const Limits &limits);
+  ~AmChannel();
+
+  bool reserve(uint32_t peer, AmLane lane, unsigned nargs, size_t payload, AmSlot &slot);
+  void commit(AmSlot &slot, const AmHeader &h, const int32_t *args);
+  bool poll(bool replies_only);
+  // Sends free their buffers; receives are queued and replaced.
+  void completed(OpContext *op, const fi_cq_msg_entry &entry) override;
+
+ private:
+  struct Buffer : OpContext {
+    Buffer *next = nullptr;
+    void *desc = nullptr;
+    uint32_t peer = 0;  // a send's destination
+    bool recv = false;
+    alignas(64) char data[kBufferBytes];
+  };
+  struct Chunk;
+  struct Arrival {
+    Buffer *buf;
+    size_t len;
+  };
+  static size_t payload_offset(unsigned nargs) {
+    return kHeaderBytes + (nargs * sizeof(int32_t) + 15) / 16 * 16;
+  }
+  Buffer *grow(bool recv);  // a new chunk; returns one buffer of it
+  Buffer *take(Buffer *&list, bool recv);
+  void post_recv(Buffer *b);
+  void deliver(Arrival a);
+
+  Fabric &fabric_;
+  Limits limits_;
+  std::vector<uint32_t> in_flight_;  // sends by peer, awaiting completion
+  std::vector<std::unique_ptr<Chunk>> chunks_;
+  Buffer *free_send_ = nullptr;
+  Buffer *free_recv_ = nullptr;
+  size_t send_buffers_ = 0;
+  std::deque<Arrival> requests_, replies_;
+};
+
+}  // namespace gexx::transport::ofi

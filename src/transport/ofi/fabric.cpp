@@ -1,0 +1,176 @@
+#include "transport/ofi/fabric.hpp"
+
+#include <rdma/fi_cm.h>
+#include <rdma/fi_endpoint.h>
+#include <rdma/fi_errno.h>
+
+#include <cstdlib>
+#include <cstring>
+
+#include "bootstrap/bootstrap.hpp"
+#include "util/log.hpp"
+#include "util/strings.hpp"
+
+namespace gexx::transport::ofi {
+
+namespace {
+// The API version we are written to: registration modes as bits (1.5+),
+// FI_MR_ENDPOINT (1.7+).
+constexpr uint32_t kApiVersion = FI_VERSION(1, 9);
+
+// Every registration mode we can honour; the provider keeps those it needs.
+constexpr uint64_t kMrModes =
+    FI_MR_LOCAL | FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_PROV_KEY | FI_MR_ENDPOINT;
+
+void check(const char *call, int rc) {
+  if (rc) util::fatal("%s", fi_error(call, rc).c_str());
+}
+}  // namespace
+
+std::string fi_error(const char *call, long rc) {
+  return util::format("%s: %s (%ld)", call, fi_strerror(static_cast<int>(rc < 0 ? -rc : rc)), rc);
+}
+
+MemoryRegion &MemoryRegion::operator=(MemoryRegion &&o) noexcept {
+  if (this != &o) {
+    if (mr_) fi_close(&mr_->fid);
+    mr_ = o.mr_;
+    o.mr_ = nullptr;
+  }
+  return *this;
+}
+
+MemoryRegion::~MemoryRegion() {
+  if (mr_) fi_close(&mr_->fid);
+}
+
+void *MemoryRegion::desc() const {
+  return mr_ ? fi_mr_desc(mr_) : nullptr;
+}
+
+uint64_t MemoryRegion::key() const {
+  return mr_ ? fi_mr_key(mr_) : 0;
+}
+
+Fabric::Fabric(bootstrap::Bootstrap &boot, const std::string &provider) {
+  fi_info *hints = fi_allocinfo();
+  if (!hints) util::fatal("fi_allocinfo: out of memory");
+  hints->ep_attr->type = FI_EP_RDM;
+  hints->caps = FI_MSG | FI_RMA;
+  hints->mode = FI_CONTEXT | FI_CONTEXT2;
+  hints->domain_attr->mr_mode = static_cast<int>(kMrModes);
+  hints->domain_attr->threading = FI_THREAD_DOMAIN;
+  if (!provider.empty()) hints->fabric_attr->prov_name = ::strdup(provider.c_str());
+  int rc = fi_getinfo(kApiVersion, nullptr, nullptr, 0, hints, &info_);
+  fi_freeinfo(hints);
+  if (rc || !info_) {
+    const char *env = std::getenv("FI_PROVIDER");
+    util::fatal(
+        "the ofi conduit found no libfabric provider with reliable-datagram endpoints, "
+        "messages and RMA%s%s%s: %s. List the providers with 'fi_info -t FI_EP_RDM' and "
+        "choose one with GASNET_OFI_PROVIDER",
+        provider.empty() ? "" : " named ", provider.c_str(),
+        env && provider.empty() ? util::format(" (FI_PROVIDER=%s)", env).c_str() : "",
+        fi_strerror(-rc));
+  }
+  provider_ = info_->fabric_attr->prov_name ? info_->fabric_attr->prov_name : "?";
+  inject_size_ = info_->tx_attr->inject_size;
+  max_msg_size_ = info_->ep_attr->max_msg_size;
+  mr_mode_ = static_cast<uint64_t>(info_->domain_attr->mr_mode);
+
+  check("fi_fabric", fi_fabric(info_->fabric_attr, &fabric_, nullptr));
+  check("fi_domain", fi_domain(fabric_, info_, &domain_, nullptr));
+  fi_cq_attr cq_attr{};
+  cq_attr.format = FI_CQ_FORMAT_MSG;
+  cq_attr.size = 0;
+  check("fi_cq_open", fi_cq_open(domain_, &cq_attr, &cq_, nullptr));
+  fi_av_attr av_attr{};
+  av_attr.type = FI_AV_TABLE;
+  av_attr.count = boot.size();
+  check("fi_av_open", fi_av_open(domain_, &av_attr, &av_, nullptr));
+  check("fi_endpoint", fi_endpoint(domain_, info_, &ep_, nullptr));
+  check("fi_ep_bind(cq)", fi_ep_bind(ep_, &cq_->fid, FI_TRANSMIT | FI_RECV));
+  check("fi_ep_bind(av)", fi_ep_bind(ep_, &av_->fid, 0));
+  if (provider_ == "shm") {
+    // The shm provider names a /dev/shm file after its endpoint and removes
+    // it only when the endpoint closes, which a rank that is killed or calls
+    // _exit never does; in the job's namespace the launcher sweeps it.
+    std::string shm_name = util::format("gexx-%s-ofi-%u", boot.job_id().c_str(), boot.rank());
+    check("fi_setname", fi_setname(&ep_->fid, shm_name.data(), shm_name.size() + 1));
+  }
+  check("fi_enable", fi_enable(ep_));
+
+  std::vector<uint8_t> name(256);
+  size_t len = name.size();
+  rc = fi_getname(&ep_->fid, name.data(), &len);
+  if (rc == -FI_ETOOSMALL) {
+    name.resize(len);
+    rc = fi_getname(&ep_->fid, name.data(), &len);
+  }
+  check("fi_getname", rc);
+  auto names = boot.exchange(name.data(), len);
+  addrs_.resize(boot.size());
+  for (uint32_t r = 0; r < boot.size(); ++r) {
+    int n = fi_av_insert(av_, names[r].data(), 1, &addrs_[r], 0, nullptr);
+    if (n != 1) util::fatal("%s", fi_error("fi_av_insert", n).c_str());
+  }
+}
+
+Fabric::~Fabric() {
+  close_all();
+}
+
+void Fabric::close_all() {
+  // Reverse order of opening; the endpoint first, as it is bound to the rest.
+  if (ep_) fi_close(&ep_->fid);
+  if (av_) fi_close(&av_->fid);
+  if (cq_) fi_close(&cq_->fid);
+  if (domain_) fi_close(&domain_->fid);
+  if (fabric_) fi_close(&fabric_->fid);
+  if (info_) fi_freeinfo(info_);
+  ep_ = nullptr;
+  av_ = nullptr;
+  cq_ = nullptr;
+  domain_ = nullptr;
+  fabric_ = nullptr;
+  info_ = nullptr;
+}
+
+bool Fabric::progress() {
+  constexpr int kBatch = 16;
+  fi_cq_msg_entry entries[kBatch];
+  ssize_t n = fi_cq_read(cq_, entries, kBatch);
+  if (n == -FI_EAGAIN) return false;
+  if (n == -FI_EAVAIL) {
+    fi_cq_err_entry err{};
+    fi_cq_readerr(cq_, &err, 0);
+    util::fatal("a libfabric operation failed (provider %s): %s (%s)", provider_.c_str(),
+                fi_strerror(err.err),
+                fi_cq_strerror(cq_, err.prov_errno, err.err_data, nullptr, 0));
+  }
+  if (n < 0) util::fatal("%s", fi_error("fi_cq_read", n).c_str());
+  for (ssize_t i = 0; i < n; ++i) {
+    auto *op = static_cast<OpContext *>(entries[i].op_context);
+    op->sink->completed(op, entries[i]);
+  }
+  return n > 0;
+}
+
+MemoryRegion Fabric::register_memory(void *addr, size_t len, uint64_t access) {
+  // Without FI_MR_PROV_KEY we name the key; unique per domain is enough.
+  uint64_t key = (mr_mode_ & FI_MR_PROV_KEY) ? 0 : next_key_++;
+  fid_mr *mr = nullptr;
+  int rc = fi_mr_reg(domain_, addr, len, access, 0, key, 0, &mr, nullptr);
+  if (rc) {
+    util::fatal("cannot register %s at %p with provider %s: %s", util::human_size(len).c_str(),
+                addr, provider_.c_str(), fi_error("fi_mr_reg", rc).c_str());
+  }
+  MemoryRegion region(mr);
+  if (mr_mode_ & FI_MR_ENDPOINT) {
+    check("fi_mr_bind", fi_mr_bind(mr, &ep_->fid, 0));
+    check("fi_mr_enable", fi_mr_enable(mr));
+  }
+  return region;
+}
+
+}  // namespace gexx::transport::ofi

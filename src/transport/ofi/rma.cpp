@@ -1,0 +1,196 @@
+#include "transport/ofi/rma.hpp"
+
+#include <rdma/fi_errno.h>
+#include <rdma/fi_rma.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "bootstrap/bootstrap.hpp"
+#include "util/log.hpp"
+
+namespace gexx::transport::ofi {
+
+namespace {
+constexpr size_t kChunkBounces = 16;
+// Bounce buffers at most (4 MiB); past it a put waits for one to free.
+constexpr size_t kMaxBounceChunks = 4;
+
+// What a rank publishes about its segment.
+struct SegmentCard {
+  uint64_t owner_base;
+  uint64_t key;
+};
+}  // namespace
+
+struct RmaChannel::Bounce {
+  Bounce *next = nullptr;
+  void *desc = nullptr;
+  alignas(64) char data[kBounceBytes];
+};
+
+struct RmaChannel::BounceChunk {
+  Bounce bounces[kChunkBounces];
+  MemoryRegion mr;
+};
+
+RmaChannel::RmaChannel(Fabric &fabric, size_t bounce_limit)
+    : fabric_(fabric),
+      bounce_limit_(bounce_limit),
+      max_fragment_(std::max<size_t>(fabric.max_msg_size(), 1)) {}
+
+RmaChannel::~RmaChannel() = default;  // the endpoint closes first
+
+void RmaChannel::attach(bootstrap::Bootstrap &boot, void *base, uint64_t size) {
+  seg_base_ = static_cast<char *>(base);
+  seg_size_ = size;
+  SegmentCard mine{reinterpret_cast<uint64_t>(base), 0};
+  if (size) {
+    segment_mr_ =
+        fabric_.register_memory(base, size, FI_READ | FI_WRITE | FI_REMOTE_READ | FI_REMOTE_WRITE);
+    mine.key = segment_mr_.key();
+  }
+  auto cards = boot.exchange(&mine, sizeof mine);
+  peers_.resize(cards.size());
+  bool virt = fabric_.mr_mode() & FI_MR_VIRT_ADDR;
+  for (size_t r = 0; r < cards.size(); ++r) {
+    SegmentCard c;
+    std::memcpy(&c, cards[r].data(), sizeof c);
+    peers_[r].owner_base = c.owner_base;
+    peers_[r].base = virt ? c.owner_base : 0;
+    peers_[r].key = c.key;
+  }
+}
+
+bool RmaChannel::in_segment(const void *p, size_t n) const {
+  uint64_t off = reinterpret_cast<uint64_t>(p) - reinterpret_cast<uint64_t>(seg_base_);
+  return off <= seg_size_ && n <= seg_size_ - off;
+}
+
+void *RmaChannel::local_desc(const void *p, size_t n) const {
+  return in_segment(p, n) ? segment_mr_.desc() : nullptr;
+}
+
+RmaChannel::Op *RmaChannel::take_op(RmaCompletion &done) {
+  Op *op = free_ops_;
+  if (op) {
+    free_ops_ = op->next;
+  } else {
+    ops_.push_back(std::make_unique<Op>());
+    op = ops_.back().get();
+    op->sink = this;
+  }
+  op->done = &done;
+  op->bounce = nullptr;
+  op->copy_to = nullptr;
+  done.pending.fetch_add(1, std::memory_order_relaxed);
+  return op;
+}
+
+void RmaChannel::release(Op *op) {
+  if (op->bounce) {
+    op->bounce->next = free_bounce_;
+    free_bounce_ = op->bounce;
+  }
+  op->next = free_ops_;
+  free_ops_ = op;
+}
+
+RmaChannel::Bounce *RmaChannel::take_bounce() {
+  while (!free_bounce_) {
+    if (bounce_chunks_.size() < kMaxBounceChunks) {
+      auto chunk = std::make_unique<BounceChunk>();
+      if (fabric_.mr_local())
+        chunk->mr =
+            fabric_.register_memory(chunk->bounces, sizeof chunk->bounces, FI_READ | FI_WRITE);
+      for (Bounce &b : chunk->bounces) {
+        b.desc = chunk->mr.desc();
+        b.next = free_bounce_;
+        free_bounce_ = &b;
+      }
+      bounce_chunks_.push_back(std::move(chunk));
+    } else {
+      fabric_.progress();
+    }
+  }
+  Bounce *b = free_bounce_;
+  free_bounce_ = b->next;
+  return b;
+}
+
+void RmaChannel::post(bool write, Op *op, void *local, void *desc, uint32_t peer, uint64_t remote) {
+  const Peer &p = peers_[peer];
+  iovec iov{local, op->len};
+  fi_rma_iov rma{p.base + (remote - p.owner_base), op->len, p.key};
+  fi_msg_rma msg{};
+  msg.msg_iov = &iov;
+  msg.desc = &desc;
+  msg.iov_count = 1;
+  msg.addr = fabric_.addr(peer);
+  msg.rma_iov = &rma;
+  msg.rma_iov_count = 1;
+  msg.context = &op->ctx;
+  for (;;) {
+    // Delivery completion: a completed put is visible at the target, which
+    // is what the client's completion promises.
+    ssize_t rc = write ? fi_writemsg(fabric_.ep(), &msg, FI_COMPLETION | FI_DELIVERY_COMPLETE)
+                       : fi_readmsg(fabric_.ep(), &msg, FI_COMPLETION);
+    if (rc == 0) return;
+    if (rc != -FI_EAGAIN) {
+      util::fatal("%s %zu bytes %s rank %u: %s", write ? "writing" : "reading", op->len,
+                  write ? "to" : "from", peer,
+                  fi_error(write ? "fi_writemsg" : "fi_readmsg", rc).c_str());
+    }
+    fabric_.progress();
+  }
+}
+
+bool RmaChannel::put(uint32_t peer, uint64_t remote, const void *src, size_t nbytes,
+                     RmaCompletion &done) {
+  Fabric::Guard g(fabric_);
+  bool bounce = nbytes <= bounce_limit_ || (fabric_.mr_local() && !in_segment(src, nbytes));
+  size_t fragment = bounce ? std::min(kBounceBytes, max_fragment_) : max_fragment_;
+  const char *from = static_cast<const char *>(src);
+  for (size_t off = 0; off < nbytes; off += fragment) {
+    Op *op = take_op(done);
+    op->len = std::min(fragment, nbytes - off);
+    if (bounce) {
+      op->bounce = take_bounce();
+      std::memcpy(op->bounce->data, from + off, op->len);
+      post(true, op, op->bounce->data, op->bounce->desc, peer, remote + off);
+    } else {
+      post(true, op, const_cast<char *>(from + off), local_desc(src, nbytes), peer, remote + off);
+    }
+  }
+  return bounce;
+}
+
+void RmaChannel::get(void *dest, uint32_t peer, uint64_t remote, size_t nbytes,
+                     RmaCompletion &done) {
+  Fabric::Guard g(fabric_);
+  bool bounce = fabric_.mr_local() && !in_segment(dest, nbytes);
+  size_t fragment = bounce ? std::min(kBounceBytes, max_fragment_) : max_fragment_;
+  char *to = static_cast<char *>(dest);
+  for (size_t off = 0; off < nbytes; off += fragment) {
+    Op *op = take_op(done);
+    op->len = std::min(fragment, nbytes - off);
+    if (bounce) {
+      op->bounce = take_bounce();
+      op->copy_to = to + off;
+      post(false, op, op->bounce->data, op->bounce->desc, peer, remote + off);
+    } else {
+      post(false, op, to + off, local_desc(dest, nbytes), peer, remote + off);
+    }
+  }
+}
+
+void RmaChannel::completed(OpContext *ctx, const fi_cq_msg_entry &) {
+  Op *op = static_cast<Op *>(ctx);
+  if (op->copy_to) std::memcpy(op->copy_to, op->bounce->data, op->len);
+  RmaCompletion *done = op->done;
+  release(op);
+  // Last: the waiter may return and end `done` as soon as it reads zero.
+  done->pending.fetch_sub(1, std::memory_order_release);
+}
+
+}  // namespace gexx::transport::ofi

@@ -1,0 +1,83 @@
+// Puts and gets over libfabric RMA. Each rank registers its segment at
+// attach and publishes its key and base; a put is fi_write with delivery
+// completion (the data is visible at the target when it completes), a get
+// is fi_read; both split at the provider's max_msg_size.
+//
+// A put up to the bounce limit is copied into a registered bounce buffer, so
+// its source is free again when the call returns; a larger one is written
+// from the client's memory (its source is busy until it completes). Where
+// the provider wants local buffers registered (FI_MR_LOCAL) and the client's
+// buffer is outside our segment, puts and gets go through bounce buffers.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "transport/ofi/fabric.hpp"
+#include "transport/transport.hpp"
+
+namespace gexx::bootstrap {
+class Bootstrap;
+}
+
+namespace gexx::transport::ofi {
+
+class RmaChannel final : public CompletionSink {
+ public:
+  static constexpr size_t kBounceBytes = 65536;
+
+  RmaChannel(Fabric &fabric, size_t bounce_limit);
+  ~RmaChannel();
+
+  // Collective: registers [base, base + size) and learns every rank's
+  // segment key and base.
+  void attach(bootstrap::Bootstrap &boot, void *base, uint64_t size);
+  // `remote` is an address in `peer`'s segment as its owner sees it.
+  bool put(uint32_t peer, uint64_t remote, const void *src, size_t nbytes, RmaCompletion &done);
+  void get(void *dest, uint32_t peer, uint64_t remote, size_t nbytes, RmaCompletion &done);
+
+  void completed(OpContext *op, const fi_cq_msg_entry &entry) override;
+
+ private:
+  struct Bounce;
+  struct Op : OpContext {
+    Op *next = nullptr;
+    RmaCompletion *done = nullptr;
+    Bounce *bounce = nullptr;
+    void *copy_to = nullptr;  // a get through a bounce buffer lands here
+    size_t len = 0;
+  };
+  struct Peer {
+    uint64_t base = 0;  // what the provider wants added to a segment offset
+    uint64_t owner_base = 0;
+    uint64_t key = 0;
+  };
+  struct BounceChunk;
+
+  Op *take_op(RmaCompletion &done);
+  void release(Op *op);
+  Bounce *take_bounce();
+  bool in_segment(const void *p, size_t n) const;
+  // The segment's descriptor for a buffer inside it; none (which a provider
+  // without FI_MR_LOCAL accepts) for any other.
+  void *local_desc(const void *p, size_t n) const;
+  // Posts one fragment (fi_writemsg or fi_readmsg), retrying while the
+  // provider is busy. Callers hold the fabric lock.
+  void post(bool write, Op *op, void *local, void *desc, uint32_t peer, uint64_t remote);
+
+  Fabric &fabric_;
+  size_t bounce_limit_;
+  size_t max_fragment_;
+  MemoryRegion segment_mr_;
+  char *seg_base_ = nullptr;
+  uint64_t seg_size_ = 0;
+  std::vector<Peer> peers_;
+  std::vector<std::unique_ptr<Op>> ops_;
+  Op *free_ops_ = nullptr;
+  std::vector<std::unique_ptr<BounceChunk>> bounce_chunks_;
+  Bounce *free_bounce_ = nullptr;
+};
+
+}  // namespace gexx::transport::ofi

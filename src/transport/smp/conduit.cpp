@@ -1,0 +1,8 @@
+// The smp conduit's library opens the shared-memory transport.
+#include "transport/transport.hpp"
+
+namespace gexx::transport {
+std::unique_ptr<Transport> open_conduit(bootstrap::Bootstrap &boot) {
+  return smp::open(boot);
+}
+}  // namespace gexx::transport
