@@ -66,10 +66,20 @@ bool send_message(int fd, Op op, uint32_t arg, const void *payload, size_t len,
 // Returns bytes read, 0 at end of stream, -1 on error (errno set).
 long recv_some(int fd, void *data, size_t len, std::vector<int> &fds);
 
-// Connects to "@name" (abstract Unix socket) or a filesystem path.
+// Connects to "@name" (abstract Unix socket), "tcp:HOST:PORT" (an IPv6
+// HOST in brackets) or a filesystem path.
 int connect_address(const std::string &address);
 // Listens on a fresh abstract address; `address` receives its "@name" form.
 int listen_abstract(const std::string &name_hint, std::string &address);
+// Listens on TCP at `ip` (numeric, v4 or v6) on a port the kernel picks;
+// `address` receives its "tcp:IP:PORT" form.
+int listen_tcp(const std::string &ip, std::string &address);
+// The numeric address of this host on the route to `host` (what a process
+// there would connect back to), or "" with `error` set.
+std::string local_ip_towards(const std::string &host, std::string &error);
+// True for a socket whose peer is on this host and has a kernel-vouched
+// identity (a Unix socket); false for TCP, where only the secret counts.
+bool is_unix_socket(int fd);
 
 void random_bytes(uint8_t *out, size_t n);
 bool secrets_equal(const uint8_t *a, const uint8_t *b);  // constant time

@@ -59,6 +59,19 @@ const std::vector<Var> kRegistry = {
      "Most polls per second of an idle progress thread (GASNET_RCV_THREAD): it sleeps up to "
      "1/RATE seconds between polls once idle; 0 never sleeps (it yields the CPU instead).",
      false, 0, 1000000000},
+    // the ssh spawner (bootstrap/ssh_hosts.cpp)
+    {"GASNET_SSH_SERVERS", Kind::String, "",
+     "Hosts of an ssh-spawned job, separated by commas or spaces; GASNET_SSH_NODEFILE wins "
+     "when both are set.",
+     false},
+    {"GASNET_SSH_NODEFILE", Kind::String, "",
+     "File naming the hosts of an ssh-spawned job, one per line; blank lines and text after "
+     "'#' are ignored.",
+     false},
+    {"GASNET_SSH_KEEPDUP", Kind::Bool, "0",
+     "Keep a host named more than once in the host list (each entry then takes its own "
+     "ranks); by default later repeats are dropped.",
+     false},
     // crash diagnostics (util/debug.cpp)
     {"GASNET_BACKTRACE", Kind::Bool, "0",
      "Print a backtrace of a rank that dies of a fatal signal (SIGSEGV, SIGBUS, SIGILL, SIGFPE, "

@@ -199,7 +199,7 @@ TEST(UnknownVariables, WarnWithTheNearestName) {
   std::map<std::string, std::string> env = {
       {"GASNET_MAX_SEGSZE", "1G"},     // a typo of a variable gexx reads
       {"GASNET_SPAWNFN", "S"},         // GASNet's, ignored quietly
-      {"GASNET_SSH_SERVER", "a b"},    // a typo of an ignored GASNet variable
+      {"GASNET_SSH_OUT_DEGRE", "4"},   // a typo of an ignored GASNet variable
       {"GASNET_COMPLETELY_NEW", "1"},  // nothing near it
       {"GASNET_BACKTRACE", "1"},       // known
   };
@@ -212,8 +212,8 @@ TEST(UnknownVariables, WarnWithTheNearestName) {
             "GASNET_MAX_SEGSZE is not a variable gexx knows; it is ignored (did you mean "
             "GASNET_MAX_SEGSIZE?); gasnetrun --help-env lists the variables gexx reads");
   EXPECT_EQ(warnings[2],
-            "GASNET_SSH_SERVER is not a variable gexx knows; it is ignored (did you mean "
-            "GASNET_SSH_SERVERS? gexx ignores that one too); gasnetrun --help-env lists the "
+            "GASNET_SSH_OUT_DEGRE is not a variable gexx knows; it is ignored (did you mean "
+            "GASNET_SSH_OUT_DEGREE? gexx ignores that one too); gasnetrun --help-env lists the "
             "variables gexx reads");
 }
 
