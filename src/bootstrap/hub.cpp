@@ -207,7 +207,8 @@ bool Hub::hello(Conn &c, const Header &h, const uint8_t *payload) {
   }
   c.rank = b.rank;
   rank_fd_[b.rank] = c.fd;
-  rank_pid_[b.rank] = local ? cred.pid : -1;
+  // Over TCP the rank's word is all there is; its agent signals only its own ranks.
+  rank_pid_[b.rank] = local ? cred.pid : (b.pid > 0 ? static_cast<long>(b.pid) : -1);
   if (verbose_)
     report(who_, util::format("rank %u joined (%s)", b.rank, describe_peer(c.fd).c_str()));
   send_message(c.fd, Op::Welcome, 0, nullptr, 0);

@@ -12,7 +12,7 @@
 namespace gexx::bootstrap {
 
 constexpr uint32_t kMagic = 0x58584547;  // "GEXX"
-constexpr uint32_t kProtocolVersion = 1;
+constexpr uint32_t kProtocolVersion = 2;
 constexpr size_t kSecretBytes = 32;
 constexpr size_t kMaxFdsPerMessage = 200;
 
@@ -23,6 +23,8 @@ constexpr const char *kEnvRank = "GEXX_BOOT_RANK";
 constexpr const char *kEnvSize = "GEXX_BOOT_SIZE";
 constexpr const char *kEnvJob = "GEXX_JOB_ID";
 constexpr const char *kEnvVerbose = "GEXX_LAUNCH_VERBOSE";
+// The index of the rank's host among the job's hosts (ssh spawner).
+constexpr const char *kEnvHost = "GEXX_BOOT_HOST";
 
 enum class Op : uint32_t {
   Hello = 1,    // rank -> hub: HelloBody
@@ -53,6 +55,7 @@ struct HelloBody {
   uint32_t rank;
   uint32_t size;
   uint8_t secret[kSecretBytes];
+  uint32_t pid;  // the rank's process id on its host (what its agent signals)
 };
 
 // Blocking helpers; they retry on EINTR and wait out EAGAIN. They return

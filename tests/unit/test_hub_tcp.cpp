@@ -26,7 +26,7 @@ Reply greet(const std::string &address, const uint8_t *secret, uint32_t rank, ui
   Reply r;
   int fd = connect_address(address);
   if (fd < 0) return r;
-  HelloBody hello{kMagic, kProtocolVersion, rank, size, {}};
+  HelloBody hello{kMagic, kProtocolVersion, rank, size, {}, 0};
   std::memcpy(hello.secret, secret, kSecretBytes);
   Header h{};
   if (send_message(fd, Op::Hello, 0, &hello, sizeof hello) && read_all(fd, &h, sizeof h)) {
@@ -89,7 +89,7 @@ TEST(HubTcp, ExchangeAcrossTcp) {
   for (uint32_t r = 0; r < 2; ++r) {
     ranks.emplace_back([&, r] {
       int fd = connect_address(hub.address());
-      HelloBody hello{kMagic, kProtocolVersion, r, 2, {}};
+      HelloBody hello{kMagic, kProtocolVersion, r, 2, {}, 0};
       std::memcpy(hello.secret, secret, kSecretBytes);
       Header h{};
       send_message(fd, Op::Hello, 0, &hello, sizeof hello);
