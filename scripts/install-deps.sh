@@ -56,6 +56,10 @@ check_all() {
   have clang-format || need clang-format
   have unshare || need util-linux
   { have pgrep && have ps; } || need procps
+  # The multi-host test: network namespaces joined by a veth pair, an sshd in each.
+  have ip || need iproute2
+  { have sshd || [[ -x /usr/sbin/sshd ]]; } || need openssh-server
+  { have ssh && have ssh-keygen; } || need openssh-client
 }
 
 # Optional: libfabric for the ofi conduit. The build leaves the conduit out

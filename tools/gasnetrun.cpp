@@ -13,6 +13,8 @@
 #include <vector>
 
 #include "bootstrap/local_job.hpp"
+#include "bootstrap/ssh_hosts.hpp"
+#include "bootstrap/ssh_job.hpp"
 #include "util/config.hpp"
 #include "util/strings.hpp"
 
@@ -21,11 +23,16 @@ namespace {
 std::string g_name = "gasnetrun";
 
 const char *kUsage =
-    "usage: %s -n N [-E VAR,...] [-v] [--] program [args...]\n"
+    "usage: %s -n N [-N HOSTS] [--spawner local|ssh] [-E VAR,...] [-v] [--] program "
+    "[args...]\n"
     "\n"
-    "Starts N ranks of program on this host and returns the job's exit status.\n"
+    "Starts N ranks of program and returns the job's exit status.\n"
     "\n"
     "  -n N, -np N   number of ranks (1 or more)\n"
+    "  -N HOSTS      ssh spawner: run on the first HOSTS hosts, in blocks of ranks\n"
+    "                (default: every host, ranks dealt round-robin)\n"
+    "  --spawner S   local (fork here, the default) or ssh (the hosts of\n"
+    "                GASNET_SSH_SERVERS or GASNET_SSH_NODEFILE); GASNET_SPAWNFN=L|S\n"
     "  -E VAR,...    environment variables the ranks must receive (the local\n"
     "                spawner passes the whole environment; listed names are checked)\n"
     "  -v            say what the launcher does (also makes the ranks verbose)\n"
@@ -75,7 +82,12 @@ int main(int argc, char **argv) {
     const char *slash = std::strrchr(argv[0], '/');
     g_name = slash ? slash + 1 : argv[0];
   }
+  // The ssh spawner's agent on another host (not for users: see ssh_job.hpp).
+  if (argc == 2 && std::strcmp(argv[1], "--ssh-agent") == 0)
+    return gexx::bootstrap::run_ssh_agent(g_name);
   long ranks = -1;
+  long used_hosts = 0;
+  std::string spawner;
   bool verbose = false;
   std::vector<std::string> env_names;
   int i = 1;
@@ -112,6 +124,18 @@ int main(int argc, char **argv) {
       if (!n || *n < 1) usage_error(a + " expects a positive number of ranks, got '" + value + "'");
       if (*n > 1 << 20) usage_error(a + " " + value + " is more ranks than one host can run");
       ranks = static_cast<long>(*n);
+    } else if (a == "-N") {
+      if (i + 1 >= argc) usage_error("-N needs a number of hosts");
+      std::string value = argv[++i];
+      auto n = gexx::config::parse_int(value);
+      if (!n || *n < 1 || *n > 1 << 20)
+        usage_error("-N expects a positive number of hosts, got '" + value + "'");
+      used_hosts = static_cast<long>(*n);
+    } else if (a == "--spawner" || a.rfind("--spawner=", 0) == 0) {
+      if (a == "--spawner" && i + 1 >= argc) usage_error("--spawner needs local or ssh");
+      spawner = a == "--spawner" ? argv[++i] : a.substr(10);
+      if (spawner != "local" && spawner != "ssh")
+        usage_error("--spawner expects local or ssh, got '" + spawner + "'");
     } else if (a == "-E") {
       if (i + 1 >= argc) usage_error("-E needs a comma-separated list of variable names");
       for (const auto &name : gexx::util::split(argv[++i], ",")) {
@@ -138,11 +162,40 @@ int main(int argc, char **argv) {
     return 2;
   }
   o.exit_timeout_seconds = gexx::bootstrap::exit_timeout_seconds(o.ranks);
+  if (spawner.empty()) {
+    std::string fn = gexx::config::get_string("GASNET_SPAWNFN");
+    if (fn == "L" || fn == "l") {
+      spawner = "local";
+    } else if (fn == "S" || fn == "s") {
+      spawner = "ssh";
+    } else {
+      std::fprintf(stderr, "%s: GASNET_SPAWNFN='%s' is not valid: use L (local) or S (ssh)\n",
+                   g_name.c_str(), fn.c_str());
+      return 2;
+    }
+  }
+  std::vector<std::string> hosts;
+  std::vector<uint32_t> placement;
+  if (spawner == "ssh") {
+    auto found = gexx::bootstrap::ssh::hosts_from_environment();
+    if (!found.error.empty()) usage_error(found.error);
+    hosts = found.hosts;
+    if (used_hosts > static_cast<long>(hosts.size())) {
+      usage_error(gexx::util::format("-N %ld asks for more hosts than %s names (%zu)", used_hosts,
+                                     found.source.c_str(), hosts.size()));
+    }
+    placement = gexx::bootstrap::ssh::place_ranks(o.ranks, static_cast<uint32_t>(hosts.size()),
+                                                  static_cast<uint32_t>(used_hosts));
+  } else if (used_hosts > 1) {
+    usage_error("-N " + std::to_string(used_hosts) +
+                ": the local spawner runs every rank on this host (--spawner ssh spreads them)");
+  }
   if (verbose) {
     for (const auto &name : env_names) {
       std::fprintf(stderr, "%s: -E %s: %s\n", g_name.c_str(), name.c_str(),
                    std::getenv(name.c_str()) ? "passed to every rank" : "not set here");
     }
   }
+  if (spawner == "ssh") return gexx::bootstrap::run_ssh_job(o, hosts, placement);
   return gexx::bootstrap::run_local_job(o).exit_code;
 }

@@ -41,8 +41,9 @@ class HubClient final : public Bootstrap {
           "by gasnetrun of this installation?)",
           address.c_str(), std::strerror(errno));
     }
-    HelloBody hello{kMagic, kProtocolVersion, rank_, size_, {}};
+    HelloBody hello{kMagic, kProtocolVersion, rank_, size_, {}, 0};
     std::memcpy(hello.secret, secret, kSecretBytes);
+    hello.pid = static_cast<uint32_t>(::getpid());
     if (!send_message(fd_, Op::Hello, 0, &hello, sizeof hello)) lost();
     Header h;
     std::vector<uint8_t> payload;
@@ -83,6 +84,13 @@ class HubClient final : public Bootstrap {
 
   std::vector<std::vector<int>> exchange_fds(const std::vector<int> &mine) override {
     std::lock_guard<std::mutex> guard(mu_);
+    // Descriptors travel only over a Unix socket, between ranks of one host.
+    if (!is_unix_socket(fd_)) {
+      util::fatal(
+          "this job was started by the ssh spawner, whose ranks reach the launcher over TCP, "
+          "but the smp conduit shares memory through descriptors passed on one host; run "
+          "jobs across hosts with a network conduit (ofi)");
+    }
     if (!send_message(fd_, Op::ExchangeFds, static_cast<uint32_t>(mine.size()), nullptr, 0,
                       mine.data(), mine.size()))
       lost();

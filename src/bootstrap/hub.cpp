@@ -1,5 +1,8 @@
 #include "bootstrap/hub.hpp"
 
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -47,6 +50,11 @@ bool Hub::listen() {
   return listen_fd_ >= 0;
 }
 
+bool Hub::listen_tcp(const std::string &ip) {
+  listen_fd_ = bootstrap::listen_tcp(ip, address_);
+  return listen_fd_ >= 0;
+}
+
 void Hub::forget_in_child() {
   if (listen_fd_ >= 0) ::close(listen_fd_);
   listen_fd_ = -1;
@@ -88,6 +96,11 @@ void Hub::accept_all() {
   for (;;) {
     int fd = ::accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
     if (fd < 0) return;
+    if (!is_unix_socket(fd)) {
+      int one = 1;
+      ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+      ::setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof one);
+    }
     Conn c;
     c.fd = fd;
     conns_.push_back(std::move(c));
@@ -103,12 +116,25 @@ void Hub::drop(Conn &c) {
   c.fd = -1;
 }
 
+std::string Hub::describe_peer(int fd) const {
+  if (is_unix_socket(fd)) {
+    ucred cred{};
+    socklen_t len = sizeof cred;
+    long pid = ::getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) == 0 ? cred.pid : -1;
+    return util::format("pid %ld", pid);
+  }
+  sockaddr_storage sa{};
+  socklen_t len = sizeof sa;
+  char host[NI_MAXHOST] = "?", port[NI_MAXSERV] = "?";
+  if (::getpeername(fd, reinterpret_cast<sockaddr *>(&sa), &len) == 0)
+    ::getnameinfo(reinterpret_cast<sockaddr *>(&sa), len, host, sizeof host, port, sizeof port,
+                  NI_NUMERICHOST | NI_NUMERICSERV);
+  return util::format("%s port %s", host, port);
+}
+
 void Hub::reject(Conn &c, const std::string &reason) {
-  ucred cred{};
-  socklen_t len = sizeof cred;
-  long pid = ::getsockopt(c.fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) == 0 ? cred.pid : -1;
-  report(who_,
-         util::format("refused a bootstrap connection from pid %ld: %s", pid, reason.c_str()));
+  report(who_, util::format("refused a bootstrap connection from %s: %s",
+                            describe_peer(c.fd).c_str(), reason.c_str()));
   send_message(c.fd, Op::Reject, 0, reason.data(), reason.size());
   drop(c);
 }
@@ -152,9 +178,13 @@ bool Hub::hello(Conn &c, const Header &h, const uint8_t *payload) {
   }
   HelloBody b;
   std::memcpy(&b, payload, sizeof b);
+  // On a Unix socket the kernel vouches for the peer's user; a TCP peer on
+  // another host has only the secret to show.
+  bool local = is_unix_socket(c.fd);
   ucred cred{};
   socklen_t len = sizeof cred;
-  if (::getsockopt(c.fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0 || cred.uid != ::geteuid()) {
+  if (local &&
+      (::getsockopt(c.fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0 || cred.uid != ::geteuid())) {
     reject(c, "the process belongs to another user");
     return false;
   }
@@ -177,8 +207,10 @@ bool Hub::hello(Conn &c, const Header &h, const uint8_t *payload) {
   }
   c.rank = b.rank;
   rank_fd_[b.rank] = c.fd;
-  rank_pid_[b.rank] = cred.pid;
-  if (verbose_) report(who_, util::format("rank %u joined (pid %d)", b.rank, cred.pid));
+  // Over TCP the rank's word is all there is; its agent signals only its own ranks.
+  rank_pid_[b.rank] = local ? cred.pid : (b.pid > 0 ? static_cast<long>(b.pid) : -1);
+  if (verbose_)
+    report(who_, util::format("rank %u joined (%s)", b.rank, describe_peer(c.fd).c_str()));
   send_message(c.fd, Op::Welcome, 0, nullptr, 0);
   return true;
 }

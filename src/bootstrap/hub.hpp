@@ -20,8 +20,11 @@ class Hub {
   Hub(const Hub &) = delete;
   Hub &operator=(const Hub &) = delete;
 
-  // Opens the listening socket; false (errno set) if it cannot.
+  // Opens the listening socket, an abstract Unix one for ranks on this host,
+  // or (listen_tcp) a TCP one at `ip` for ranks on other hosts; false (errno
+  // set) if it cannot. Over TCP the job secret alone admits a rank.
   bool listen();
+  bool listen_tcp(const std::string &ip);
   const std::string &address() const { return address_; }
   int listen_fd() const { return listen_fd_; }
   // Closes the listening socket in a forked child that is not the hub.
@@ -66,6 +69,7 @@ class Hub {
   bool process(Conn &c, const Header &h, const uint8_t *payload);
   bool hello(Conn &c, const Header &h, const uint8_t *payload);
   void reject(Conn &c, const std::string &reason);
+  std::string describe_peer(int fd) const;
   void drop(Conn &c);
   void protocol_failure(const std::string &what);
   void finish_exchange();

@@ -1,6 +1,10 @@
 #include "bootstrap/wire.hpp"
 
+#include <arpa/inet.h>
 #include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <poll.h>
 #include <sys/random.h>
 #include <sys/socket.h>
@@ -129,7 +133,54 @@ long recv_some(int fd, void *data, size_t len, std::vector<int> &fds) {
   return n;
 }
 
+namespace {
+// "tcp:HOST:PORT" or "tcp:[V6]:PORT" -> host, port; false if malformed.
+bool split_tcp(const std::string &address, std::string &host, std::string &port) {
+  std::string rest = address.substr(4);
+  size_t colon = rest.rfind(':');
+  if (colon == std::string::npos || colon == 0) return false;
+  host = rest.substr(0, colon);
+  port = rest.substr(colon + 1);
+  if (host.size() > 2 && host.front() == '[' && host.back() == ']')
+    host = host.substr(1, host.size() - 2);
+  return !port.empty();
+}
+
+int connect_tcp(const std::string &address) {
+  std::string host, port;
+  if (!split_tcp(address, host, port)) {
+    errno = EINVAL;
+    return -1;
+  }
+  addrinfo hints{};
+  hints.ai_socktype = SOCK_STREAM;
+  hints.ai_flags = AI_NUMERICHOST | AI_NUMERICSERV;
+  addrinfo *res = nullptr;
+  if (::getaddrinfo(host.c_str(), port.c_str(), &hints, &res) != 0 || !res) {
+    errno = EINVAL;
+    return -1;
+  }
+  int fd = ::socket(res->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  int rc = fd < 0 ? -1 : 0;
+  while (rc == 0 && ::connect(fd, res->ai_addr, res->ai_addrlen) < 0) {
+    if (errno != EINTR) rc = -1;
+  }
+  int saved = errno;
+  ::freeaddrinfo(res);
+  if (rc < 0) {
+    if (fd >= 0) ::close(fd);
+    errno = saved;
+    return -1;
+  }
+  int one = 1;
+  ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  ::setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof one);
+  return fd;
+}
+}  // namespace
+
 int connect_address(const std::string &address) {
+  if (address.rfind("tcp:", 0) == 0) return connect_tcp(address);
   int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (fd < 0) return -1;
   sockaddr_un sa;
@@ -163,6 +214,73 @@ int listen_abstract(const std::string &name_hint, std::string &address) {
   }
   address = name;
   return fd;
+}
+
+int listen_tcp(const std::string &ip, std::string &address) {
+  addrinfo hints{};
+  hints.ai_socktype = SOCK_STREAM;
+  hints.ai_flags = AI_NUMERICHOST | AI_PASSIVE;
+  addrinfo *res = nullptr;
+  if (::getaddrinfo(ip.c_str(), "0", &hints, &res) != 0 || !res) {
+    errno = EINVAL;
+    return -1;
+  }
+  int fd = ::socket(res->ai_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+  bool ok = fd >= 0 && ::bind(fd, res->ai_addr, res->ai_addrlen) == 0 && ::listen(fd, 1024) == 0;
+  int saved = errno;
+  bool v6 = res->ai_family == AF_INET6;
+  ::freeaddrinfo(res);
+  sockaddr_storage sa{};
+  socklen_t len = sizeof sa;
+  if (ok) ok = ::getsockname(fd, reinterpret_cast<sockaddr *>(&sa), &len) == 0;
+  if (!ok) {
+    saved = errno;
+    if (fd >= 0) ::close(fd);
+    errno = saved;
+    return -1;
+  }
+  int port = v6 ? ntohs(reinterpret_cast<sockaddr_in6 *>(&sa)->sin6_port)
+                : ntohs(reinterpret_cast<sockaddr_in *>(&sa)->sin_port);
+  address = v6 ? util::format("tcp:[%s]:%d", ip.c_str(), port)
+               : util::format("tcp:%s:%d", ip.c_str(), port);
+  return fd;
+}
+
+std::string local_ip_towards(const std::string &host, std::string &error) {
+  // The user@ part of an ssh destination is not part of the host name.
+  std::string name = host.substr(host.find('@') == std::string::npos ? 0 : host.find('@') + 1);
+  addrinfo hints{};
+  hints.ai_socktype = SOCK_DGRAM;
+  addrinfo *res = nullptr;
+  int rc = ::getaddrinfo(name.c_str(), "9", &hints, &res);
+  if (rc != 0 || !res) {
+    error = util::format("cannot resolve host '%s': %s", name.c_str(), ::gai_strerror(rc));
+    return "";
+  }
+  // Connecting a datagram socket sends nothing; it only picks the route.
+  int fd = ::socket(res->ai_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  bool ok = fd >= 0 && ::connect(fd, res->ai_addr, res->ai_addrlen) == 0;
+  ::freeaddrinfo(res);
+  sockaddr_storage sa{};
+  socklen_t len = sizeof sa;
+  char text[INET6_ADDRSTRLEN] = {0};
+  if (ok) ok = ::getsockname(fd, reinterpret_cast<sockaddr *>(&sa), &len) == 0;
+  if (ok) {
+    const void *a =
+        sa.ss_family == AF_INET6
+            ? static_cast<const void *>(&reinterpret_cast<sockaddr_in6 *>(&sa)->sin6_addr)
+            : static_cast<const void *>(&reinterpret_cast<sockaddr_in *>(&sa)->sin_addr);
+    ok = ::inet_ntop(sa.ss_family, a, text, sizeof text) != nullptr;
+  }
+  if (!ok) error = util::format("no route to host '%s': %s", name.c_str(), std::strerror(errno));
+  if (fd >= 0) ::close(fd);
+  return ok ? text : "";
+}
+
+bool is_unix_socket(int fd) {
+  sockaddr_storage sa{};
+  socklen_t len = sizeof sa;
+  return ::getsockname(fd, reinterpret_cast<sockaddr *>(&sa), &len) == 0 && sa.ss_family == AF_UNIX;
 }
 
 void random_bytes(uint8_t *out, size_t n) {

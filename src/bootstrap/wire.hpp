@@ -12,7 +12,7 @@
 namespace gexx::bootstrap {
 
 constexpr uint32_t kMagic = 0x58584547;  // "GEXX"
-constexpr uint32_t kProtocolVersion = 1;
+constexpr uint32_t kProtocolVersion = 2;
 constexpr size_t kSecretBytes = 32;
 constexpr size_t kMaxFdsPerMessage = 200;
 
@@ -23,6 +23,8 @@ constexpr const char *kEnvRank = "GEXX_BOOT_RANK";
 constexpr const char *kEnvSize = "GEXX_BOOT_SIZE";
 constexpr const char *kEnvJob = "GEXX_JOB_ID";
 constexpr const char *kEnvVerbose = "GEXX_LAUNCH_VERBOSE";
+// The index of the rank's host among the job's hosts (ssh spawner).
+constexpr const char *kEnvHost = "GEXX_BOOT_HOST";
 
 enum class Op : uint32_t {
   Hello = 1,    // rank -> hub: HelloBody
@@ -53,6 +55,7 @@ struct HelloBody {
   uint32_t rank;
   uint32_t size;
   uint8_t secret[kSecretBytes];
+  uint32_t pid;  // the rank's process id on its host (what its agent signals)
 };
 
 // Blocking helpers; they retry on EINTR and wait out EAGAIN. They return
@@ -66,10 +69,20 @@ bool send_message(int fd, Op op, uint32_t arg, const void *payload, size_t len,
 // Returns bytes read, 0 at end of stream, -1 on error (errno set).
 long recv_some(int fd, void *data, size_t len, std::vector<int> &fds);
 
-// Connects to "@name" (abstract Unix socket) or a filesystem path.
+// Connects to "@name" (abstract Unix socket), "tcp:HOST:PORT" (an IPv6
+// HOST in brackets) or a filesystem path.
 int connect_address(const std::string &address);
 // Listens on a fresh abstract address; `address` receives its "@name" form.
 int listen_abstract(const std::string &name_hint, std::string &address);
+// Listens on TCP at `ip` (numeric, v4 or v6) on a port the kernel picks;
+// `address` receives its "tcp:IP:PORT" form.
+int listen_tcp(const std::string &ip, std::string &address);
+// The numeric address of this host on the route to `host` (what a process
+// there would connect back to), or "" with `error` set.
+std::string local_ip_towards(const std::string &host, std::string &error);
+// True for a socket whose peer is on this host and has a kernel-vouched
+// identity (a Unix socket); false for TCP, where only the secret counts.
+bool is_unix_socket(int fd);
 
 void random_bytes(uint8_t *out, size_t n);
 bool secrets_equal(const uint8_t *a, const uint8_t *b);  // constant time

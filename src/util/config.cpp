@@ -96,6 +96,37 @@ const std::vector<Var> kRegistry = {
      "ofi conduit: Long AM payloads up to this size travel in the AM message itself; larger "
      "ones are written into the target's segment first.",
      false},
+    // the ssh spawner (bootstrap/ssh_hosts.cpp)
+    {"GASNET_SSH_SERVERS", Kind::String, "",
+     "Hosts of an ssh-spawned job, separated by commas or spaces; GASNET_SSH_NODEFILE wins "
+     "when both are set.",
+     false},
+    {"GASNET_SSH_NODEFILE", Kind::String, "",
+     "File naming the hosts of an ssh-spawned job, one per line; blank lines and text after "
+     "'#' are ignored.",
+     false},
+    {"GASNET_SSH_KEEPDUP", Kind::Bool, "0",
+     "Keep a host named more than once in the host list (each entry then takes its own "
+     "ranks); by default later repeats are dropped.",
+     false},
+    {"GASNET_SPAWNFN", Kind::String, "L",
+     "How gasnetrun starts ranks: L (local: fork them on this host) or S (ssh: through an "
+     "agent on each host of GASNET_SSH_SERVERS); gasnetrun --spawner overrides it.",
+     false},
+    {"GASNET_SSH_CMD", Kind::String, "ssh",
+     "Remote shell command of the ssh spawner (split into words as a shell would, nothing "
+     "expanded).",
+     false},
+    {"GASNET_SSH_OPTIONS", Kind::String, "",
+     "Extra options for GASNET_SSH_CMD, before the host name. gexx adds -o BatchMode=yes, "
+     "ConnectTimeout=5, ServerAliveInterval=1 and ServerAliveCountMax=3 unless these set them.",
+     false},
+    {"GASNET_SSH_REMOTE_PATH", Kind::String, "",
+     "Working directory of the ranks on the other hosts (default: the launcher's own).", false},
+    {"GASNET_MASTERIP", Kind::String, "",
+     "Address (numeric IPv4 or IPv6) of this host where ranks on other hosts reach the "
+     "launcher (default: this host's address on the route to the first other host).",
+     false},
     // crash diagnostics (util/debug.cpp)
     {"GASNET_BACKTRACE", Kind::Bool, "0",
      "Print a backtrace of a rank that dies of a fatal signal (SIGSEGV, SIGBUS, SIGILL, SIGFPE, "

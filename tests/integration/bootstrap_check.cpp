@@ -1,6 +1,7 @@
 // bootstrap_check: exercises the bootstrap collectives directly in a real
 // job (gasnetrun or GASNET_PSHM_NODES): exchange with lengths that differ by
-// rank, broadcast from every root, barrier, and descriptor exchange.
+// rank, broadcast from every root, barrier, and descriptor exchange (not
+// with --no-fds: ranks of the ssh spawner reach the launcher over TCP).
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -20,9 +21,27 @@ void expect(bool ok, const std::string &what) {
     ++failures;
   }
 }
+// Each rank shares a memfd holding its rank; every rank reads all of them.
+void share_memfds(gexx::bootstrap::Bootstrap &boot, uint32_t n) {
+  int fd = memfd_create("bootstrap_check", MFD_CLOEXEC);
+  expect(fd >= 0 && ftruncate(fd, 4096) == 0, "memfd");
+  char *p = static_cast<char *>(mmap(nullptr, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0));
+  std::snprintf(p, 64, "segment of rank %u", me);
+  auto fds = boot.exchange_fds({fd});
+  for (uint32_t r = 0; r < n; ++r) {
+    expect(fds[r].size() == 1, "one descriptor from each rank");
+    if (fds[r].size() != 1) continue;
+    char *q = static_cast<char *>(mmap(nullptr, 4096, PROT_READ, MAP_SHARED, fds[r][0], 0));
+    expect(std::string(q) == "segment of rank " + std::to_string(r),
+           "descriptor of rank " + std::to_string(r) + " shows '" + std::string(q) + "'");
+    munmap(q, 4096);
+    close(fds[r][0]);
+  }
+}
 }  // namespace
 
-int main() {
+int main(int argc, char **argv) {
+  bool fds_too = !(argc > 1 && std::strcmp(argv[1], "--no-fds") == 0);
   auto boot = gexx::bootstrap::join_job();
   me = boot->rank();
   uint32_t n = boot->size();
@@ -46,21 +65,7 @@ int main() {
   auto values = boot->allgather(static_cast<uint64_t>(me) * 1000003u);
   for (uint32_t r = 0; r < n; ++r) expect(values[r] == r * 1000003ull, "allgather value");
 
-  // Each rank shares a memfd holding its rank; every rank reads all of them.
-  int fd = memfd_create("bootstrap_check", MFD_CLOEXEC);
-  expect(fd >= 0 && ftruncate(fd, 4096) == 0, "memfd");
-  char *p = static_cast<char *>(mmap(nullptr, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0));
-  std::snprintf(p, 64, "segment of rank %u", me);
-  auto fds = boot->exchange_fds({fd});
-  for (uint32_t r = 0; r < n; ++r) {
-    expect(fds[r].size() == 1, "one descriptor from each rank");
-    if (fds[r].size() != 1) continue;
-    char *q = static_cast<char *>(mmap(nullptr, 4096, PROT_READ, MAP_SHARED, fds[r][0], 0));
-    expect(std::string(q) == "segment of rank " + std::to_string(r),
-           "descriptor of rank " + std::to_string(r) + " shows '" + std::string(q) + "'");
-    munmap(q, 4096);
-    close(fds[r][0]);
-  }
+  if (fds_too) share_memfds(*boot, n);
   boot->barrier();
   std::printf("bootstrap rank %u of %u: %s\n", me, n, failures ? "FAIL" : "PASS");
   std::fflush(stdout);

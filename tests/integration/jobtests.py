@@ -699,7 +699,7 @@ def case_unknown_env():
 def case_verboseenv():
     """GASNET_VERBOSEENV=1: rank 0 alone reports every variable in effect and the set-up."""
     before = shm_entries()
-    env = {"GASNET_VERBOSEENV": "1", "GASNET_BARRIER": "central", "GASNET_SPAWNFN": "L"}
+    env = {"GASNET_VERBOSEENV": "1", "GASNET_BARRIER": "central", "GASNET_CSPAWN_CMD": "x"}
     job = Job([jobcheck(), "data"], ranks=3, env=env).wait().expect(0)
     pass_lines(job, 3)
     lines = [line for line in job.stderr.splitlines() if line.startswith("gexx:")]
@@ -710,7 +710,7 @@ def case_verboseenv():
                 r"  GASNET_MAX_SEGSIZE=0\.5 \(default\)",
                 r"  GASNET_TMPDIR unset",
                 r"  GASNET_VERBOSEENV=1 \(environment\)",
-                r"  GASNET_SPAWNFN=L \(environment; a GASNet variable gexx does not use\)",
+                r"  GASNET_CSPAWN_CMD=x \(environment; a GASNet variable gexx does not use\)",
                 r"conduit smp, job of 3 rank\(s\) started by gasnetrun; largest segment per rank "
                 r"[0-9.]+ [KMGT]iB; shared-memory backings to try: memfd,shm,file",
                 r"barrier algorithm: central \(GASNET_BARRIER=central",
@@ -818,7 +818,7 @@ def case_rogue_client():
     for secret in (os.urandom(32), b"\0" * 32):
         s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         s.connect("\0" + name[1:])
-        hello = struct.pack("<IIII", 0x58584547, 1, 1, 2) + secret
+        hello = struct.pack("<IIII", 0x58584547, 2, 1, 2) + secret + struct.pack("<I", os.getpid())
         s.sendall(struct.pack("<IIQ", 1, 0, len(hello)) + hello)
         reply = s.recv(4096)
         op = struct.unpack("<IIQ", reply[:16])[0] if len(reply) >= 16 else None

@@ -198,8 +198,8 @@ TEST(FirstInvalid, NamesTheVariableAndTheValue) {
 TEST(UnknownVariables, WarnWithTheNearestName) {
   std::map<std::string, std::string> env = {
       {"GASNET_MAX_SEGSZE", "1G"},     // a typo of a variable gexx reads
-      {"GASNET_SPAWNFN", "S"},         // GASNet's, ignored quietly
-      {"GASNET_SSH_SERVER", "a b"},    // a typo of an ignored GASNet variable
+      {"GASNET_CSPAWN_CMD", "x"},      // GASNet's, ignored quietly
+      {"GASNET_SSH_OUT_DEGRE", "4"},   // a typo of an ignored GASNet variable
       {"GASNET_COMPLETELY_NEW", "1"},  // nothing near it
       {"GASNET_BACKTRACE", "1"},       // known
   };
@@ -212,8 +212,8 @@ TEST(UnknownVariables, WarnWithTheNearestName) {
             "GASNET_MAX_SEGSZE is not a variable gexx knows; it is ignored (did you mean "
             "GASNET_MAX_SEGSIZE?); gasnetrun --help-env lists the variables gexx reads");
   EXPECT_EQ(warnings[2],
-            "GASNET_SSH_SERVER is not a variable gexx knows; it is ignored (did you mean "
-            "GASNET_SSH_SERVERS? gexx ignores that one too); gasnetrun --help-env lists the "
+            "GASNET_SSH_OUT_DEGRE is not a variable gexx knows; it is ignored (did you mean "
+            "GASNET_SSH_OUT_DEGREE? gexx ignores that one too); gasnetrun --help-env lists the "
             "variables gexx reads");
 }
 
@@ -222,12 +222,14 @@ TEST(UnknownVariables, NearestName) {
   EXPECT_EQ(nearest_name("GASNET_FREEZE_ON_ERR"), "GASNET_FREEZE_ON_ERROR");
   EXPECT_EQ(nearest_name("GASNET_VERBOSE_ENV"), "GASNET_VERBOSEENV");
   EXPECT_EQ(nearest_name("GASNET_XYZ"), "");
-  EXPECT_TRUE(is_ignored_gasnet_name("GASNET_SPAWNFN"));
+  EXPECT_TRUE(is_ignored_gasnet_name("GASNET_CSPAWN_CMD"));
+  EXPECT_FALSE(is_ignored_gasnet_name("GASNET_SPAWNFN"));  // read by gasnetrun
   EXPECT_FALSE(is_ignored_gasnet_name("GASNET_BACKTRACE"));
 }
 
 TEST(InEffect, SaysWhereEachValueComesFrom) {
-  std::map<std::string, std::string> env = {{"GASNET_BARRIER", "central"}, {"GASNET_SPAWNFN", "S"}};
+  std::map<std::string, std::string> env = {{"GASNET_BARRIER", "central"},
+                                            {"GASNET_CSPAWN_CMD", "x"}};
   auto lines = describe_in_effect(env);
   ASSERT_EQ(lines.size(), registry().size() + 1);
   auto has = [&](const std::string &line) {
@@ -236,7 +238,7 @@ TEST(InEffect, SaysWhereEachValueComesFrom) {
   EXPECT_TRUE(has("GASNET_BARRIER=central (environment)"));
   EXPECT_TRUE(has("GASNET_MAX_SEGSIZE=0.5 (default)"));
   EXPECT_TRUE(has("GASNET_TMPDIR unset"));
-  EXPECT_EQ(lines.back(), "GASNET_SPAWNFN=S (environment; a GASNet variable gexx does not use)");
+  EXPECT_EQ(lines.back(), "GASNET_CSPAWN_CMD=x (environment; a GASNet variable gexx does not use)");
 }
 
 TEST(Agreement, EqualValuesAgree) {

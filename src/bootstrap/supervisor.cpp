@@ -1,0 +1,319 @@
+#include "bootstrap/supervisor.hpp"
+
+#include <dirent.h>
+#include <signal.h>
+#include <sys/signalfd.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include "util/strings.hpp"
+
+namespace gexx::bootstrap {
+
+namespace {
+constexpr double kKillEscalationSeconds = 0.5;
+// After a rank exits, how long the others get to reach their own exit (the
+// usual end of a program: a barrier, some output, exit on every rank) before
+// they are sent SIGQUIT.
+constexpr double kExitGraceSeconds = 0.5;
+}  // namespace
+
+double now_seconds() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
+
+const char *signal_name(int sig) {
+  const char *abbrev = sigabbrev_np(sig);
+  static thread_local char buf[32];
+  std::snprintf(buf, sizeof buf, "SIG%s", abbrev ? abbrev : "?");
+  return buf;
+}
+
+void say(const std::string &who, const std::string &text) {
+  std::string line = who + ": " + text + "\n";
+  ssize_t ignored = ::write(STDERR_FILENO, line.data(), line.size());
+  (void)ignored;
+}
+
+// Removes files a rank may have left in the short window between creating
+// and unlinking a named shared-memory file (see transport/smp/shm_backing).
+void sweep_job_files(const std::string &job_id) {
+  std::vector<std::string> dirs = {"/dev/shm"};
+  for (const char *var : {"GASNET_TMPDIR", "TMPDIR"}) {
+    const char *v = std::getenv(var);
+    if (v && *v) dirs.emplace_back(v);
+  }
+  dirs.emplace_back("/tmp");
+  std::string prefix = "gexx-" + job_id + "-";
+  for (const auto &dir : dirs) {
+    DIR *d = ::opendir(dir.c_str());
+    if (!d) continue;
+    while (dirent *e = ::readdir(d)) {
+      if (std::strncmp(e->d_name, prefix.c_str(), prefix.size()) == 0)
+        ::unlinkat(dirfd(d), e->d_name, 0);
+    }
+    ::closedir(d);
+  }
+}
+
+// Processes the ranks started and left behind were re-parented to the
+// supervisor (a child subreaper); they end with the job.
+void end_orphans(const std::string &who, bool verbose) {
+  for (int sig : {SIGTERM, SIGKILL}) {
+    bool any = false;
+    DIR *d = ::opendir("/proc");
+    if (!d) return;
+    while (dirent *e = ::readdir(d)) {
+      if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
+      FILE *f = std::fopen(("/proc/" + std::string(e->d_name) + "/stat").c_str(), "r");
+      if (!f) continue;
+      char buf[512] = {0};
+      size_t n = std::fread(buf, 1, sizeof buf - 1, f);
+      std::fclose(f);
+      const char *close_paren = std::strrchr(buf, ')');
+      if (!n || !close_paren) continue;
+      char state = 0;
+      long ppid = 0;
+      if (std::sscanf(close_paren + 1, " %c %ld", &state, &ppid) != 2) continue;
+      if (ppid == ::getpid() && state != 'Z') {
+        ::kill(static_cast<pid_t>(std::atol(e->d_name)), sig);
+        any = true;
+      }
+    }
+    ::closedir(d);
+    if (!any) break;
+    if (sig == SIGTERM) {
+      if (verbose) say(who, "ending processes the ranks left behind");
+      ::usleep(200 * 1000);
+    }
+    while (::waitpid(-1, nullptr, WNOHANG) > 0) {
+    }
+  }
+  while (::waitpid(-1, nullptr, WNOHANG) > 0) {
+  }
+}
+
+void Supervisor::send(uint32_t rank, int sig, std::optional<int> value, long pid) {
+  RankProc &p = procs_[rank];
+  if (p.remote) {
+    remote_->signal(rank, sig, value, pid);
+    return;
+  }
+  pid_t target = pid > 0 ? static_cast<pid_t>(pid) : p.pid;
+  if (value) {
+    sigval v{};
+    v.sival_int = *value;
+    ::sigqueue(target, sig, v);
+  } else {
+    ::kill(target, sig);
+  }
+}
+
+void Supervisor::end_all(int sig) {
+  for (size_t r = 0; r < procs_.size(); ++r) {
+    if (!procs_[r].alive) continue;
+    send(static_cast<uint32_t>(r), sig);
+    procs_[r].ended_by_us = true;
+  }
+  if (!kill_deadline_) kill_deadline_ = now_seconds() + kKillEscalationSeconds;
+}
+
+// Ranks that have joined get SIGQUIT carrying `code`, as GASNet promises, so a
+// client handler can clean up; gexx's own handler exits at once. Ranks not
+// joined yet have no handler and get SIGTERM. All are killed after the exit
+// timeout.
+void Supervisor::quit_all(int code, long except_rank) {
+  quit_sent_ = true;
+  quit_deadline_.reset();
+  for (size_t r = 0; r < procs_.size(); ++r) {
+    RankProc &p = procs_[r];
+    if (!p.alive) continue;
+    p.ended_by_us = true;
+    if (static_cast<long>(r) == except_rank) continue;  // on its way out already
+    long pid = hub_.joined_pid(static_cast<uint32_t>(r));
+    if (pid > 0)
+      send(static_cast<uint32_t>(r), SIGQUIT, code, pid);
+    else
+      send(static_cast<uint32_t>(r), SIGTERM);
+  }
+  double deadline = now_seconds() + o_.exit_timeout_seconds;
+  if (!kill_deadline_ || *kill_deadline_ > deadline) kill_deadline_ = deadline;
+}
+
+// A rank announced its exit (gasnet_exit, exit() or a return from main): the
+// job ends with its code, whatever the other ranks do meanwhile. They have
+// kExitGraceSeconds to exit too, then get SIGQUIT.
+void Supervisor::begin_exit() {
+  if (exit_ || failure_ || !hub_.first_exit()) return;
+  exit_ = *hub_.first_exit();
+  if (exit_->code != 0 || o_.verbose) {
+    say(o_.who, exit_->how == ExitHow::GasnetExit
+                    ? util::format("rank %u called gasnet_exit(%d); ending the job", exit_->rank,
+                                   exit_->code)
+                    : util::format("rank %u exited with status %d; ending the job", exit_->rank,
+                                   exit_->code));
+  }
+  for (auto &p : procs_)
+    if (p.alive) p.ended_by_us = true;
+  quit_deadline_ = now_seconds() + std::min(kExitGraceSeconds, o_.exit_timeout_seconds);
+}
+
+void Supervisor::on_signal(int sig) {
+  if (sig == SIGCHLD) {
+    reap();
+    return;
+  }
+  if (!failure_) failure_ = 128 + sig;
+  say(o_.who, util::format("received %s; ending the job", signal_name(sig)));
+  quit_all(128 + sig, -1);
+}
+
+void Supervisor::reap() {
+  for (;;) {
+    int status = 0;
+    pid_t pid = ::waitpid(-1, &status, WNOHANG);
+    if (pid <= 0) return;
+    bool rank = false;
+    for (size_t r = 0; r < procs_.size(); ++r) {
+      if (procs_[r].remote || procs_[r].pid != pid || !procs_[r].alive) continue;
+      rank_ended(static_cast<uint32_t>(r), pid, status);
+      rank = true;
+      break;
+    }
+    if (!rank && remote_) remote_->child_ended(pid, status);
+  }
+}
+
+void Supervisor::rank_ended(uint32_t r, pid_t pid, int status) {
+  RankProc &p = procs_[r];
+  p.alive = false;
+  hub_.drain();  // an exit or abort it announced may still be unread
+  begin_exit();
+  if (p.ended_by_us || exit_) return;
+  bool clean = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+  if (clean) {
+    if (o_.verbose) say(o_.who, util::format("rank %u (pid %d) exited with status 0", r, pid));
+    if (first_clean_exit_rank_ < 0) first_clean_exit_rank_ = static_cast<long>(r);
+    if (!drain_deadline_ && !kill_deadline_)
+      drain_deadline_ = now_seconds() + o_.exit_timeout_seconds;
+    return;
+  }
+  int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  bool announced = hub_.aborted(r);
+  if (!failure_) failure_ = code;
+  if (!announced) {
+    say(o_.who, util::format("rank %u (pid %d) %s; ending the job", r, pid,
+                             describe_status(status).c_str()));
+  }
+  end_all(SIGTERM);
+}
+
+// The ranks of a lost host are beyond reach: they are counted as gone (their
+// agent ends them when it stops hearing from the launcher).
+void Supervisor::host_lost(const RemoteEvent &e) {
+  bool had_live_ranks = false;
+  for (size_t r = 0; r < procs_.size(); ++r) {
+    if (procs_[r].remote && procs_[r].alive && procs_[r].host == e.host) {
+      procs_[r].alive = false;
+      had_live_ranks = true;
+    }
+  }
+  if (!had_live_ranks) return;
+  hub_.drain();
+  begin_exit();
+  if (exit_ && !failure_) return;  // the job was ending anyway
+  if (!failure_) failure_ = e.code;
+  say(o_.who, e.why + "; ending the job");
+  end_all(SIGTERM);
+}
+
+void Supervisor::check_deadlines() {
+  double now = now_seconds();
+  if (quit_deadline_ && now >= *quit_deadline_) quit_all(exit_->code, exit_->rank);
+  if (kill_deadline_ && now >= *kill_deadline_) {
+    std::string list;
+    for (size_t r = 0; r < procs_.size(); ++r) {
+      if (!procs_[r].alive) continue;
+      send(static_cast<uint32_t>(r), SIGKILL);
+      procs_[r].ended_by_us = true;
+      list += (list.empty() ? "" : ", ") + std::to_string(r);
+    }
+    if (!list.empty() && quit_sent_) {
+      say(o_.who, util::format("rank(s) %s did not end within %.1f s; killing them "
+                               "(GASNET_EXITTIMEOUT sets this wait)",
+                               list.c_str(), o_.exit_timeout_seconds));
+    }
+    kill_deadline_ = now + 3600;  // already escalated
+  }
+  if (drain_deadline_ && !kill_deadline_ && now >= *drain_deadline_) {
+    std::string list;
+    for (size_t r = 0; r < procs_.size(); ++r)
+      if (procs_[r].alive) list += (list.empty() ? "" : ", ") + std::to_string(r);
+    say(o_.who, util::format("rank %ld exited %.1f s ago but rank(s) %s are still running; ending "
+                             "them (GASNET_EXITTIMEOUT sets this wait)",
+                             first_clean_exit_rank_, o_.exit_timeout_seconds, list.c_str()));
+    end_all(SIGTERM);
+  }
+}
+
+int Supervisor::run() {
+  while (alive() > 0) {
+    begin_exit();
+    if (!abort_seen_ && hub_.abort_request()) {
+      abort_seen_ = true;
+      if (!failure_) failure_ = hub_.abort_request()->code ? hub_.abort_request()->code : 1;
+      end_all(SIGTERM);
+    }
+    std::vector<pollfd> fds;
+    fds.push_back({sigfd_, POLLIN, 0});
+    hub_.collect_pollfds(fds);
+    size_t hub_end = fds.size();
+    if (remote_) remote_->collect_pollfds(fds);
+    double now = now_seconds();
+    double next = now + 1.0;
+    if (remote_) next = std::min(next, remote_->tick(now));
+    if (kill_deadline_) next = std::min(next, *kill_deadline_);
+    if (quit_deadline_) next = std::min(next, *quit_deadline_);
+    if (drain_deadline_ && !kill_deadline_) next = std::min(next, *drain_deadline_);
+    int timeout_ms = static_cast<int>(std::max(0.0, (next - now) * 1000.0)) + 1;
+    int n = ::poll(fds.data(), fds.size(), timeout_ms);
+    if (n < 0 && errno != EINTR) break;
+    // Messages first: a rank's abort arrives before its exit is reaped, so
+    // the launcher knows the rank already explained itself.
+    for (size_t k = 1; k < hub_end; ++k) hub_.handle(fds[k]);
+    for (size_t k = hub_end; k < fds.size(); ++k) remote_->handle(fds[k]);
+    if (fds[0].revents) {
+      signalfd_siginfo si;
+      while (::read(sigfd_, &si, sizeof si) == static_cast<ssize_t>(sizeof si))
+        on_signal(static_cast<int>(si.ssi_signo));
+    }
+    reap();  // signalfd coalesces SIGCHLDs; never miss one
+    if (remote_) {
+      for (const auto &e : remote_->take_events()) {
+        if (e.kind == RemoteEvent::Kind::RankEnded) {
+          if (procs_[e.rank].alive) rank_ended(e.rank, static_cast<pid_t>(e.pid), e.status);
+        } else {
+          host_lost(e);
+        }
+      }
+    }
+    check_deadlines();
+  }
+  if (remote_) remote_->finish();
+  end_orphans(o_.who, o_.verbose);
+  sweep_job_files(job_id_);
+  int code = failure_ ? *failure_ : (exit_ ? exit_->code : 0);
+  if (o_.verbose) say(o_.who, util::format("job finished with exit code %d", code));
+  return code;
+}
+
+}  // namespace gexx::bootstrap

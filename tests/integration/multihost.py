@@ -1,0 +1,367 @@
+#!/usr/bin/env python3
+"""Two "hosts" on one machine, for the ssh spawner's tests.
+
+Each host is a network namespace with its own sshd on a private port and a
+private configuration; a veth pair joins them. Keys (host and user) are made
+for the run in a temporary directory, and nothing of the system's is touched:
+each sshd runs in a private mount namespace with its own /run. Everything is
+torn down on every path out, and a case then checks that neither namespace
+held a process any more.
+
+Exit status 77 (CTest's skip) with a message when the machine allows no
+namespaces, or sshd or ssh is missing.
+
+usage: multihost.py --bin-dir DIR CASE
+"""
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+
+SKIP = 77
+PORT = 2222
+HANG_BOUND = 60  # seconds; a generous bound, never a timing assertion
+
+
+class Failure(Exception):
+    pass
+
+
+class Skip(Exception):
+    pass
+
+
+def check(cond, what):
+    if not cond:
+        raise Failure(what)
+
+
+def run(cmd, **kw):
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=HANG_BOUND, **kw)
+
+
+def find_sshd():
+    for path in (shutil.which("sshd"), "/usr/sbin/sshd"):
+        if path and os.access(path, os.X_OK):
+            return path
+    return None
+
+
+SSHD_CONFIG = """\
+HostKey {dir}/hostkey
+AuthorizedKeysFile {dir}/authorized_keys
+PidFile none
+StrictModes no
+UsePAM no
+PermitRootLogin prohibit-password
+PasswordAuthentication no
+KbdInteractiveAuthentication no
+AcceptEnv *
+ClientAliveInterval 1
+ClientAliveCountMax 3
+"""
+
+
+class TwoHosts:
+    """Hosts 'a' (10.x.0.1, where the launcher runs) and 'b' (10.x.0.2)."""
+
+    def __init__(self):
+        tag = uuid.uuid4().hex[:6]
+        self.ns = {"a": "gexx-%s-a" % tag, "b": "gexx-%s-b" % tag}
+        self.link = {"a": "gx%sa" % tag, "b": "gx%sb" % tag}
+        net = 200 + int(tag[:2], 16) % 50
+        self.ip = {"a": "10.%d.0.1" % net, "b": "10.%d.0.2" % net}
+        self.dir = None
+        self.sshd = {}
+        self.made = []
+        self.leftover = {}  # host -> pids still in its namespace once sshd was gone
+
+    def __enter__(self):
+        sshd = find_sshd()
+        if not sshd or not shutil.which("ssh") or not shutil.which("ssh-keygen"):
+            raise Skip("sshd, ssh or ssh-keygen is missing (scripts/install-deps.sh installs them)")
+        if not shutil.which("ip") or not shutil.which("unshare"):
+            raise Skip("ip (iproute2) or unshare is missing")
+        try:
+            self._setup(sshd)
+        except BaseException:
+            self.__exit__(None, None, None)
+            raise
+        return self
+
+    def _setup(self, sshd):
+        self.dir = tempfile.mkdtemp(prefix="gexx-multihost-")
+        for name in ("hostkey", "userkey"):
+            r = run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f",
+                     os.path.join(self.dir, name)])
+            check(r.returncode == 0, "ssh-keygen failed: " + r.stderr)
+        shutil.copy(os.path.join(self.dir, "userkey.pub"),
+                    os.path.join(self.dir, "authorized_keys"))
+        with open(os.path.join(self.dir, "sshd_config"), "w") as f:
+            f.write(SSHD_CONFIG.format(dir=self.dir))
+        for h in ("a", "b"):
+            r = run(["ip", "netns", "add", self.ns[h]])
+            if r.returncode != 0:
+                raise Skip("this machine does not allow network namespaces (ip netns add: %s)"
+                           % r.stderr.strip())
+            self.made.append(h)
+        r = run(["ip", "link", "add", self.link["a"], "type", "veth", "peer", "name",
+                 self.link["b"]])
+        if r.returncode != 0:
+            raise Skip("this machine does not allow veth pairs (%s)" % r.stderr.strip())
+        for h in ("a", "b"):
+            for cmd in (["ip", "link", "set", self.link[h], "netns", self.ns[h]],
+                        ["ip", "-n", self.ns[h], "addr", "add", self.ip[h] + "/24", "dev",
+                         self.link[h]],
+                        ["ip", "-n", self.ns[h], "link", "set", "lo", "up"],
+                        ["ip", "-n", self.ns[h], "link", "set", self.link[h], "up"]):
+                r = run(cmd)
+                check(r.returncode == 0, "%s: %s" % (" ".join(cmd), r.stderr))
+        for h in ("a", "b"):
+            # A private /run gives sshd the directory it needs without touching ours.
+            script = ("mount -t tmpfs tmpfs /run && mkdir -m 755 /run/sshd && "
+                      "exec %s -D -e -p %d -f %s/sshd_config" % (sshd, PORT, self.dir))
+            log = open(os.path.join(self.dir, "sshd-%s.log" % h), "w")
+            self.sshd[h] = subprocess.Popen(
+                ["ip", "netns", "exec", self.ns[h], "unshare", "-m", "--propagation",
+                 "private", "sh", "-c", script], stdout=log, stderr=log)
+        for h in ("a", "b"):
+            self._wait_for_sshd(h)
+
+    def _wait_for_sshd(self, h):
+        deadline = time.monotonic() + HANG_BOUND
+        while time.monotonic() < deadline:
+            if self.sshd[h].poll() is not None:
+                with open(os.path.join(self.dir, "sshd-%s.log" % h)) as f:
+                    raise Failure("sshd on host %s ended: %s" % (h, f.read()))
+            if self.ssh("a", h, "true").returncode == 0:
+                return
+            time.sleep(0.1)
+        raise Failure("sshd on host %s never answered" % h)
+
+    def ssh_options(self):
+        """GASNET_SSH_OPTIONS for this pair of hosts."""
+        return ("-i %s/userkey -p %d -o StrictHostKeyChecking=no "
+                "-o UserKnownHostsFile=/dev/null -o BatchMode=yes -o LogLevel=ERROR "
+                "-o ConnectTimeout=3" % (self.dir, PORT))
+
+    def on(self, h, cmd, **kw):
+        """Runs `cmd` in host h's namespace."""
+        return run(["ip", "netns", "exec", self.ns[h]] + cmd, **kw)
+
+    def ssh(self, src, dst, remote):
+        return self.on(src, ["ssh"] + self.ssh_options().split() + [self.ip[dst], remote])
+
+    def cut(self):
+        """Cuts the link between the hosts (both ends go down)."""
+        self.on("a", ["ip", "link", "set", self.link["a"], "down"])
+
+    def pids(self, h):
+        r = run(["ip", "netns", "pids", self.ns[h]])
+        return [int(p) for p in r.stdout.split()]
+
+    def __exit__(self, *exc):
+        for h, proc in self.sshd.items():
+            if proc.poll() is None:
+                proc.terminate()
+            try:
+                proc.wait(timeout=HANG_BOUND)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+        for h in self.made:
+            self.leftover[h] = self.pids(h)
+            for pid in self.leftover[h]:
+                try:
+                    os.kill(pid, 9)
+                except ProcessLookupError:
+                    pass
+            run(["ip", "netns", "del", self.ns[h]])
+        if self.dir:
+            shutil.rmtree(self.dir, ignore_errors=True)
+        return False
+
+
+def case_hosts(hosts):
+    """The two hosts reach each other through ssh, and the cut separates them."""
+    for src in ("a", "b"):
+        for dst in ("a", "b"):
+            r = hosts.ssh(src, dst, "ip -br addr")
+            check(r.returncode == 0, "ssh %s -> %s failed: %s" % (src, dst, r.stderr))
+            check(hosts.ip[dst] in r.stdout,
+                  "ssh %s -> %s landed elsewhere: %s" % (src, dst, r.stdout))
+    hosts.cut()
+    r = hosts.ssh("a", "b", "true")
+    check(r.returncode == 255, "ssh across the cut link returned %d" % r.returncode)
+
+
+def shm_files():
+    return {f for f in os.listdir("/dev/shm") if f.startswith("gexx-")}
+
+
+def launch(hosts, bin_dir, args, **kw):
+    """Runs gasnetrun on host a with the ssh spawner over both hosts."""
+    env = dict(os.environ, GASNET_SSH_SERVERS="%s,%s" % (hosts.ip["a"], hosts.ip["b"]),
+               GASNET_SSH_OPTIONS=hosts.ssh_options(), GASNET_SPAWNFN="S")
+    cmd = ["ip", "netns", "exec", hosts.ns["a"], os.path.join(bin_dir, "gasnetrun")] + args
+    return subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, **kw)
+
+
+def settle(hosts):
+    """Waits until each namespace holds only its sshd (sessions end once
+    their client is gone), then checks it."""
+    deadline = time.monotonic() + HANG_BOUND
+    while time.monotonic() < deadline:
+        extra = {h: [p for p in hosts.pids(h) if p != hosts.sshd[h].pid] for h in ("a", "b")}
+        if not any(extra.values()):
+            return
+        time.sleep(0.2)
+    raise Failure("processes still running in the host namespaces: %s" % extra)
+
+
+def case_job(hosts, bin_dir):
+    """Four ranks over the two hosts: the bootstrap collectives carry real
+    data across, each rank is where the placement says, exit codes hold."""
+    before = shm_files()
+    check_prog = os.path.join(bin_dir, "tests", "integration", "bootstrap_check")
+    p = launch(hosts, bin_dir, ["-n", "4", check_prog, "--no-fds"])
+    out, err = p.communicate(timeout=HANG_BOUND)
+    check(p.returncode == 0, "job failed (%d): %s%s" % (p.returncode, out, err))
+    for r in range(4):
+        check("bootstrap rank %d of 4: PASS" % r in out, "rank %d did not pass: %s%s"
+              % (r, out, err))
+    # Round-robin: ranks 0 and 2 on host a, 1 and 3 on host b.
+    p = launch(hosts, bin_dir, ["-n", "4", "sh", "-c",
+                                "echo rank $GEXX_BOOT_RANK host $GEXX_BOOT_HOST "
+                                "at $(ip -br addr | grep -o '10[.0-9]*' | head -1)"])
+    out, err = p.communicate(timeout=HANG_BOUND)
+    check(p.returncode == 0, "placement job failed: %s" % err)
+    for r in range(4):
+        h = "ab"[r % 2]
+        check("rank %d host %d at %s" % (r, r % 2, hosts.ip[h]) in out,
+              "rank %d not on host %s: %s" % (r, h, out))
+    # -N 1: every rank in one block on host a.
+    p = launch(hosts, bin_dir, ["-N", "1", "-n", "2", "sh", "-c", "echo host $GEXX_BOOT_HOST"])
+    out, err = p.communicate(timeout=HANG_BOUND)
+    check(p.returncode == 0 and out.count("host 0") == 2, "-N 1 job: %s%s" % (out, err))
+    # A rank on host b fails: its code is the job's; the others are ended.
+    p = launch(hosts, bin_dir, ["-n", "4", "sh", "-c",
+                                "[ $GEXX_BOOT_RANK = 3 ] && exit 5; exec sleep 60"])
+    out, err = p.communicate(timeout=HANG_BOUND)
+    check(p.returncode == 5, "a failing rank gave %d: %s" % (p.returncode, err))
+    check("rank 3" in err and "exited with status 5" in err, "no report of rank 3: " + err)
+    settle(hosts)
+    check(shm_files() == before, "shared-memory files left: %s" % (shm_files() - before))
+
+
+def case_cut(hosts, bin_dir):
+    """The link to host b is cut mid-run: the job ends with a clear error
+    naming the host, and nothing is left running on either host."""
+    before = shm_files()
+    p = launch(hosts, bin_dir, ["-n", "4", "sh", "-c", "echo up $GEXX_BOOT_RANK; sleep 60"])
+    seen = set()
+    deadline = time.monotonic() + HANG_BOUND
+    while len(seen) < 4 and time.monotonic() < deadline:
+        line = p.stdout.readline()
+        if not line:
+            break
+        seen.add(line.strip())
+    check(len(seen) == 4, "the ranks did not all start: %s" % seen)
+    start = time.monotonic()
+    hosts.cut()
+    out, err = p.communicate(timeout=HANG_BOUND)
+    took = time.monotonic() - start
+    check(p.returncode == 1, "the job ended with %d after the cut: %s" % (p.returncode, err))
+    check("lost host %s" % hosts.ip["b"] in err, "no 'lost host' report: " + err)
+    check(took < HANG_BOUND, "the job took %.1f s to end" % took)
+    settle(hosts)
+    check(shm_files() == before, "shared-memory files left: %s" % (shm_files() - before))
+
+
+FAKE_SSH = {
+    "unreachable": ("echo \"ssh: connect to host $H port 22: No route to host\" >&2; exit 255",
+                    1, "cannot reach host hostb"),
+    "denied": ("echo \"user@$H: Permission denied (publickey).\" >&2; exit 255",
+               1, "host hostb refused the login"),
+    "missing": ("echo \"sh: exec: /x/gasnetrun: not found\" >&2; exit 127",
+                127, "cannot start the job on host hostb: a program was not found there"),
+}
+
+
+def case_fake_ssh(bin_dir):
+    """A GASNET_SSH_CMD that fails for host 'hostb' (and runs the agent here
+    for 'hosta'): each failure is named, with its exit code, within seconds."""
+    with tempfile.TemporaryDirectory(prefix="gexx-fakessh-") as d:
+        for name, (fail, code, text) in FAKE_SSH.items():
+            script = os.path.join(d, name)
+            with open(script, "w") as f:
+                f.write("#!/bin/sh\nfor H; do [ \"$H\" = hostb ] && break; done\n"
+                        "for last; do :; done\n"
+                        "if [ \"$H\" = hostb ]; then %s; fi\nexec sh -c \"$last\"\n" % fail)
+            os.chmod(script, 0o755)
+            env = dict(os.environ, GASNET_SSH_CMD=script, GASNET_SSH_SERVERS="hosta hostb",
+                       GASNET_MASTERIP="127.0.0.1")
+            start = time.monotonic()
+            r = run([os.path.join(bin_dir, "gasnetrun"), "--spawner", "ssh", "-n", "4", "sleep",
+                     "30"], env=env)
+            check(r.returncode == code, "%s: exit %d, not %d: %s" % (name, r.returncode, code,
+                                                                     r.stderr))
+            check(text in r.stderr, "%s: no '%s' in: %s" % (name, text, r.stderr))
+            check(time.monotonic() - start < HANG_BOUND, "%s: took too long" % name)
+        # Bad usage of the spawner's own settings.
+        r = run([os.path.join(bin_dir, "gasnetrun"), "--spawner", "ssh", "-n", "2", "true"],
+                env={k: v for k, v in os.environ.items()
+                     if k not in ("GASNET_SSH_SERVERS", "GASNET_SSH_NODEFILE")})
+        check(r.returncode == 2 and "set GASNET_SSH_SERVERS" in r.stderr, "no hosts: " + r.stderr)
+        r = run([os.path.join(bin_dir, "gasnetrun"), "-N", "3", "-n", "2", "true"],
+                env=dict(os.environ, GASNET_SPAWNFN="S", GASNET_SSH_SERVERS="a,b"))
+        check(r.returncode == 2 and "-N 3 asks for more hosts" in r.stderr, "-N: " + r.stderr)
+
+
+CASES = {"hosts": case_hosts, "job": case_job, "cut": case_cut}
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--bin-dir", required=True)
+    p.add_argument("case", choices=sorted(CASES) + ["fake_ssh"])
+    args = p.parse_args()
+    if args.case == "fake_ssh":
+        try:
+            case_fake_ssh(args.bin_dir)
+        except Failure as e:
+            print("FAIL: " + str(e))
+            return 1
+        print("PASS")
+        return 0
+    if os.geteuid() != 0:
+        print("SKIP: network namespaces need root here (run as root, or in a container "
+              "that allows them)")
+        return SKIP
+    hosts = TwoHosts()
+    try:
+        with hosts:
+            if args.case == "hosts":
+                case_hosts(hosts)
+            else:
+                CASES[args.case](hosts, args.bin_dir)
+    except Skip as e:
+        print("SKIP: " + str(e))
+        return SKIP
+    except Failure as e:
+        print("FAIL: " + str(e))
+        return 1
+    if any(hosts.leftover.values()):
+        print("FAIL: processes left behind in the host namespaces: %s" % hosts.leftover)
+        return 1
+    print("PASS")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
