@@ -24,8 +24,12 @@ class Bootstrap {
   // Collective: every rank contributes `len` bytes (any length); every rank
   // receives all contributions, indexed by rank.
   virtual std::vector<std::vector<uint8_t>> exchange(const void *data, size_t len) = 0;
-  // Collective over the ranks of this host: each contributes descriptors (it
-  // keeps its own); each receives, by rank, duplicates it must close.
+  // The ranks started on this rank's host (by the same agent), ascending,
+  // this rank among them: those that can share memory through exchange_fds.
+  virtual const std::vector<uint32_t> &host_ranks() const = 0;
+  // Collective over host_ranks(): each contributes descriptors (it keeps its
+  // own); each receives, by job rank, duplicates it must close (none from
+  // ranks of other hosts).
   virtual std::vector<std::vector<int>> exchange_fds(const std::vector<int> &mine) = 0;
   // Tells the launcher the job must end with `code`; does not return.
   [[noreturn]] virtual void abort(int code, const std::string &reason) = 0;

@@ -14,8 +14,10 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <memory>
 #include <optional>
 
+#include "bootstrap/hub.hpp"
 #include "bootstrap/ssh_job.hpp"
 #include "bootstrap/supervisor.hpp"
 #include "bootstrap/wire.hpp"
@@ -104,6 +106,9 @@ class Agent {
   std::string inbuf_, outq_;
   std::map<pid_t, uint32_t> rank_of_pid_;
   std::map<uint32_t, pid_t> pid_of_rank_;
+  // The ranks of this host exchange shared-memory descriptors here (the
+  // launcher's hub is across the network).
+  std::unique_ptr<Hub> host_hub_;
   int out_pipe_ = -1;
   int sigfd_ = -1;
   double last_heard_ = 0;
@@ -154,6 +159,19 @@ bool Agent::start_ranks() {
     say(who_, util::format("cannot run '%s' here: %s", job_.program.c_str(), std::strerror(errno)));
     return false;
   }
+  std::vector<uint8_t> secret_bytes;
+  if (!util::unhex(job_.secret, secret_bytes) || secret_bytes.size() != kSecretBytes) {
+    say(who_, "malformed job secret from the launcher");
+    return false;
+  }
+  host_hub_ = std::make_unique<Hub>(static_cast<uint32_t>(job_.ranks.size()), secret_bytes.data(),
+                                    who_, job_.verbose);
+  if (!host_hub_->listen()) {
+    say(who_, util::format("cannot open this host's bootstrap socket: %s", std::strerror(errno)));
+    return false;
+  }
+  std::string host_ranks;
+  for (uint32_t r : job_.ranks) host_ranks += (host_ranks.empty() ? "" : ",") + std::to_string(r);
   int p[2];
   if (::pipe2(p, O_CLOEXEC) != 0) return false;
   out_pipe_ = p[0];
@@ -183,6 +201,8 @@ bool Agent::start_ranks() {
       ::setenv(kEnvSize, std::to_string(job_.size).c_str(), 1);
       ::setenv(kEnvJob, job_.job_id.c_str(), 1);
       ::setenv(kEnvHost, std::to_string(job_.host).c_str(), 1);
+      ::setenv(kEnvHostAddress, host_hub_->address().c_str(), 1);
+      ::setenv(kEnvHostRanks, host_ranks.c_str(), 1);
       if (job_.verbose) ::setenv(kEnvVerbose, "1", 1);
       std::vector<char *> args;
       for (const auto &a : job_.argv) args.push_back(const_cast<char *>(a.c_str()));
@@ -304,13 +324,18 @@ int Agent::run() {
     if (stdin_open) fds.push_back({STDIN_FILENO, POLLIN, 0});
     if (out_pipe_ >= 0 && outq_.size() < kMaxQueuedOutput) fds.push_back({out_pipe_, POLLIN, 0});
     if (!outq_.empty() && !gone_) fds.push_back({STDOUT_FILENO, POLLOUT, 0});
+    size_t first_hub_fd = fds.size();
+    host_hub_->collect_pollfds(fds);
     double now = now_seconds();
     double next = gone_ ? now + 0.1 : last_heard_ + kAgentSilenceSeconds;
     if (kill_deadline_) next = std::min(next, *kill_deadline_);
     ::poll(fds.data(), fds.size(), static_cast<int>(std::max(0.0, next - now) * 1000) + 1);
-    for (const auto &p : fds) {
+    for (size_t i = 0; i < fds.size(); ++i) {
+      const pollfd &p = fds[i];
       if (!p.revents) continue;
-      if (p.fd == sigfd_) {
+      if (i >= first_hub_fd) {
+        host_hub_->handle(p);
+      } else if (p.fd == sigfd_) {
         signalfd_siginfo si;
         while (::read(sigfd_, &si, sizeof si) == static_cast<ssize_t>(sizeof si)) {
           if (si.ssi_signo != SIGCHLD)

@@ -25,6 +25,12 @@ constexpr const char *kEnvJob = "GEXX_JOB_ID";
 constexpr const char *kEnvVerbose = "GEXX_LAUNCH_VERBOSE";
 // The index of the rank's host among the job's hosts (ssh spawner).
 constexpr const char *kEnvHost = "GEXX_BOOT_HOST";
+// Ranks started on other hosts too: the host's own hub (its agent), where
+// the ranks of this host exchange descriptors, and those ranks in order
+// (comma-separated job ranks; a rank's position is its index there). Unset:
+// every rank of the job is on this host and the launcher's hub serves.
+constexpr const char *kEnvHostAddress = "GEXX_BOOT_HOST_ADDR";
+constexpr const char *kEnvHostRanks = "GEXX_BOOT_HOST_RANKS";
 
 enum class Op : uint32_t {
   Hello = 1,    // rank -> hub: HelloBody

@@ -107,8 +107,10 @@ class Transport {
 uint64_t host_area_size(uint32_t ranks);
 
 namespace smp {
-std::unique_ptr<Transport> open(bootstrap::Bootstrap &boot);
-}
+// Shared memory among bootstrap's host_ranks(); `whole_job`: fatal unless
+// that is every rank of the job (the smp conduit).
+std::unique_ptr<Transport> open(bootstrap::Bootstrap &boot, bool whole_job);
+}  // namespace smp
 
 // The transport of the conduit this library was built for (one object per
 // conduit defines it: transport/<conduit>/conduit.cpp).

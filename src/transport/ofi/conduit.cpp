@@ -3,8 +3,8 @@
 // libfabric. GASNET_SUPERNODE_MAXSIZE=1 sends every peer but ourselves
 // through the network.
 //
-// Not yet: jobs across hosts (the smp part still wants every rank on this
-// host).
+// Ranks of other hosts (ssh spawner) are always network peers.
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -25,14 +25,17 @@ namespace {
 class OfiTransport final : public Transport {
  public:
   explicit OfiTransport(bootstrap::Bootstrap &boot)
-      : boot_(boot), smp_(smp::open(boot)), network_(boot.size(), 0) {
+      : boot_(boot), smp_(smp::open(boot, false)), network_(boot.size(), 1) {
+    // Supernodes: the ranks of a host, in consecutive groups of at most
+    // GASNET_SUPERNODE_MAXSIZE (0: one group); every other peer is reached
+    // through the network.
     int64_t maxsize = config::get_int("GASNET_SUPERNODE_MAXSIZE", 0, 1 << 20);
-    uint32_t me = boot.rank();
+    const auto &host = boot.host_ranks();
+    size_t me = std::find(host.begin(), host.end(), boot.rank()) - host.begin();
+    for (size_t i = 0; i < host.size(); ++i)
+      network_[host[i]] = maxsize > 0 && i / static_cast<size_t>(maxsize) != me / maxsize;
     bool any = false;
-    for (uint32_t r = 0; r < boot.size(); ++r) {
-      network_[r] = maxsize > 0 && r / maxsize != me / maxsize;
-      any = any || network_[r];
-    }
+    for (uint32_t r = 0; r < boot.size(); ++r) any = any || network_[r];
     // Every rank computes the same answer (the variables must agree), so
     // either all open the fabric, collectively, or none does.
     if (any) {

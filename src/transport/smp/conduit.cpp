@@ -3,6 +3,6 @@
 
 namespace gexx::transport {
 std::unique_ptr<Transport> open_conduit(bootstrap::Bootstrap &boot) {
-  return smp::open(boot);
+  return smp::open(boot, true);
 }
 }  // namespace gexx::transport

@@ -62,10 +62,20 @@ HostId my_host_id() {
 
 class SmpTransport final : public Transport {
  public:
-  explicit SmpTransport(bootstrap::Bootstrap &boot) : boot_(boot), segs_(boot.size()) {
+  SmpTransport(bootstrap::Bootstrap &boot, bool whole_job)
+      : boot_(boot), host_(boot.host_ranks()), local_of_(boot.size(), -1), segs_(boot.size()) {
+    for (size_t i = 0; i < host_.size(); ++i) local_of_[host_[i]] = static_cast<int32_t>(i);
+    me_ = static_cast<uint32_t>(local_of_[boot_.rank()]);
+    if (whole_job && host_.size() != boot_.size()) {
+      util::fatal(
+          "the smp conduit runs every rank on one host, but this job's %u ranks were started "
+          "on several hosts (%zu here); build and link the ofi conduit (libgasnet-ofi-*) for "
+          "jobs across hosts",
+          boot_.size(), host_.size());
+    }
     check_one_host();
     cores_ = ::sysconf(_SC_NPROCESSORS_ONLN);
-    oversubscribed_ = cores_ > 0 && boot_.size() > static_cast<uint64_t>(cores_);
+    oversubscribed_ = cores_ > 0 && host_.size() > static_cast<uint64_t>(cores_);
     order_ = backings_from_config();
     compute_max_segment();
     open_host_area();
@@ -75,19 +85,20 @@ class SmpTransport final : public Transport {
   uint64_t max_segment_size() const override { return max_segment_; }
   const PeerSegment &segment(uint32_t rank) const override { return segs_[rank]; }
   void *host_area() const override { return host_area_.addr(); }
-  uint32_t ranks_on_host() const override { return boot_.size(); }
+  uint32_t ranks_on_host() const override { return static_cast<uint32_t>(host_.size()); }
   bool oversubscribed() const override { return oversubscribed_; }
 
   bool am_reserve(uint32_t peer, AmLane lane, unsigned nargs, size_t payload,
                   AmSlot &slot) override {
-    uint32_t i = peer * 2 + static_cast<uint32_t>(lane);
+    uint32_t i = static_cast<uint32_t>(local_of_[peer]) * 2 + static_cast<uint32_t>(lane);
     if (!rings_[i].reserve(nargs, payload, head_cache_[i], slot)) return false;
     slot.peer = peer;
     slot.lane = lane;
     return true;
   }
   void am_commit(AmSlot &slot, const AmHeader &h, const int32_t *args) override {
-    rings_[slot.peer * 2 + static_cast<uint32_t>(slot.lane)].commit(slot, h, args);
+    rings_[static_cast<uint32_t>(local_of_[slot.peer]) * 2 + static_cast<uint32_t>(slot.lane)]
+        .commit(slot, h, args);
   }
   bool am_poll(bool replies_only) override {
     constexpr int kBudget = 64;
@@ -103,7 +114,7 @@ class SmpTransport final : public Transport {
   }
 
   std::string describe() const override {
-    return util::format("conduit smp, %u rank(s) on %s, segment %s per rank in %s", boot_.size(),
+    return util::format("conduit smp, %zu rank(s) on %s, segment %s per rank in %s", host_.size(),
                         util::hostname().c_str(),
                         util::human_size(segs_[boot_.rank()].size).c_str(),
                         backing_location(backing_).c_str());
@@ -122,13 +133,13 @@ class SmpTransport final : public Transport {
   void attach_segment(uint64_t size) override {
     size = (size + kPage - 1) / kPage * kPage;
     std::string why;
-    if (size > 0 && !choose_backing(order_, size * boot_.size(), backing_, why)) {
+    const uint32_t n = static_cast<uint32_t>(host_.size());
+    if (size > 0 && !choose_backing(order_, size * n, backing_, why)) {
       util::fatal(
           "cannot create a %s segment for each of the %u ranks on this host (%s in all): "
           "%s. Ask for a smaller segment, set GASNET_MAX_SEGSIZE lower, or list another "
           "backing in GASNET_SHM_BACKING (now '%s')",
-          util::human_size(size).c_str(), boot_.size(),
-          util::human_size(size * boot_.size()).c_str(), why.c_str(),
+          util::human_size(size).c_str(), n, util::human_size(size * n).c_str(), why.c_str(),
           config::get_string("GASNET_SHM_BACKING").c_str());
     }
     int fd = -1;
@@ -142,10 +153,10 @@ class SmpTransport final : public Transport {
             util::human_size(size).c_str(), backing_location(backing_).c_str(), error.c_str());
       }
     }
-    if (backing_ != order_.front() && size > 0 && boot_.rank() == 0) {
+    if (backing_ != order_.front() && size > 0 && me_ == 0) {
       util::note("segment backing: %s (%s could not hold %s: %s)",
                  backing_location(backing_).c_str(), backing_location(order_.front()).c_str(),
-                 util::human_size(size * boot_.size()).c_str(), why.c_str());
+                 util::human_size(size * n).c_str(), why.c_str());
     }
     std::vector<int> mine;
     if (fd >= 0) mine.push_back(fd);
@@ -184,7 +195,7 @@ class SmpTransport final : public Transport {
   void check_one_host() {
     HostId me = my_host_id();
     auto all = boot_.allgather(me);
-    for (uint32_t r = 0; r < all.size(); ++r) {
+    for (uint32_t r : host_) {
       if (std::strncmp(all[r].boot_id, me.boot_id, sizeof me.boot_id) != 0) {
         util::fatal(
             "the smp conduit runs every rank on one host, but rank %u is on %s and this "
@@ -197,7 +208,7 @@ class SmpTransport final : public Transport {
   void compute_max_segment() {
     config::SizeSpec spec = config::get_size_spec("GASNET_MAX_SEGSIZE");
     uint64_t per_rank;
-    uint32_t n = boot_.size();
+    uint32_t n = static_cast<uint32_t>(host_.size());
     if (spec.fraction) {
       struct sysinfo si;
       ::sysinfo(&si);
@@ -223,9 +234,10 @@ class SmpTransport final : public Transport {
   }
 
   void open_host_area() {
-    uint64_t len = host_area_size(boot_.size());
+    const uint32_t n = static_cast<uint32_t>(host_.size());
+    uint64_t len = host_area_size(n);
     std::vector<int> mine;
-    if (boot_.rank() == 0) {
+    if (me_ == 0) {
       // Control memory (barrier, AM queues), not the client's segments:
       // memfd first whatever GASNET_SHM_BACKING says, as it has no size
       // limit of its own; then the listed backings.
@@ -247,32 +259,35 @@ class SmpTransport final : public Transport {
     }
     auto fds = boot_.exchange_fds(mine);
     for (int fd : mine) ::close(fd);
-    host_area_ = Mapping(fds[0].at(0), len);
+    host_area_ = Mapping(fds[host_[0]].at(0), len);
     for (auto &v : fds)
       for (int fd : v) ::close(fd);
     if (!host_area_.addr())
       util::fatal("cannot map the host's shared control area: %s", std::strerror(errno));
     std::string algorithm = config::get_list("GASNET_BARRIER", {"auto", "dissem", "central"})[0];
     bool central = algorithm == "central" || (algorithm == "auto" && oversubscribed_);
-    coll::ShmBarrier::init_area(host_area_.addr(), boot_.size(), boot_.rank() == 0, central);
-    uint32_t nrings = 2 * boot_.size();
+    coll::ShmBarrier::init_area(host_area_.addr(), n, me_ == 0, central);
+    uint32_t nrings = 2 * n;
     rings_ = std::make_unique<AmRing[]>(nrings);
     head_cache_ = std::make_unique<std::atomic<uint64_t>[]>(nrings);
-    char *ring_area = static_cast<char *>(host_area_.addr()) + am_rings_offset(boot_.size());
+    char *ring_area = static_cast<char *>(host_area_.addr()) + am_rings_offset(n);
     for (uint32_t i = 0; i < nrings; ++i) {
       rings_[i].init(ring_area + i * page_round(AmRing::bytes()));
       head_cache_[i].store(0, std::memory_order_relaxed);
     }
-    my_request_ = &rings_[boot_.rank() * 2];
-    my_reply_ = &rings_[boot_.rank() * 2 + 1];
+    my_request_ = &rings_[me_ * 2];
+    my_reply_ = &rings_[me_ * 2 + 1];
     if (boot_.rank() == 0) {
       util::note("barrier algorithm: %s (GASNET_BARRIER=%s, %u rank(s), %ld core(s))",
-                 central ? "central" : "dissem", algorithm.c_str(), boot_.size(), cores_);
+                 central ? "central" : "dissem", algorithm.c_str(), n, cores_);
     }
     boot_.barrier();  // the area is initialised before anyone uses it
   }
 
   bootstrap::Bootstrap &boot_;
+  std::vector<uint32_t> host_;     // the job ranks of this host, by local index
+  std::vector<int32_t> local_of_;  // local index of each job rank, -1 off this host
+  uint32_t me_ = 0;                // this rank's local index
   std::vector<Backing> order_;
   Backing backing_ = Backing::Memfd;
   uint64_t max_segment_ = 0;
@@ -290,8 +305,8 @@ class SmpTransport final : public Transport {
 
 }  // namespace
 
-std::unique_ptr<Transport> open(bootstrap::Bootstrap &boot) {
-  return std::make_unique<SmpTransport>(boot);
+std::unique_ptr<Transport> open(bootstrap::Bootstrap &boot, bool whole_job) {
+  return std::make_unique<SmpTransport>(boot, whole_job);
 }
 
 }  // namespace smp
