@@ -105,6 +105,22 @@ typedef struct gexx_event_s *gex_Event_t;
 /* ---- job and system queries ---- */
 extern gex_Rank_t gex_System_QueryJobRank(void);
 extern gex_Rank_t gex_System_QueryJobSize(void);
+/* Locality. A neighbourhood is the set of ranks that share memory with the
+ * caller (their segments are mapped in its address space); a host, the
+ * ranks on its machine. The Info calls give the set, sorted by job rank,
+ * in memory owned by gexx (valid until exit), its size, and the caller's
+ * index in it; any pointer may be NULL. MyPosition gives the number of
+ * neighbourhoods in the job and the index of the caller's, then the same
+ * for hosts. */
+typedef const struct {
+  gex_Rank_t gex_jobrank;
+} gex_RankInfo_t;
+extern void gex_System_QueryNbrhdInfo(gex_RankInfo_t **info_p, gex_Rank_t *info_count_p,
+                                      gex_Rank_t *my_info_index_p);
+extern void gex_System_QueryHostInfo(gex_RankInfo_t **info_p, gex_Rank_t *info_count_p,
+                                     gex_Rank_t *my_info_index_p);
+extern void gex_System_QueryMyPosition(gex_Rank_t *nbrhd_set_size, gex_Rank_t *nbrhd_set_rank,
+                                       gex_Rank_t *host_set_size, gex_Rank_t *host_set_rank);
 extern int gex_System_GetVerboseErrors(void);
 extern void gex_System_SetVerboseErrors(int enable);
 

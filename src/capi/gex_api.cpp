@@ -44,6 +44,16 @@ struct BarrierEvent final : gexx_event_s {
   uint64_t generation;
 };
 
+// gex_RankInfo_t is a const struct of one gex_Rank_t: a set's rank vector
+// has its layout.
+static_assert(sizeof(gex_RankInfo_t) == sizeof(gex_Rank_t));
+void query_set(const gexx::core::Topology::Set &set, gex_RankInfo_t **info_p,
+               gex_Rank_t *info_count_p, gex_Rank_t *my_info_index_p) {
+  if (info_p) *info_p = reinterpret_cast<gex_RankInfo_t *>(set.ranks.data());
+  if (info_count_p) *info_count_p = static_cast<gex_Rank_t>(set.ranks.size());
+  if (my_info_index_p) *my_info_index_p = set.mine;
+}
+
 }  // namespace
 
 extern "C" {
@@ -53,6 +63,23 @@ gex_Rank_t gex_System_QueryJobRank(void) {
 }
 gex_Rank_t gex_System_QueryJobSize(void) {
   return Runtime::get(__func__).size();
+}
+void gex_System_QueryNbrhdInfo(gex_RankInfo_t **info_p, gex_Rank_t *info_count_p,
+                               gex_Rank_t *my_info_index_p) {
+  query_set(Runtime::get(__func__).topology().my_nbrhd(), info_p, info_count_p, my_info_index_p);
+}
+void gex_System_QueryHostInfo(gex_RankInfo_t **info_p, gex_Rank_t *info_count_p,
+                              gex_Rank_t *my_info_index_p) {
+  query_set(Runtime::get(__func__).topology().my_host(), info_p, info_count_p, my_info_index_p);
+}
+void gex_System_QueryMyPosition(gex_Rank_t *nbrhd_set_size, gex_Rank_t *nbrhd_set_rank,
+                                gex_Rank_t *host_set_size, gex_Rank_t *host_set_rank) {
+  Runtime &rt = Runtime::get(__func__);
+  const auto &t = rt.topology();
+  if (nbrhd_set_size) *nbrhd_set_size = t.nbrhds();
+  if (nbrhd_set_rank) *nbrhd_set_rank = t.nbrhd_of(rt.rank());
+  if (host_set_size) *host_set_size = t.hosts();
+  if (host_set_rank) *host_set_rank = t.host_of(rt.rank());
 }
 int gex_System_GetVerboseErrors(void) {
   return g_verbose_errors;

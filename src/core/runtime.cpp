@@ -128,6 +128,7 @@ void Runtime::start(const char *client_name, gex_Flags_t flags) {
 
   transport_ = transport::open_conduit(*boot_);
   g_oversubscribed = transport_->oversubscribed();
+  topology_ = std::make_unique<Topology>(*boot_, *transport_);
   barrier_ = std::make_unique<coll::Barrier>(transport_->host_area(), rank_, size_);
 
   max_local_ = transport_->max_segment_size();

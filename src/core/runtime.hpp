@@ -10,6 +10,7 @@
 
 #include "bootstrap/bootstrap.hpp"
 #include "coll/barrier.hpp"
+#include "core/topology.hpp"
 #include "core/am.hpp"
 #include "core/handlers.hpp"
 #include "core/objects.hpp"
@@ -50,6 +51,7 @@ class Runtime {
   bootstrap::Bootstrap &boot() { return *boot_; }
   transport::Transport &transport() { return *transport_; }
   coll::Barrier &barrier() { return *barrier_; }
+  const Topology &topology() const { return *topology_; }
   HandlerTable &handlers() { return handlers_; }
   am::Engine &am() { return *am_; }
 
@@ -86,6 +88,7 @@ class Runtime {
   std::unique_ptr<bootstrap::Bootstrap> boot_;
   std::unique_ptr<transport::Transport> transport_;
   std::unique_ptr<coll::Barrier> barrier_;
+  std::unique_ptr<Topology> topology_;
   std::unique_ptr<am::Engine> am_;
   HandlerTable handlers_;
   uint32_t rank_ = 0, size_ = 0;

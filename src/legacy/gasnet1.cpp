@@ -129,13 +129,15 @@ int gasnet_getNodeInfo(gasnet_nodeinfo_t *nodeinfo_table, int numentries) {
   Runtime &rt = Runtime::get(__func__);
   if (numentries > 0 && !nodeinfo_table) return GASNET_ERR_BAD_ARG;
   for (int i = 0; i < numentries && static_cast<uint32_t>(i) < rt.size(); ++i) {
-    nodeinfo_table[i].host = 0;
-    nodeinfo_table[i].supernode = 0;
+    auto r = static_cast<uint32_t>(i);
+    nodeinfo_table[i].host = rt.topology().host_of(r);
+    nodeinfo_table[i].supernode = rt.topology().nbrhd_of(r);
     nodeinfo_table[i].offset = 0;
-    if (rt.attached()) {
-      const auto &seg = rt.transport().segment(static_cast<uint32_t>(i));
+    // Only for a segment mapped here (the rank's neighbourhood).
+    const gexx::transport::PeerSegment *seg = rt.attached() ? &rt.transport().segment(r) : nullptr;
+    if (seg && seg->local) {
       nodeinfo_table[i].offset =
-          reinterpret_cast<intptr_t>(seg.local) - static_cast<intptr_t>(seg.owner_base);
+          reinterpret_cast<intptr_t>(seg->local) - static_cast<intptr_t>(seg->owner_base);
     }
   }
   return GASNET_OK;

@@ -72,6 +72,13 @@ class Transport {
   virtual const PeerSegment &segment(uint32_t rank) const = 0;
   // Memory shared by the ranks of this host for intra-host collectives.
   virtual void *host_area() const = 0;
+  // Where this rank sits: the lowest job rank of its host and of its
+  // neighbourhood (the ranks it shares memory with, a subset of the host).
+  struct Locality {
+    uint32_t host_first = 0;
+    uint32_t nbrhd_first = 0;
+  };
+  virtual Locality locality() const = 0;
   virtual uint32_t ranks_on_host() const = 0;
   // More ranks on this host than cores: waiting ranks must yield at once.
   virtual bool oversubscribed() const = 0;

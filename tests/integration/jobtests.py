@@ -926,6 +926,49 @@ def case_ofi_am(n, provider, knobs=None, par=False):
     return run
 
 
+def topo_lines(stdout, n):
+    """The 'topo rank R: ...' lines of topocheck, by rank."""
+    lines = dict(re.findall(r"^topo rank (\d+): (.*)$", stdout, re.M))
+    check(sorted(int(r) for r in lines) == list(range(n)), "topology lines: " + stdout)
+    check(len(re.findall(r"topocheck rank \d+ of %d: PASS" % n, stdout)) == n, stdout)
+    return {int(r): v for r, v in lines.items()}
+
+
+def case_topo(n):
+    """gex_System_Query{Nbrhd,Host}Info/MyPosition and gasnet_getNodeInfo on
+    the smp conduit: one host, one neighbourhood of every rank, whose
+    segments are written through the cross-mapped addresses."""
+    def run():
+        before = shm_entries()
+        job = Job([os.path.join(ARGS.bin_dir, "tests", "integration", "topocheck")], ranks=n)
+        job.wait(timeout=60).expect(0)
+        every = "[%s]" % ",".join(str(r) for r in range(n))
+        for r, line in topo_lines(job.stdout, n).items():
+            check(line == "host 0 of 1 %s nbrhd 0 of 1 %s" % (every, every), job.show())
+        job.assert_nothing_left(before)
+    return run
+
+
+def case_ofi_topo_supernodes(n):
+    """The ofi conduit with GASNET_SUPERNODE_MAXSIZE=2: one host, its ranks
+    in neighbourhoods of two (consecutive ranks) that share memory, the
+    rest through the network."""
+    def run():
+        env = ofi_env("tcp")
+        env["GASNET_SUPERNODE_MAXSIZE"] = "2"
+        before = shm_entries()
+        job = Job([os.path.join(ARGS.bin_dir, "tests", "integration", "topocheck_ofi")],
+                  env=env, ranks=n).wait(timeout=100).expect(0)
+        every = "[%s]" % ",".join(str(r) for r in range(n))
+        for r, line in topo_lines(job.stdout, n).items():
+            first = r // 2 * 2
+            nb = "[%s]" % ",".join(str(x) for x in range(first, min(first + 2, n)))
+            check(line == "host 0 of 1 %s nbrhd %d of %d %s" % (every, r // 2, (n + 1) // 2, nb),
+                  "rank %d: %s\n%s" % (r, line, job.show()))
+        job.assert_nothing_left(before)
+    return run
+
+
 def case_am(n, pshm=False, par=False):
     """The whole AM conformance program (amcheck.c) on n ranks."""
     def run():
@@ -1100,6 +1143,8 @@ CASES = {
         "GASNET_NETWORKDEPTH_PP": "2", "GASNET_NETWORKDEPTH_TOTAL": "3",
         "GASNET_INLINESEND_LIMIT": "0"}),
     "am_credits_7_2": case_am_credits(2, 7),
+    "topo_4": case_topo(4),
+    "ofi_topo_supernodes_5": case_ofi_topo_supernodes(5),
     "ofi_barrier_3_tcp": case_barrier(3, ofi="tcp"),
     "ofi_barrier_2_shm": case_barrier(2, ofi="shm"),
     "ofi_threads_2x4_tcp": case_threads(2, 4, ofi="tcp"),

@@ -32,8 +32,10 @@ class OfiTransport final : public Transport {
     int64_t maxsize = config::get_int("GASNET_SUPERNODE_MAXSIZE", 0, 1 << 20);
     const auto &host = boot.host_ranks();
     size_t me = std::find(host.begin(), host.end(), boot.rank()) - host.begin();
-    for (size_t i = 0; i < host.size(); ++i)
-      network_[host[i]] = maxsize > 0 && i / static_cast<size_t>(maxsize) != me / maxsize;
+    size_t group = maxsize > 0 ? static_cast<size_t>(maxsize) : host.size();
+    for (size_t i = 0; i < host.size(); ++i) network_[host[i]] = i / group != me / group;
+    locality_.host_first = host[0];
+    locality_.nbrhd_first = host[me / group * group];
     bool any = false;
     for (uint32_t r = 0; r < boot.size(); ++r) any = any || network_[r];
     // Every rank computes the same answer (the variables must agree), so
@@ -69,6 +71,7 @@ class OfiTransport final : public Transport {
   }
   const PeerSegment &segment(uint32_t rank) const override { return segs_[rank]; }
   void *host_area() const override { return smp_->host_area(); }
+  Locality locality() const override { return locality_; }
   uint32_t ranks_on_host() const override { return smp_->ranks_on_host(); }
   bool oversubscribed() const override { return smp_->oversubscribed(); }
 
@@ -113,6 +116,7 @@ class OfiTransport final : public Transport {
   bootstrap::Bootstrap &boot_;
   std::unique_ptr<Transport> smp_;
   std::vector<uint8_t> network_;  // by rank: reached through libfabric
+  Locality locality_;
   std::unique_ptr<Fabric> fabric_;
   std::unique_ptr<AmChannel> am_;
   std::unique_ptr<RmaChannel> rma_;

@@ -85,6 +85,7 @@ class SmpTransport final : public Transport {
   uint64_t max_segment_size() const override { return max_segment_; }
   const PeerSegment &segment(uint32_t rank) const override { return segs_[rank]; }
   void *host_area() const override { return host_area_.addr(); }
+  Locality locality() const override { return {host_[0], host_[0]}; }
   uint32_t ranks_on_host() const override { return static_cast<uint32_t>(host_.size()); }
   bool oversubscribed() const override { return oversubscribed_; }
 
