@@ -118,3 +118,25 @@ make -C "$work/seq" -f "$client_src/Makefile.mak" GEXX_INSTALL="$work/moved" || 
 prefix=$work/moved check_loads "$work/seq/client" libgasnet-smp-seq.so
 check_job "" "$work/moved/bin/gasnetrun" -n $ranks "$work/seq/client"
 passed
+
+# The ofi conduit, where libfabric was found at build time: the same client
+# relinked through ofi-seq.mak, every peer through tcp;ofi_rxm.
+if [[ " ${conduits[*]} " == *" ofi "* ]]; then
+  path="make with ofi-seq.mak, every peer over the network"
+  mkdir "$work/ofi"
+  cat >"$work/ofi/Makefile" <<MAKE
+include $GASNET/include/ofi-conduit/ofi-seq.mak
+client: $client_src/client.c
+	\$(GASNET_CC) \$(GASNET_CPPFLAGS) \$(GASNET_CFLAGS) -Wall -Wextra -Werror -c -o client.o \$<
+	\$(GASNET_LD) \$(GASNET_LDFLAGS) -o \$@ client.o \$(GASNET_LIBS)
+MAKE
+  make -C "$work/ofi" || fail "make failed"
+  check_loads "$work/ofi/client" libgasnet-ofi-seq.so
+  if fi_info -p 'tcp;ofi_rxm' -t FI_EP_RDM >/dev/null 2>&1; then
+    check_job "" env GASNET_SUPERNODE_MAXSIZE=1 GASNET_OFI_PROVIDER='tcp;ofi_rxm' \
+      "$GASNET/bin/gasnetrun_ofi" -n $ranks "$work/ofi/client"
+  else
+    echo "ofi client built; not run: libfabric's tcp provider is not available here"
+  fi
+  passed
+fi

@@ -15,6 +15,7 @@ usage: multihost.py --bin-dir DIR CASE
 """
 import argparse
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -203,10 +204,11 @@ def shm_files():
     return {f for f in os.listdir("/dev/shm") if f.startswith("gexx-")}
 
 
-def launch(hosts, bin_dir, args, **kw):
+def launch(hosts, bin_dir, args, env_extra=None, **kw):
     """Runs gasnetrun on host a with the ssh spawner over both hosts."""
     env = dict(os.environ, GASNET_SSH_SERVERS="%s,%s" % (hosts.ip["a"], hosts.ip["b"]),
                GASNET_SSH_OPTIONS=hosts.ssh_options(), GASNET_SPAWNFN="S")
+    env.update(env_extra or {})
     cmd = ["ip", "netns", "exec", hosts.ns["a"], os.path.join(bin_dir, "gasnetrun")] + args
     return subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True, **kw)
@@ -283,6 +285,43 @@ def case_cut(hosts, bin_dir):
     check(shm_files() == before, "shared-memory files left: %s" % (shm_files() - before))
 
 
+def run_ofi_job(hosts, bin_dir, program, args, extra=None):
+    """Runs tests/integration/<program> (the ofi build) on 4 ranks over the
+    two hosts, placed round-robin (ranks 0 and 2 on host a, 1 and 3 on b):
+    peers on one host share memory, the others talk over tcp;ofi_rxm across
+    the veth link. Returns stdout."""
+    prog = os.path.join(bin_dir, "tests", "integration", program)
+    if not os.path.exists(prog):
+        raise Skip("the ofi conduit is not built here (no libfabric found at configure time)")
+    env = {"GASNET_OFI_PROVIDER": "tcp;ofi_rxm", "GASNET_VERBOSEENV": "1"}
+    env.update(extra or {})
+    p = launch(hosts, bin_dir, ["-n", "4", prog] + args, env_extra=env)
+    out, err = p.communicate(timeout=HANG_BOUND)
+    check(p.returncode == 0, "%s failed (%d): %s%s" % (program, p.returncode, out, err))
+    base = program[:-len("_ofi")]
+    passed = sorted(int(r) for r in re.findall(r"^%s rank (\d+) of 4: PASS" % base, out, re.M))
+    check(passed == [0, 1, 2, 3], "%s: ranks passed %s: %s%s" % (program, passed, out, err))
+    check("libfabric provider tcp;ofi_rxm" in err, "%s: provider not named: %s" % (program, err))
+    return out
+
+
+def case_ofi(hosts, bin_dir):
+    """The ofi conduit across the two hosts: locality (two hosts, each its
+    own neighbourhood, memory really shared within one), the AM and RMA
+    conformance programs and the barrier conformance, with data checked."""
+    before = shm_files()
+    out = run_ofi_job(hosts, bin_dir, "topocheck_ofi", [])
+    want = {0: "host 0 of 2 [0,2] nbrhd 0 of 2 [0,2]", 1: "host 1 of 2 [1,3] nbrhd 1 of 2 [1,3]",
+            2: "host 0 of 2 [0,2] nbrhd 0 of 2 [0,2]", 3: "host 1 of 2 [1,3] nbrhd 1 of 2 [1,3]"}
+    for r, line in want.items():
+        check("topo rank %d: %s" % (r, line) in out, "rank %d placement: %s" % (r, out))
+    run_ofi_job(hosts, bin_dir, "amcheck_ofi", [])
+    run_ofi_job(hosts, bin_dir, "rmacheck_ofi", ["1048576"])
+    run_ofi_job(hosts, bin_dir, "barrierconf_ofi", [])
+    settle(hosts)
+    check(shm_files() == before, "shared-memory files left: %s" % (shm_files() - before))
+
+
 FAKE_SSH = {
     "unreachable": ("echo \"ssh: connect to host $H port 22: No route to host\" >&2; exit 255",
                     1, "cannot reach host hostb"),
@@ -323,7 +362,7 @@ def case_fake_ssh(bin_dir):
         check(r.returncode == 2 and "-N 3 asks for more hosts" in r.stderr, "-N: " + r.stderr)
 
 
-CASES = {"hosts": case_hosts, "job": case_job, "cut": case_cut}
+CASES = {"hosts": case_hosts, "job": case_job, "cut": case_cut, "ofi": case_ofi}
 
 
 def main():
