@@ -76,6 +76,7 @@ class SmpTransport final : public Transport {
   const PeerSegment &segment(uint32_t rank) const override { return segs_[rank]; }
   void *host_area() const override { return host_area_.addr(); }
   uint32_t ranks_on_host() const override { return boot_.size(); }
+  bool job_in_host_area() const override { return true; }
   bool oversubscribed() const override { return oversubscribed_; }
 
   bool am_reserve(uint32_t peer, AmLane lane, unsigned nargs, size_t payload,
