@@ -40,7 +40,7 @@ void Barrier::notify(int id, int flags) {
 
 int Barrier::finish(int id, int flags) {
   notified_ = false;
-  BarrierValue all = shm_.result();
+  BarrierValue all = algo_->result();
   last_ = all;
   if (all.flags & GASNET_BARRIERFLAG_MISMATCH) return GASNET_ERR_BARRIER_MISMATCH;
   // The wait's value must agree with this rank's notify and with the job's.
@@ -57,7 +57,7 @@ int Barrier::wait(int id, int flags) {
   if (!notified_)
     util::fatal("gasnet_barrier_wait called without a matching gasnet_barrier_notify");
   uint64_t start = trace::active(trace::kBarrier) ? trace::now() : 0;
-  core::wait_until([&] { return shm_.done(generation_); });
+  core::wait_until([&] { return algo_->done(generation_); });
   int result = finish(id, flags);
   if (start) record(trace::Op::BarrierWait, "gasnet_barrier_wait", id, flags, start, result);
   return result;
@@ -66,7 +66,7 @@ int Barrier::wait(int id, int flags) {
 int Barrier::try_finish(int id, int flags) {
   if (!notified_) util::fatal("gasnet_barrier_try called without a matching gasnet_barrier_notify");
   core::poll();
-  int result = shm_.done(generation_) ? finish(id, flags) : GASNET_ERR_NOT_READY;
+  int result = algo_->done(generation_) ? finish(id, flags) : GASNET_ERR_NOT_READY;
   if (trace::active(trace::kBarrier))
     record(trace::Op::BarrierTry, "gasnet_barrier_try", id, flags, 0, result);
   return result;
@@ -95,13 +95,13 @@ uint64_t Barrier::start_anonymous() {
 uint64_t Barrier::arrive(BarrierValue v) {
   // A rank arrives once per generation: an earlier non-blocking barrier of
   // this rank must complete before the next one starts.
-  core::wait_until([&] { return shm_.done(last_arrival_); });
-  last_arrival_ = shm_.arrive(v);
+  core::wait_until([&] { return algo_->done(last_arrival_); });
+  last_arrival_ = algo_->arrive(v);
   return last_arrival_;
 }
 
 void Barrier::finish_anonymous(uint64_t generation) {
-  core::wait_until([&] { return shm_.done(generation); });
+  core::wait_until([&] { return algo_->done(generation); });
 }
 
 }  // namespace gexx::coll

@@ -1,16 +1,19 @@
 // The job's barrier with GASNet's split-phase rules: notify, then wait or
-// try; named, anonymous and forced-mismatch values.
+// try; named, anonymous and forced-mismatch values. The algorithm under it
+// (shared memory or active messages) only gathers the values.
 #pragma once
 
 #include <cstdint>
+#include <memory>
+#include <utility>
 
-#include "coll/shm_barrier.hpp"
+#include "coll/split_barrier.hpp"
 
 namespace gexx::coll {
 
 class Barrier {
  public:
-  Barrier(void *host_area, uint32_t rank, uint32_t ranks) : shm_(host_area, rank, ranks) {}
+  explicit Barrier(std::unique_ptr<SplitBarrier> algorithm) : algo_(std::move(algorithm)) {}
 
   // Fatal when a notify is already outstanding.
   void notify(int id, int flags);
@@ -24,14 +27,14 @@ class Barrier {
 
   // The EX form: an anonymous barrier whose completion an event observes.
   uint64_t start_anonymous();
-  bool complete(uint64_t generation) { return shm_.done(generation); }
+  bool complete(uint64_t generation) { return algo_->done(generation); }
   void finish_anonymous(uint64_t generation);
 
  private:
   int finish(int id, int flags);
   uint64_t arrive(BarrierValue v);
 
-  ShmBarrier shm_;
+  std::unique_ptr<SplitBarrier> algo_;
   bool notified_ = false;
   BarrierValue mine_;
   BarrierValue last_{0, 1};

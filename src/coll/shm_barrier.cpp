@@ -6,14 +6,7 @@ namespace gexx::coll {
 
 namespace {
 constexpr uint32_t kAnonymous = 1;  // GASNET_BARRIERFLAG_ANONYMOUS
-constexpr uint32_t kMismatch = 2;   // GASNET_BARRIERFLAG_MISMATCH
 
-uint64_t pack(BarrierValue v) {
-  return static_cast<uint64_t>(v.flags) << 32 | static_cast<uint32_t>(v.id);
-}
-BarrierValue unpack(uint64_t w) {
-  return {static_cast<int32_t>(static_cast<uint32_t>(w)), static_cast<uint32_t>(w >> 32)};
-}
 // The central state word: generation (16 bits), count (14), value (34).
 constexpr uint32_t kMaxCentralRanks = (1u << 14) - 1;
 uint64_t make_state(uint64_t gen, uint64_t count, BarrierValue v) {
@@ -29,24 +22,10 @@ uint64_t state_count(uint64_t s) {
 BarrierValue state_value(uint64_t s) {
   return {static_cast<int32_t>(static_cast<uint32_t>(s)), static_cast<uint32_t>((s >> 32) & 3)};
 }
-
-uint32_t rounds_for(uint32_t ranks) {
-  uint32_t r = 0;
-  while ((1ull << r) < ranks) ++r;
-  return r;
-}
 }  // namespace
 
-BarrierValue combine(BarrierValue a, BarrierValue b) {
-  if ((a.flags | b.flags) & kMismatch) return {0, kMismatch};
-  if (a.flags & kAnonymous) return b;
-  if (b.flags & kAnonymous) return a;
-  if (a.id != b.id) return {0, kMismatch};
-  return a;
-}
-
 size_t ShmBarrier::area_size(uint32_t ranks) {
-  return sizeof(Header) + sizeof(Slot) * 2 * ranks * rounds_for(ranks);
+  return sizeof(Header) + sizeof(Slot) * 2 * ranks * dissemination_rounds(ranks);
 }
 
 void ShmBarrier::init_area(void *area, uint32_t ranks, bool creator, bool central) {
@@ -56,7 +35,7 @@ void ShmBarrier::init_area(void *area, uint32_t ranks, bool creator, bool centra
   h->state.store(make_state(0, 0, {0, kAnonymous}), std::memory_order_relaxed);
   h->result.store(0, std::memory_order_relaxed);
   auto *s = reinterpret_cast<Slot *>(static_cast<char *>(area) + sizeof(Header));
-  for (size_t i = 0; i < 2 * static_cast<size_t>(ranks) * rounds_for(ranks); ++i) {
+  for (size_t i = 0; i < 2 * static_cast<size_t>(ranks) * dissemination_rounds(ranks); ++i) {
     new (&s[i].gen) std::atomic<uint64_t>(0);
     new (&s[i].value) std::atomic<uint64_t>(0);
   }
@@ -69,7 +48,7 @@ ShmBarrier::ShmBarrier(void *area, uint32_t rank, uint32_t ranks)
       central_(hdr_->central != 0),
       rank_(rank),
       ranks_(ranks),
-      rounds_(rounds_for(ranks)) {}
+      rounds_(dissemination_rounds(ranks)) {}
 
 void ShmBarrier::arrive_central(BarrierValue v) {
   uint64_t old = hdr_->state.load(std::memory_order_acquire);

@@ -9,40 +9,26 @@
 // arrival count and the value combined so far, and the last rank to arrive
 // completes the generation for everyone. The creator of the area picks the
 // algorithm, so every rank uses the same one.
-// Values combine with GASNet's barrier rules: any MISMATCH flag wins; an
-// anonymous value takes the other's; two named values with different ids
-// are a mismatch. That combination is idempotent, so the overlapping
-// coverage dissemination produces when n is not a power of two is harmless.
 #pragma once
 
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
 
+#include "coll/split_barrier.hpp"
+
 namespace gexx::coll {
 
-struct BarrierValue {
-  int32_t id = 0;
-  uint32_t flags = 0;  // GASNET_BARRIERFLAG_* bits
-};
-
-BarrierValue combine(BarrierValue a, BarrierValue b);
-
-class ShmBarrier {
+class ShmBarrier final : public SplitBarrier {
  public:
   static size_t area_size(uint32_t ranks);
   static void init_area(void *area, uint32_t ranks, bool creator, bool central);
 
   ShmBarrier(void *area, uint32_t rank, uint32_t ranks);
 
-  // Arrives with `v`; returns the generation it completes. The previous
-  // generation must be complete (done() returned true for it).
-  uint64_t arrive(BarrierValue v);
-  // Advances this rank's rounds as far as the others allow, without
-  // waiting; true once generation `gen` has completed here.
-  bool done(uint64_t gen);
-  // The combined value of the most recently completed generation.
-  BarrierValue result() const { return result_; }
+  uint64_t arrive(BarrierValue v) override;
+  bool done(uint64_t gen) override;
+  BarrierValue result() const override { return result_; }
 
  private:
   struct alignas(64) Slot {

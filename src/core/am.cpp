@@ -163,6 +163,14 @@ void Engine::check_request(const char *api, gex_Rank_t rank) {
   }
 }
 
+void Engine::check_client_handler(const char *api, gex_AM_Index_t handler) {
+  if (__builtin_expect(handler < kFirstClientIndex, 0)) {
+    util::fatal(
+        "%s: handler index %u is reserved for gexx's own handlers; client handlers use %u to 255",
+        api, handler, kFirstClientIndex);
+  }
+}
+
 gexx_token_s *Engine::reply_token(const char *api, gex_Token_t token) {
   gexx_token_s *cur = tl_token;
   if (!token) util::fatal("%s: the token is NULL", api);
@@ -296,6 +304,11 @@ bool Engine::acquire_credit(uint32_t rank, gex_Flags_t flags, const char *api) {
 }
 
 int Engine::request(gex_Rank_t rank, const Message &m) {
+  check_client_handler(m.api, m.handler);
+  return internal_request(rank, m);
+}
+
+int Engine::internal_request(gex_Rank_t rank, const Message &m) {
   check_request(m.api, rank);
   check_payload(m, false);
   LongPlan lp = plan_long(m, rank);
@@ -311,6 +324,7 @@ int Engine::request(gex_Rank_t rank, const Message &m) {
 
 int Engine::reply(gex_Token_t token, const Message &m) {
   gexx_token_s *t = reply_token(m.api, token);
+  check_client_handler(m.api, m.handler);
   check_payload(m, true);
   LongPlan lp = plan_long(m, t->src);
   transport::AmSlot slot;
@@ -486,6 +500,7 @@ void Engine::commit(const char *api, gex_AM_SrcDesc_t sdp, bool reply, Category 
                     gex_AM_Index_t handler, size_t nbytes, void *dest, unsigned nargs,
                     const gex_AM_Arg_t *args) {
   gexx_srcdesc_s &sd = tl_srcdesc;
+  check_client_handler(api, handler);
   if (sdp != &sd || !sd.active) {
     util::fatal(
         "%s: this source descriptor is not the one the last Prepare on this thread "

@@ -51,8 +51,11 @@ class Engine {
   explicit Engine(Runtime &rt);
 
   // Return 0, or 1 when GEX_FLAG_IMMEDIATE was given and nothing was sent.
+  // A client's AM names a client handler index (fatal otherwise).
   int request(gex_Rank_t rank, const Message &m);
   int reply(gex_Token_t token, const Message &m);
+  // A request of gexx itself, to one of its InternalHandler indices.
+  int internal_request(gex_Rank_t rank, const Message &m);
 
   // Runs incoming messages; fatal inside a handler (handlers do not poll).
   void poll(const char *api);
@@ -93,6 +96,7 @@ class Engine {
   }
   uint32_t take_owed(uint32_t peer);
   void check_request(const char *api, gex_Rank_t rank);
+  void check_client_handler(const char *api, gex_AM_Index_t handler);
   void check_payload(const Message &m, bool reply);
   // Where a Long payload goes, checked against the target's segment before
   // anything is claimed. A segment not mapped here (a network peer) gets

@@ -2,6 +2,7 @@
 
 #include <vector>
 
+#include "util/log.hpp"
 #include "util/strings.hpp"
 
 namespace gexx::core {
@@ -70,6 +71,21 @@ std::string HandlerTable::register_all(Pending *p, size_t n) {
     e.fn.store(p[i].ex.gex_fnptr, std::memory_order_release);
   }
   return {};
+}
+
+void HandlerTable::register_internal(const gex_AM_Entry_t &entry) {
+  std::lock_guard<std::mutex> guard(register_mutex_);
+  unsigned idx = entry.gex_index;
+  std::string bad = check_flags(entry, 0);
+  if (idx == 0 || idx >= kFirstClientIndex || table_[idx].fn || !entry.gex_fnptr || !bad.empty()) {
+    util::fatal("internal AM handler '%s' at index %u cannot be registered %s", entry.gex_name,
+                idx, bad.c_str());
+  }
+  HandlerEntry &e = table_[idx];
+  e.ex = entry;
+  e.checked = true;
+  e.label = util::format("gexx's internal handler '%s' (index %u)", entry.gex_name, idx);
+  e.fn.store(entry.gex_fnptr, std::memory_order_release);
 }
 
 std::string HandlerTable::register_legacy(LegacyEntry *entries, int n) {

@@ -14,6 +14,10 @@ namespace gexx::core {
 constexpr unsigned kHandlerTableSize = 256;
 constexpr unsigned kFirstClientIndex = GEX_AM_INDEX_BASE;
 
+// Indices of gexx's own handlers: below kFirstClientIndex, so that no client
+// registration can take or shadow them, and client AMs never name them.
+enum InternalHandler : gex_AM_Index_t { kBarrierHandler = 1 };
+
 struct HandlerEntry {
   // Stored last, with release: a thread that loads it (acquire) sees the rest.
   std::atomic<gex_AM_Fn_t> fn{nullptr};
@@ -34,6 +38,10 @@ class HandlerTable {
   // GASNet-EX (gex_EP_RegisterHandlers): the same index rule; flags and
   // nargs are validated here and enforced on every delivery.
   std::string register_ex(gex_AM_Entry_t *entries, size_t n);
+  // One of gexx's own handlers, at its InternalHandler index; flags and
+  // nargs are enforced as for register_ex. Fatal if the index is not free
+  // and internal (a gexx bug).
+  void register_internal(const gex_AM_Entry_t &entry);
 
   const HandlerEntry &entry(uint8_t index) const { return table_[index]; }
 

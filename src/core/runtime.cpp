@@ -9,6 +9,8 @@
 #include <map>
 #include <mutex>
 
+#include "coll/am_barrier.hpp"
+#include "coll/shm_barrier.hpp"
 #include "core/exit.hpp"
 #include "core/progress.hpp"
 #include "core/progress_thread.hpp"
@@ -129,7 +131,6 @@ void Runtime::start(const char *client_name, gex_Flags_t flags) {
   transport_ = transport::open_conduit(*boot_);
   g_oversubscribed = transport_->oversubscribed();
   topology_ = std::make_unique<Topology>(*boot_, *transport_);
-  barrier_ = std::make_unique<coll::Barrier>(transport_->host_area(), rank_, size_);
 
   max_local_ = transport_->max_segment_size();
   max_global_ = max_local_;
@@ -138,6 +139,7 @@ void Runtime::start(const char *client_name, gex_Flags_t flags) {
   if (config::get_bool("GASNET_RCV_THREAD")) concurrent_ = true;
   transport_->am_set_concurrent(concurrent_);
   am_ = std::make_unique<am::Engine>(*this);
+  barrier_ = std::make_unique<coll::Barrier>(job_barrier());
 
   client_.name = client_name ? client_name : "";
   client_.flags = flags;
@@ -156,6 +158,19 @@ void Runtime::start(const char *client_name, gex_Flags_t flags) {
         transport_->name(), size_, boot_->spawner(), util::human_size(max_global_).c_str(),
         config::get_string("GASNET_SHM_BACKING").c_str());
   }
+}
+
+std::unique_ptr<coll::SplitBarrier> Runtime::job_barrier() {
+  if (transport_->job_in_host_area())
+    return std::make_unique<coll::ShmBarrier>(transport_->host_area(), rank_, size_);
+  if (rank_ == 0) {
+    util::note(
+        "barrier algorithm: am-dissem (peers over the network: %u round(s) of AM Short "
+        "requests; GASNET_BARRIER chooses among shared-memory algorithms only)",
+        coll::dissemination_rounds(size_));
+  }
+  // Before any poll: a peer's first barrier message may already be on its way.
+  return coll::AmBarrier::over_am(*am_, handlers_, rank_, size_);
 }
 
 gex_Segment_t Runtime::attach(const char *api, uint64_t size) {

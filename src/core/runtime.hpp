@@ -83,6 +83,9 @@ class Runtime {
   [[noreturn]] void bad_range(const char *api, uint32_t rank, const void *addr, size_t len);
   Runtime() = default;
   void start(const char *client_name, gex_Flags_t flags);
+  // In the host area when every rank of the job shares it, else over AMs;
+  // the AM engine exists already.
+  std::unique_ptr<coll::SplitBarrier> job_barrier();
   bool concurrent_ = true;
 
   std::unique_ptr<bootstrap::Bootstrap> boot_;

@@ -80,6 +80,10 @@ class Transport {
   };
   virtual Locality locality() const = 0;
   virtual uint32_t ranks_on_host() const = 0;
+  // True when every rank of the job uses this rank's host area for
+  // intra-host collectives (one shared-memory group): the barrier then
+  // runs there; otherwise it runs over active messages.
+  virtual bool job_in_host_area() const = 0;
   // More ranks on this host than cores: waiting ranks must yield at once.
   virtual bool oversubscribed() const = 0;
   // Active messages. am_reserve claims room for a message of `nargs`

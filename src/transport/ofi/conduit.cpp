@@ -73,6 +73,11 @@ class OfiTransport final : public Transport {
   void *host_area() const override { return smp_->host_area(); }
   Locality locality() const override { return locality_; }
   uint32_t ranks_on_host() const override { return smp_->ranks_on_host(); }
+  bool job_in_host_area() const override {
+    for (uint8_t net : network_)
+      if (net) return false;
+    return smp_->job_in_host_area();
+  }
   bool oversubscribed() const override { return smp_->oversubscribed(); }
 
   bool am_reserve(uint32_t peer, AmLane lane, unsigned nargs, size_t payload,

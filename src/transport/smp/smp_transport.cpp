@@ -87,6 +87,7 @@ class SmpTransport final : public Transport {
   void *host_area() const override { return host_area_.addr(); }
   Locality locality() const override { return {host_[0], host_[0]}; }
   uint32_t ranks_on_host() const override { return static_cast<uint32_t>(host_.size()); }
+  bool job_in_host_area() const override { return host_.size() == boot_.size(); }
   bool oversubscribed() const override { return oversubscribed_; }
 
   bool am_reserve(uint32_t peer, AmLane lane, unsigned nargs, size_t payload,
