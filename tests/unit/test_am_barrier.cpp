@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "barrier_pattern.hpp"
 #include "coll/am_barrier.hpp"
 
 using gexx::coll::AmBarrier;
@@ -143,22 +144,8 @@ TEST_P(AmBarrierThreads, EveryGenerationCompletesWithTheAgreedValue) {
       }
     });
     threads.emplace_back([&, r] {
-      AmBarrier &b = *ranks[r];
-      for (uint32_t i = 0; i < kGens; ++i) {
-        __atomic_fetch_add(&counter[i], 1, __ATOMIC_RELAXED);
-        bool odd = r == 0 && i % 7 == 3;  // rank 0 names some barriers differently
-        uint64_t g = b.arrive({static_cast<int32_t>(odd ? i + 1 : i), r == 1 ? kAnon : 0});
-        latest[r].store(g);
-        while (!b.done(g)) std::this_thread::yield();
-        if (__atomic_load_n(&counter[i], __ATOMIC_RELAXED) != static_cast<int>(kRanks)) ++bad;
-        BarrierValue v = b.result();
-        if (i % 7 == 3 && kRanks > 2) {
-          if (v.flags != kMismatch) ++bad;
-        } else {
-          int32_t want = static_cast<int32_t>(i % 7 == 3 ? i + 1 : i);
-          if (v.id != want || v.flags != 0) ++bad;
-        }
-      }
+      barrier_pattern::run_rank(*ranks[r], r, kRanks, counter, bad,
+                                [&](uint64_t g) { latest[r].store(g); });
     });
   }
   for (uint32_t t = 1; t < threads.size(); t += 2) threads[t].join();
