@@ -1,7 +1,8 @@
 /* rma_bench: put/get latency (8 B to 1 KiB; blocking, NB, NBI) and bandwidth
  * (4 KiB to 16 MiB) from rank 0 to rank 1's segment, beside memcpy of the
  * same sizes measured in the same run; then barrier latency over all ranks.
- * Prints figures only.   gasnetrun -n 2 rma_bench [reps]
+ * Prints figures only.   gasnetrun -n 2 rma_bench [reps [barrier]]
+ * With "barrier", only the barrier latency is measured.
  * Where rank 1's segment is not mapped here (ofi conduit, network peers),
  * the memcpy column copies between two local buffers and the cache-line
  * round trip is left out.
@@ -88,6 +89,7 @@ int main(int argc, char **argv) {
   gasnet_attach(NULL, 0, MAXBW + (1 << 16), 0);
   gasnet_node_t me = gasnet_mynode(), n = gasnet_nodes();
   long reps = argc > 1 ? atol(argv[1]) : 200000;
+  int barrier_only = argc > 2 && strcmp(argv[2], "barrier") == 0;
   gasnet_QueryGexObjects(NULL, NULL, &tm, NULL);
   gasnet_seginfo_t *seg = calloc(n, sizeof *seg);
   gasnet_getSegmentInfo(seg, (int)n);
@@ -102,7 +104,7 @@ int main(int argc, char **argv) {
   gex_Segment_QueryBound(tm, me == 0 ? peer : 0, NULL, &other_view, NULL);
   int mapped = other_view != NULL;
 
-  if (me == 0) {
+  if (me == 0 && !barrier_only) {
     printf("# rma_bench: rank 0 -> rank %u, %u rank(s); medians of 5 runs\n", peer, n);
     printf("# latency, ns per operation (NBI: issue + final sync, per op)\n");
     printf("%-8s %9s %9s %9s %9s %9s %9s %9s %9s %9s\n", "bytes", "memcpy", "put", "put_nb",
@@ -137,7 +139,7 @@ int main(int argc, char **argv) {
 
   /* The floor for any barrier: one cache line going to the other rank and
    * back, measured through rank 1's segment, which both ranks map. */
-  if (n > 1 && me < 2 && mapped) {
+  if (n > 1 && me < 2 && mapped && !barrier_only) {
     void *base;
     gex_Segment_QueryBound(tm, 1, NULL, &base, NULL);
     volatile long *ping = (volatile long *)((char *)base + MAXBW);

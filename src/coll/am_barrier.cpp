@@ -101,8 +101,10 @@ void AmBarrier::advance() {
 
 void AmBarrier::receive(uint32_t src, const Message &m) {
   if (m.round >= rounds_ || src != partner(m.round, -1)) {
-    util::fatal("job barrier: rank %u sent rank %u a value for round %u, which rank %u does not",
-                src, rank_, m.round, src);
+    util::fatal(
+        "job barrier: rank %u sent a round-%u value to rank %u, which has %u round(s) and "
+        "hears from another rank in that one",
+        src, m.round, rank_, rounds_);
   }
   Slot &s = slot(m.gen, m.round);
   s.value.store(pack(m.value), std::memory_order_relaxed);

@@ -49,9 +49,8 @@ class AmBarrier final : public SplitBarrier {
   AmBarrier(uint32_t rank, uint32_t ranks, Send send);
   // The job's: rounds travel through `engine` to gexx's internal barrier
   // handler, which this registers in `handlers`. One per process.
-  static std::unique_ptr<AmBarrier> over_am(core::am::Engine &engine,
-                                            core::HandlerTable &handlers, uint32_t rank,
-                                            uint32_t ranks);
+  static std::unique_ptr<AmBarrier> over_am(core::am::Engine &engine, core::HandlerTable &handlers,
+                                            uint32_t rank, uint32_t ranks);
 
   uint64_t arrive(BarrierValue v) override;
   bool done(uint64_t gen) override;

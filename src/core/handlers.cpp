@@ -78,8 +78,8 @@ void HandlerTable::register_internal(const gex_AM_Entry_t &entry) {
   unsigned idx = entry.gex_index;
   std::string bad = check_flags(entry, 0);
   if (idx == 0 || idx >= kFirstClientIndex || table_[idx].fn || !entry.gex_fnptr || !bad.empty()) {
-    util::fatal("internal AM handler '%s' at index %u cannot be registered %s", entry.gex_name,
-                idx, bad.c_str());
+    util::fatal("internal AM handler '%s' at index %u cannot be registered %s", entry.gex_name, idx,
+                bad.c_str());
   }
   HandlerEntry &e = table_[idx];
   e.ex = entry;

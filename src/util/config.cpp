@@ -35,7 +35,9 @@ const std::vector<Var> kRegistry = {
     {"GASNET_BARRIER", Kind::List, "auto",
      "Barrier algorithm among the ranks of a host: auto (dissem when every rank has a core, "
      "central when the host is oversubscribed), dissem (dissemination, one cache-line transfer "
-     "per round) or central (one shared word; the last rank to arrive releases the others).",
+     "per round) or central (one shared word; the last rank to arrive releases the others). A "
+     "job with peers over the network (the ofi conduit's network peers, several hosts) ignores "
+     "it: its barrier is a dissemination over active messages (am-dissem).",
      true, INT64_MIN, INT64_MAX, "auto,dissem,central"},
     {"GASNET_EXITTIMEOUT", Kind::Seconds, "",
      "Seconds ranks get to end once the job is ending (after a gasnet_exit, an exit, or a "

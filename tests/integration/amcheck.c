@@ -705,6 +705,8 @@ static void break_rule(void) {
   if (me == 0) {
     gex_Rank_t to = n > 1 ? 1 : 0;
     if (!strcmp(rule, "unregistered")) gex_AM_RequestShort0(tm, to, 140, 0);
+    /* gexx's own barrier handler index, with its arguments: refused at once */
+    if (!strcmp(rule, "reserved_index")) gex_AM_RequestShort4(tm, to, 1, 0, 1, 0, 0, 1);
     if (!strcmp(rule, "wrong_nargs"))
       gex_AM_RequestShort2(tm, to, rule_table[0].gex_index, 0, 1, 2);
     if (!strcmp(rule, "wrong_category")) {

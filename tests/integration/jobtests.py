@@ -211,6 +211,9 @@ def case_barrier(n, mode=None, algorithm="auto", ofi=None):
         check(ranks == list(range(n)), job.show())
         if ofi:
             check("libfabric provider %s" % OFI_PROVIDERS[ofi] in job.stderr, job.show())
+            check(AM_BARRIER_NOTE in job.stderr, job.show())
+        else:
+            check("am-dissem" not in job.stderr, job.show())
         job.assert_nothing_left(before)
     return run
 
@@ -855,6 +858,8 @@ def amcheck(par=False):
 
 
 OFI_PROVIDERS = {"tcp": "tcp;ofi_rxm", "shm": "shm"}
+# What rank 0 says (verbose) when the job barrier runs over active messages.
+AM_BARRIER_NOTE = "barrier algorithm: am-dissem (peers over the network"
 
 
 def ofi_env(short_name):
@@ -1016,25 +1021,29 @@ def case_am_flood(n, par=False):
     return run
 
 
-def case_threads(n, threads, env=None, ops=None, ofi=None):
+def case_threads(n, threads, env=None, ops=None, ofi=None, barriers=0):
     """n ranks x `threads` threads, each a seeded random mix of AMs, puts, gets and NBI syncs
-    with the data checked (threadstress.c). GEXX_THREADSTRESS_OPS sets the operations per
-    thread (fewer under ThreadSanitizer) unless the case fixes them."""
+    with the data checked (threadstress.c); meanwhile the main thread runs `barriers`
+    barriers (on the ofi conduit: the AM barrier, its handlers on whichever thread polls).
+    GEXX_THREADSTRESS_OPS sets the operations per thread (fewer under ThreadSanitizer)
+    unless the case fixes them."""
     def run():
         job_env = dict(ofi_env(ofi) if ofi else {}, **(env or {}))
         before = shm_entries()
         prog = os.path.join(ARGS.bin_dir, "tests", "integration",
                             "threadstress_ofi" if ofi else "threadstress")
         count = ops or os.environ.get("GEXX_THREADSTRESS_OPS", "3000")
-        job = Job([prog, count, "1", str(threads)], ranks=n, env=job_env)
+        job = Job([prog, count, "1", str(threads), str(barriers)], ranks=n, env=job_env)
         job.wait(timeout=600).expect(0)
         ranks = sorted(int(r) for r in re.findall(
-            r"threadstress rank (\d+) of %d: PASS \(\d+ checks, %d threads x %s ops" % (
-                n, threads, count), job.stdout))
+            r"threadstress rank (\d+) of %d: PASS \(\d+ checks, %d threads x %s ops, \d+ "
+            r"requests run, seed 1, %d barriers beside\)" % (n, threads, count, barriers),
+            job.stdout))
         check(ranks == list(range(n)), job.show())
         check("ThreadSanitizer" not in job.stderr, job.show())
         if ofi:
             check("libfabric provider %s" % OFI_PROVIDERS[ofi] in job.stderr, job.show())
+            check(AM_BARRIER_NOTE in job.stderr, job.show())
         job.assert_nothing_left(before)
     return run
 
@@ -1072,6 +1081,8 @@ AM_RULES = [
     ("medium_too_big", r"gex_AM_ReplyMedium: a 65537-byte Medium payload; at most 65536"),
     ("unregistered", r"rank 0 sent an AM Short request to handler index 140, which is not "
                      r"registered on this rank"),
+    ("reserved_index", r"gex_AM_RequestShort: handler index 1 is reserved for gexx's own "
+                       r"handlers; client handlers use 128 to 255"),
     ("wrong_nargs", r"rank 0 sent an AM Short request to handler 'rule_req' \(index \d+\), which "
                     r"was registered for 1 argument\(s\) but the AM carries 2"),
     ("wrong_category", r"rank 0 sent an AM Medium request to handler 'rule_req' \(index \d+\), "
@@ -1147,6 +1158,11 @@ CASES = {
     "ofi_topo_supernodes_5": case_ofi_topo_supernodes(5),
     "ofi_barrier_3_tcp": case_barrier(3, ofi="tcp"),
     "ofi_barrier_2_shm": case_barrier(2, ofi="shm"),
+    "ofi_barrier_5_tcp": case_barrier(5, ofi="tcp"),
+    "ofi_barrier_try_5_tcp": case_barrier(5, "try", ofi="tcp"),
+    "ofi_threads_barrier_3x4_tcp": case_threads(3, 4, ofi="tcp", barriers=100),
+    "ofi_threads_barrier_rcv_2x4_shm": case_threads(2, 4, {"GASNET_RCV_THREAD": "1"}, ofi="shm",
+                                                    barriers=100),
     "ofi_threads_2x4_tcp": case_threads(2, 4, ofi="tcp"),
     "ofi_threads_2x4_shm": case_threads(2, 4, ofi="shm"),
     "ofi_am_par_3_tcp": case_ofi_am(3, "tcp", par=True),

@@ -1,6 +1,6 @@
 /* threadstress: a GASNET_PAR client whose threads all communicate at once.
  *
- *   threadstress [OPS [SEED [THREADS]]]   (defaults 3000, 1, 8)
+ *   threadstress [OPS [SEED [THREADS [BARRIERS]]]]   (defaults 3000, 1, 8, 0)
  *   threadstress compute ROUNDS           (with GASNET_RCV_THREAD=1)
  *
  * Every rank runs THREADS threads; each does OPS operations drawn from a
@@ -14,6 +14,11 @@
  * At the end the ranks exchange how many requests each sent to each peer,
  * and every rank checks the requests its handlers ran, the replies its
  * threads got and the counter its handlers and threads raised under one hsl.
+ *
+ * Meanwhile the main thread runs BARRIERS barriers, alternately named
+ * split-phase ones finished with gasnet_barrier_try and gex_Coll_BarrierNB
+ * events tested to completion: their messages (the AM barrier of a job over
+ * the network) are handled on whichever thread polls.
  *
  * In compute mode rank 0 computes without calling gexx until every other
  * rank has had ROUNDS requests answered by it and has said so with a put:
@@ -423,6 +428,24 @@ static void *worker_main(void *arg) {
   return NULL;
 }
 
+/* The main thread's barriers while the workers communicate. */
+static void barriers_beside(long count) {
+  for (long i = 0; i < count; ++i) {
+    if (i & 1) {
+      gex_Event_t ev = gex_Coll_BarrierNB(tm, 0);
+      while (gex_Event_Test(ev) != GASNET_OK) {
+      }
+      continue;
+    }
+    int rc, id = -1;
+    gasnet_barrier_notify((int)i, 0);
+    while ((rc = gasnet_barrier_try((int)i, 0)) == GASNET_ERR_NOT_READY) {
+    }
+    CHECK(rc == GASNET_OK && gasnet_barrier_result(&id) == 0 && id == (int)i,
+          "barrier %ld beside the workers: result %d, name %d", i, rc, id);
+  }
+}
+
 static volatile uint64_t compute_sink; /* keeps the computation */
 
 /* Rank 0 computes; the others' requests are answered by its progress thread. */
@@ -465,6 +488,7 @@ int main(int argc, char **argv) {
   ops_per_thread = argc > 1 ? atol(argv[1]) : 3000;
   unsigned long seed = argc > 2 ? strtoul(argv[2], NULL, 0) : 1;
   nthreads = argc > 3 ? (unsigned)atoi(argv[3]) : 8;
+  long barriers = argc > 4 ? atol(argv[4]) : 0;
   CHECK(nranks <= MAX_RANKS && nthreads >= 1 && nthreads <= MAX_THREADS && ops_per_thread >= 0,
         "at most %d ranks and 1..%d threads", MAX_RANKS, MAX_THREADS);
   gasnet_attach(NULL, 0, (seg_size() + 4095) / 4096 * 4096, 0);
@@ -490,6 +514,7 @@ int main(int argc, char **argv) {
     w[t].back = malloc(REGION);
     CHECK(pthread_create(&w[t].thread, NULL, worker_main, &w[t]) == 0, "pthread_create");
   }
+  barriers_beside(barriers);
   long sent_to[MAX_RANKS][K_KINDS] = {{0}};
   long locked = 0, with_reply = 0;
   for (unsigned t = 0; t < nthreads; ++t) {
@@ -531,8 +556,8 @@ int main(int argc, char **argv) {
   gasnet_barrier(0, GASNET_BARRIERFLAG_ANONYMOUS);
   printf(
       "threadstress rank %u of %u: PASS (%ld checks, %u threads x %ld ops, %ld requests run, "
-      "seed %lu)\n",
-      me, nranks, check_count, nthreads, ops_per_thread, requests, seed);
+      "seed %lu, %ld barriers beside)\n",
+      me, nranks, check_count, nthreads, ops_per_thread, requests, seed, barriers);
   fflush(stdout);
   gasnet_exit(0);
   return 0;

@@ -4,6 +4,7 @@
 #include <tuple>
 #include <vector>
 
+#include "barrier_pattern.hpp"
 #include "coll/shm_barrier.hpp"
 
 using gexx::coll::BarrierValue;
@@ -48,23 +49,7 @@ TEST_P(ShmBarrierAlgorithms, ThreadsAsRanksCompleteEveryGeneration) {
   for (uint32_t r = 0; r < kRanks; ++r) {
     threads.emplace_back([&, r] {
       ShmBarrier b(aligned, r, kRanks);
-      for (uint32_t i = 0; i < kRounds; ++i) {
-        __atomic_fetch_add(&counter[i], 1, __ATOMIC_RELAXED);
-        // Rank 0 names some barriers differently: every rank must see it.
-        bool odd = r == 0 && i % 7 == 3;
-        uint64_t g = b.arrive({static_cast<int32_t>(odd ? i + 1 : i), r == 1 ? kAnon : 0});
-        while (!b.done(g)) std::this_thread::yield();
-        // Everyone counted itself in before anyone left the barrier.
-        if (__atomic_load_n(&counter[i], __ATOMIC_RELAXED) != static_cast<int>(kRanks)) ++bad;
-        // Rank 1 is anonymous; rank 0's odd name clashes only with rank 2's.
-        BarrierValue v = b.result();
-        if (i % 7 == 3 && kRanks > 2) {
-          if (v.flags != kMismatch) ++bad;
-        } else {
-          int32_t want = static_cast<int32_t>(i % 7 == 3 ? i + 1 : i);
-          if (v.id != want || v.flags != 0) ++bad;
-        }
-      }
+      barrier_pattern::run_rank(b, r, kRanks, counter, bad);
     });
   }
   for (auto &t : threads) t.join();

@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <vector>
+
 #include "core/handlers.hpp"
 
 using gexx::core::HandlerTable;
@@ -37,4 +39,35 @@ TEST(HandlerTable, RejectsReservedAndDuplicateIndices) {
   uint8_t dup[2] = {200, 200};
   HandlerTable::LegacyEntry d[2] = {{&dup[0], f1}, {&dup[1], f2}};
   EXPECT_NE(t.register_legacy(d, 2).find("twice"), std::string::npos);
+}
+
+TEST(HandlerTable, InternalHandlersStayOutOfTheClientsWay) {
+  HandlerTable t;
+  gex_AM_Entry_t internal{};
+  internal.gex_index = gexx::core::kBarrierHandler;
+  internal.gex_fnptr = reinterpret_cast<gex_AM_Fn_t>(f1);
+  internal.gex_flags = GEX_FLAG_AM_SHORT | GEX_FLAG_AM_REQUEST;
+  internal.gex_nargs = 4;
+  internal.gex_name = "barrier";
+  t.register_internal(internal);
+  EXPECT_EQ(t.entry(gexx::core::kBarrierHandler).fn, reinterpret_cast<gex_AM_Fn_t>(f1));
+  EXPECT_TRUE(t.entry(gexx::core::kBarrierHandler).checked);
+  // A client may neither name it nor be given it for index 0.
+  uint8_t same = gexx::core::kBarrierHandler;
+  HandlerTable::LegacyEntry e[1] = {{&same, f2}};
+  EXPECT_NE(t.register_legacy(e, 1).find("128 to 255"), std::string::npos);
+  std::vector<gex_AM_Entry_t> all(128);
+  for (auto &c : all)
+    c = {0,
+         reinterpret_cast<gex_AM_Fn_t>(f3),
+         GEX_FLAG_AM_SHORT | GEX_FLAG_AM_REQREP,
+         0,
+         nullptr,
+         nullptr};
+  EXPECT_EQ(t.register_ex(all.data(), all.size()), "");
+  for (auto &c : all) EXPECT_GE(c.gex_index, 128);
+  gex_AM_Entry_t one = all[0];
+  one.gex_index = 0;
+  EXPECT_NE(t.register_ex(&one, 1), "");
+  EXPECT_EQ(t.entry(gexx::core::kBarrierHandler).fn, reinterpret_cast<gex_AM_Fn_t>(f1));
 }
