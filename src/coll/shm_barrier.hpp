@@ -25,6 +25,8 @@ class ShmBarrier final : public SplitBarrier {
   static void init_area(void *area, uint32_t ranks, bool creator, bool central);
 
   ShmBarrier(void *area, uint32_t rank, uint32_t ranks);
+  // The algorithm the area's creator chose: one shared word, or dissemination.
+  bool central() const { return central_; }
 
   uint64_t arrive(BarrierValue v) override;
   bool done(uint64_t gen) override;

@@ -161,8 +161,16 @@ void Runtime::start(const char *client_name, gex_Flags_t flags) {
 }
 
 std::unique_ptr<coll::SplitBarrier> Runtime::job_barrier() {
-  if (transport_->job_in_host_area())
-    return std::make_unique<coll::ShmBarrier>(transport_->host_area(), rank_, size_);
+  if (transport_->job_in_host_area()) {
+    auto shm = std::make_unique<coll::ShmBarrier>(transport_->host_area(), rank_, size_);
+    if (rank_ == 0) {
+      util::note("barrier algorithm: %s (GASNET_BARRIER=%s, %u rank(s), %ld core(s))",
+                 shm->central() ? "central" : "dissem",
+                 config::get_string("GASNET_BARRIER").c_str(), size_,
+                 ::sysconf(_SC_NPROCESSORS_ONLN));
+    }
+    return shm;
+  }
   if (rank_ == 0) {
     util::note(
         "barrier algorithm: am-dissem (peers over the network: %u round(s) of AM Short "

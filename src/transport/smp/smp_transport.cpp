@@ -279,10 +279,6 @@ class SmpTransport final : public Transport {
     }
     my_request_ = &rings_[me_ * 2];
     my_reply_ = &rings_[me_ * 2 + 1];
-    if (boot_.rank() == 0) {
-      util::note("barrier algorithm: %s (GASNET_BARRIER=%s, %u rank(s), %ld core(s))",
-                 central ? "central" : "dissem", algorithm.c_str(), n, cores_);
-    }
     boot_.barrier();  // the area is initialised before anyone uses it
   }
 
