@@ -344,12 +344,12 @@ void Engine::send_credits(uint32_t peer) {
   send(m, slot, kCredit, owed, true, nullptr);
 }
 
-void Engine::poll(const char *api) {
+bool Engine::poll(const char *api) {
   if (gexx_token_s *t = tl_token) {
     util::fatal("%s called inside AM %s %s: handlers may not poll or wait for communication", api,
                 t->entry ? t->entry->label.c_str() : "handler", t->is_req ? "request" : "reply");
   }
-  tp_.am_poll(false);
+  return tp_.am_poll(false);
 }
 
 void Engine::bad_handler(const transport::AmHeader &h, const char *why) {

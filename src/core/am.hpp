@@ -58,7 +58,7 @@ class Engine {
   int internal_request(gex_Rank_t rank, const Message &m);
 
   // Runs incoming messages; fatal inside a handler (handlers do not poll).
-  void poll(const char *api);
+  bool poll(const char *api);  // true if any AM arrived
   void deliver(const transport::AmHeader &h, const int32_t *args, void *payload);
 
   size_t max_medium() const { return max_medium_; }

@@ -1,5 +1,6 @@
 // Waiting: every blocking call polls, and yields the CPU when the host has
-// more ranks than cores (or after a short spin otherwise).
+// more ranks than cores (or after a short spin otherwise). A client's own
+// poll loop (gasnet_AMPoll, gasnet_try_syncnb) yields after the same spin.
 #pragma once
 
 #include <cstdint>
@@ -7,7 +8,9 @@
 namespace gexx::core {
 
 // Runs incoming AMs. `api` names the caller in the error raised when it is
-// called inside an AM handler (handlers may not poll or wait).
+// called inside an AM handler (handlers may not poll or wait). A thread
+// whose polls have found nothing for a while yields the CPU here, unless
+// the wait mode is GASNET_WAIT_SPIN.
 void poll(const char *api = "a blocking gexx call (wait, barrier or poll)");
 void relax(uint32_t &spins);  // one step of a polite spin
 

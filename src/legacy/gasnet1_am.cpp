@@ -55,7 +55,8 @@ size_t gasnet_AMMaxLongReply(void) {
 
 int gasnet_AMPoll(void) {
   uint64_t start = gexx::trace::active(gexx::trace::kPoll) ? gexx::trace::now() : 0;
-  Runtime::get(__func__).am().poll(__func__);
+  Runtime::get(__func__);
+  gexx::core::poll(__func__);
   if (start) gexx::trace::record(gexx::trace::Op::Poll, -1, 0, start, __func__);
   return GASNET_OK;
 }

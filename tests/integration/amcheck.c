@@ -665,6 +665,53 @@ static void flood(void) {
   gasnet_barrier(0, GASNET_BARRIERFLAG_ANONYMOUS);
 }
 
+/* ---- ping-pong: rank 0 sends a request, rank 1 replies, each waits in its
+ * own gasnet_AMPoll loop; every rank joins a barrier after each block. Run
+ * on one CPU, a waiter that never yields leaves its peer no core until the
+ * scheduler preempts it: a round trip then takes two time slices. ---- */
+#define PINGPONG_BLOCKS 30
+#define PINGPONG_BLOCK 100
+static volatile long pp_requests, pp_replies;
+static gex_AM_Entry_t pp_table[2];
+
+static void pp_request(gex_Token_t t, gex_AM_Arg_t seq) {
+  CHECK(seq == pp_requests, "ping-pong request %d arrived as number %ld", seq, pp_requests);
+  ++pp_requests;
+  gex_AM_ReplyShort1(t, pp_table[1].gex_index, 0, seq);
+}
+static void pp_reply(gex_Token_t t, gex_AM_Arg_t seq) {
+  (void)t;
+  CHECK(seq == pp_replies, "ping-pong reply %d arrived as number %ld", seq, pp_replies);
+  ++pp_replies;
+}
+
+static void pingpong(void) {
+  pp_table[0] = (gex_AM_Entry_t){
+      0, (gex_AM_Fn_t)pp_request, GEX_FLAG_AM_SHORT | GEX_FLAG_AM_REQUEST, 1, NULL, "pp_req"};
+  pp_table[1] = (gex_AM_Entry_t){
+      0, (gex_AM_Fn_t)pp_reply, GEX_FLAG_AM_SHORT | GEX_FLAG_AM_REPLY, 1, NULL, "pp_rep"};
+  gex_EP_RegisterHandlers(ep, pp_table, 2);
+  CHECK(n >= 2, "ping-pong needs 2 ranks");
+  gasnet_barrier(0, GASNET_BARRIERFLAG_ANONYMOUS);
+  for (long b = 0; b < PINGPONG_BLOCKS; ++b) {
+    long due = (b + 1) * PINGPONG_BLOCK;
+    if (me == 0) {
+      for (long i = b * PINGPONG_BLOCK; i < due; ++i) {
+        gex_AM_RequestShort1(tm, 1, pp_table[0].gex_index, 0, (gex_AM_Arg_t)i);
+        while (pp_replies <= i) gasnet_AMPoll();
+      }
+    } else if (me == 1) {
+      while (pp_requests < due) gasnet_AMPoll();
+    }
+    gasnet_barrier(0, GASNET_BARRIERFLAG_ANONYMOUS);
+  }
+  if (me == 0) {
+    CHECK(pp_replies == PINGPONG_BLOCKS * PINGPONG_BLOCK, "%ld replies", pp_replies);
+    printf("amcheck: ping-pong of %ld round trips\n", pp_replies);
+  }
+  if (me == 1) CHECK(pp_requests == PINGPONG_BLOCKS * PINGPONG_BLOCK, "%ld requests", pp_requests);
+}
+
 /* ---- broken rules: each must end the job with a message ---- */
 static const char *rule;
 static gex_Token_t saved_token;
@@ -750,6 +797,8 @@ int main(int argc, char **argv) {
   const char *mode = argc > 1 ? argv[1] : "all";
   if (!strcmp(mode, "flood")) {
     flood();
+  } else if (!strcmp(mode, "pingpong")) {
+    pingpong();
   } else if (!strcmp(mode, "all")) {
     gex_EP_RegisterHandlers(ep, conf_table, CONF_ENTRIES);
     CHECK(conf_table[0].gex_index == 251 &&

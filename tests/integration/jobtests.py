@@ -75,7 +75,7 @@ def pids_with_env(assignment):
 class Job:
     """A job started in the background; output collected at the end."""
 
-    def __init__(self, argv, env=None, ranks=None, launcher=True):
+    def __init__(self, argv, env=None, ranks=None, launcher=True, cpus=None):
         self.tag = uuid.uuid4().hex
         self.env = dict(os.environ)
         self.env.update(env or {})
@@ -85,8 +85,10 @@ class Job:
         self.argv = argv
         self.out = tempfile.TemporaryFile()
         self.err = tempfile.TemporaryFile()
+        # cpus: the launcher and its ranks run on these CPUs only.
+        pin = (lambda: os.sched_setaffinity(0, cpus)) if cpus else None
         self.proc = subprocess.Popen(argv, env=self.env, stdout=self.out, stderr=self.err,
-                                     stdin=subprocess.DEVNULL)
+                                     stdin=subprocess.DEVNULL, preexec_fn=pin)
 
     def wait(self, timeout=60):
         try:
@@ -1021,6 +1023,30 @@ def case_am_flood(n, par=False):
     return run
 
 
+def case_am_pingpong_1cpu(ofi=None):
+    """3000 Short round trips between ranks 0 and 1, each waiting in its own
+    gasnet_AMPoll loop, with a barrier every 100, the whole job on one CPU:
+    the state of a busy or shared host. A waiter that never yields its core
+    lets its peer run only when the scheduler preempts it, and each round trip
+    then costs two time slices (about 8 ms: 25 s for the run); one that
+    yields after a short spin takes well under a second."""
+    def run():
+        env = ofi_env(ofi) if ofi else {}
+        before = shm_entries()
+        prog = os.path.join(ARGS.bin_dir, "tests", "integration",
+                            "amcheck_ofi" if ofi else "amcheck")
+        # The job's timeout is the bound: without yielding, the run takes
+        # 25 s to minutes; with it, about a second (never a timing assertion).
+        job = Job([prog, "pingpong"], env=env, ranks=2, cpus={min(os.sched_getaffinity(0))})
+        job.wait(timeout=30).expect(0)
+        check("ping-pong of 3000 round trips" in job.stdout, job.show())
+        check(len(re.findall(r"amcheck rank \d+ of 2: PASS", job.stdout)) == 2, job.show())
+        if ofi:
+            check("libfabric provider %s" % OFI_PROVIDERS[ofi] in job.stderr, job.show())
+        job.assert_nothing_left(before)
+    return run
+
+
 def case_threads(n, threads, env=None, ops=None, ofi=None, barriers=0):
     """n ranks x `threads` threads, each a seeded random mix of AMs, puts, gets and NBI syncs
     with the data checked (threadstress.c); meanwhile the main thread runs `barriers`
@@ -1104,6 +1130,7 @@ CASES = {
     "am_1": case_am(1), "am_2": case_am(2), "am_5": case_am(5), "am_pshm_3": case_am(3, True),
     "am_par_3": case_am(3, par=True), "am_flood_par_4": case_am_flood(4, par=True),
     "am_flood_8": case_am_flood(8), "am_flood_2": case_am_flood(2), "am_rules": case_am_rules,
+    "am_pingpong_1cpu": case_am_pingpong_1cpu(),
     "threads_4x8": case_threads(4, 8),
     "threads_rcv_2x4": case_threads(2, 4, {"GASNET_RCV_THREAD": "1"}),
     # More threads than GASNet 1.29 allows by default (256): nothing is sized per thread.
@@ -1139,6 +1166,8 @@ CASES = {
     "ofi_am_flood_2_tcp": case_ofi_am_flood(2, "tcp"),
     "ofi_am_flood_4_tcp": case_ofi_am_flood(4, "tcp"),
     "ofi_am_flood_2_shm": case_ofi_am_flood(2, "shm"),
+    "ofi_am_pingpong_1cpu_tcp": case_am_pingpong_1cpu("tcp"),
+    "ofi_am_pingpong_1cpu_shm": case_am_pingpong_1cpu("shm"),
     "ofi_am_flood_par_3_tcp": case_ofi_am_flood(3, "tcp", par=True),
     "ofi_am_flood_par_3_shm": case_ofi_am_flood(3, "shm", par=True),
     "ofi_rma_2_tcp": case_ofi_rma(2, "tcp"),
