@@ -38,6 +38,7 @@ struct AmSlot {
   AmLane lane = AmLane::Request;
   uint64_t where = 0;   // transport's own
   uint32_t length = 0;  // transport's own
+  uint8_t queue = 0;    // transport's own
 };
 
 // Where a transport hands incoming messages: implemented by core. `payload`

@@ -10,6 +10,7 @@
 
 #include "bootstrap/bootstrap.hpp"
 #include "coll/shm_barrier.hpp"
+#include "transport/smp/am_lanes.hpp"
 #include "transport/smp/am_ring.hpp"
 #include "transport/smp/shm_backing.hpp"
 #include "transport/transport.hpp"
@@ -24,14 +25,18 @@ uint64_t page_round(uint64_t bytes) {
   uint64_t page = static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
   return (bytes + page - 1) / page * page;
 }
-// The host area: the barrier, then two AM rings (request, reply) per rank.
+// The host area: the barrier, two AM rings (request, reply) per rank, then
+// the AM lanes (if this many ranks have them).
 uint64_t am_rings_offset(uint32_t ranks) {
   return page_round(coll::ShmBarrier::area_size(ranks));
+}
+uint64_t am_lanes_offset(uint32_t ranks) {
+  return am_rings_offset(ranks) + page_round(smp::AmRing::bytes()) * 2 * ranks;
 }
 }  // namespace
 
 uint64_t host_area_size(uint32_t ranks) {
-  return am_rings_offset(ranks) + page_round(smp::AmRing::bytes()) * 2 * ranks;
+  return am_lanes_offset(ranks) + page_round(smp::AmLanes::bytes(ranks));
 }
 
 namespace smp {
@@ -55,6 +60,8 @@ HostId my_host_id() {
 }
 
 class SmpTransport final : public Transport {
+  static constexpr uint8_t kRingQueue = 0, kLaneQueue = 1;  // AmSlot::queue
+
  public:
   explicit SmpTransport(bootstrap::Bootstrap &boot) : boot_(boot), segs_(boot.size()) {
     check_one_host();
@@ -74,26 +81,40 @@ class SmpTransport final : public Transport {
 
   bool am_reserve(uint32_t peer, AmLane lane, unsigned nargs, size_t payload,
                   AmSlot &slot) override {
-    uint32_t i = peer * 2 + static_cast<uint32_t>(lane);
-    if (!rings_[i].reserve(nargs, payload, head_cache_[i], slot)) return false;
     slot.peer = peer;
     slot.lane = lane;
-    return true;
+    if (send_lanes_ && lanes_.reserve(peer, lane, nargs, payload, slot)) {
+      slot.queue = kLaneQueue;
+      return true;
+    }
+    uint32_t i = peer * 2 + static_cast<uint32_t>(lane);
+    slot.queue = kRingQueue;
+    return rings_[i].reserve(nargs, payload, head_cache_[i], slot);
   }
   void am_commit(AmSlot &slot, const AmHeader &h, const int32_t *args) override {
-    rings_[slot.peer * 2 + static_cast<uint32_t>(slot.lane)].commit(slot, h, args);
+    if (slot.queue == kLaneQueue) {
+      lanes_.commit(slot, h, args);
+    } else {
+      rings_[slot.peer * 2 + static_cast<uint32_t>(slot.lane)].commit(slot, h, args);
+    }
   }
   bool am_poll(bool replies_only) override {
     constexpr int kBudget = 64;
-    bool any = false;
-    if (my_reply_->has_work()) any = my_reply_->drain(kBudget) > 0;
-    if (!replies_only && my_request_->has_work()) any = my_request_->drain(kBudget) > 0 || any;
+    bool any = lanes_.drain(AmLane::Reply, kBudget) > 0;
+    if (my_reply_->has_work()) any = my_reply_->drain(kBudget) > 0 || any;
+    if (!replies_only) {
+      any = lanes_.drain(AmLane::Request, kBudget) > 0 || any;
+      if (my_request_->has_work()) any = my_request_->drain(kBudget) > 0 || any;
+    }
     return any;
   }
   size_t am_max_medium() const override { return AmRing::kMaxMedium; }
   void am_set_concurrent(bool concurrent) override {
     my_request_->set_concurrent(concurrent);
     my_reply_->set_concurrent(concurrent);
+    lanes_.set_concurrent(concurrent);
+    // Threads that may inject at once would race on a lane's tail.
+    send_lanes_ = !concurrent && lanes_.enabled();
   }
 
   std::string describe() const override {
@@ -251,6 +272,8 @@ class SmpTransport final : public Transport {
     }
     my_request_ = &rings_[boot_.rank() * 2];
     my_reply_ = &rings_[boot_.rank() * 2 + 1];
+    lanes_.init(static_cast<char *>(host_area_.addr()) + am_lanes_offset(boot_.size()),
+                boot_.size(), boot_.rank());
     if (boot_.rank() == 0) {
       util::note("barrier algorithm: %s (GASNET_BARRIER=%s, %u rank(s), %ld core(s))",
                  central ? "central" : "dissem", algorithm.c_str(), boot_.size(), cores_);
@@ -270,6 +293,8 @@ class SmpTransport final : public Transport {
   std::unique_ptr<std::atomic<uint64_t>[]> head_cache_;  // our view of each ring's head
   AmRing *my_request_ = nullptr;                         // the two rings this rank drains
   AmRing *my_reply_ = nullptr;
+  AmLanes lanes_;            // small messages of one-thread-at-a-time senders
+  bool send_lanes_ = false;  // we inject small messages into lanes
   std::vector<Mapping> maps_;
   std::vector<PeerSegment> segs_;
 };

@@ -1,0 +1,152 @@
+// Per-(sender, receiver) AM lanes: the smp conduit's path for small messages
+// from senders that inject from one thread at a time (GASNET_SEQ, PARSYNC).
+//
+// A lane is a ring with exactly one producer (one sender rank, one receiver
+// rank, one AmLane kind) of `depth` 64-byte header slots, each paired with
+// one 64-byte block in a parallel array. A message takes exactly one slot:
+// its header with up to 8 arguments, and in the block either a payload of up
+// to 64 bytes or all 16 arguments (more than 8, then no payload). The
+// producer keeps its tail in its own memory: claiming a slot is a plain
+// increment, and it publishes by a release store of position + 1 into the
+// slot's stamp. No locked instruction, so the stores of successive messages
+// pipeline instead of each waiting for the receiver to hand the previous
+// message's line back (which a locked instruction in the shared AmRing
+// does). The receiver checks each lane's next stamp, delivers straight from
+// the slot, and publishes its head once per drain; the producer reads that
+// head only when its cached copy says the lane is full. Every message takes
+// one slot, so every slot is rewritten each lap and a stale stamp is always
+// position + 1 - depth: 32-bit stamps cannot be mistaken, and payloads live
+// apart from the stamps.
+//
+// What does not fit, what finds its lane full, and everything a GASNET_PAR
+// sender injects (its threads would race on the tail) goes through the
+// receiver's shared AmRing. AMs are unordered, so splitting is allowed.
+//
+// Memory: 2 * N^2 lanes for N ranks on the host. Up to 16 ranks a lane has
+// 256 slots (32 KiB), enough for every request credit toward a peer; above,
+// a receiver's lanes share 1 MiB (fewer slots each, the ring takes the rest
+// of a burst), and above 64 ranks there are no lanes, only the rings.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+
+#include "transport/transport.hpp"
+
+namespace gexx::transport::smp {
+
+struct alignas(64) AmLaneSlot {
+  std::atomic<uint32_t> stamp;  // position + 1 (mod 2^32) of the message published here
+  uint32_t src;
+  uint64_t nbytes;
+  uint64_t dest;
+  uint16_t credits;  // at most 1 + the credits toward one peer: fits
+  uint8_t kind;
+  uint8_t category;
+  uint8_t handler;
+  uint8_t nargs;
+  int32_t args[8];  // all of them up to 8; beyond, the block holds all 16
+};
+static_assert(sizeof(AmLaneSlot) == 64, "one cache line per header");
+
+class AmLanes {
+ public:
+  static constexpr uint32_t kMaxDepth = 256;
+  static constexpr uint32_t kMinDepth = 64;
+  static constexpr size_t kReceiverBytes = size_t{1} << 20;
+  static constexpr uint32_t kInlineArgs = 8;
+  static constexpr size_t kBlock = 64;
+
+  // Slots per lane with `ranks` ranks on the host; 0: no lanes.
+  static uint32_t depth_for(uint32_t ranks);
+  // Bytes of every lane of the host (0 without lanes). Zeroed memory is a
+  // set of empty lanes.
+  static size_t bytes(uint32_t ranks) {
+    uint32_t d = depth_for(ranks);
+    return d ? size_t{2} * ranks * ranks * lane_bytes(d) : 0;
+  }
+  static bool fits(unsigned nargs, size_t payload) {
+    return nargs <= kInlineArgs ? payload <= kBlock : payload == 0;
+  }
+
+  void init(void *area, uint32_t ranks, uint32_t me);
+  bool enabled() const { return depth_ != 0; }
+
+  // Producer side: one thread at a time per process. False when the lane
+  // to `peer` is full (or the message does not fit).
+  bool reserve(uint32_t peer, AmLane lane, unsigned nargs, size_t payload, AmSlot &out) {
+    if (!fits(nargs, payload)) return false;
+    Writer &w = out_[peer * 2 + static_cast<uint32_t>(lane)];
+    if (w.tail - w.head_cache >= depth_) {
+      // Acquire: the receiver is done reading the slots it freed.
+      w.head_cache = w.ctl->head.load(std::memory_order_acquire);
+      if (w.tail - w.head_cache >= depth_) return false;
+    }
+    uint32_t idx = static_cast<uint32_t>(w.tail) & mask_;
+    out.where = w.tail++;
+    out.payload = w.blocks + size_t{idx} * kBlock;
+    out.capacity = nargs > kInlineArgs ? 0 : kBlock;
+    return true;
+  }
+  void commit(const AmSlot &slot, const AmHeader &h, const int32_t *args) {
+    Writer &w = out_[slot.peer * 2 + static_cast<uint32_t>(slot.lane)];
+    uint32_t idx = static_cast<uint32_t>(slot.where) & mask_;
+    AmLaneSlot &s = w.slots[idx];
+    s.src = h.src;
+    s.nbytes = h.nbytes;
+    s.dest = h.dest;
+    s.credits = static_cast<uint16_t>(h.credits);
+    s.kind = h.kind;
+    s.category = h.category;
+    s.handler = h.handler;
+    s.nargs = h.nargs;
+    if (h.nargs <= kInlineArgs) {
+      for (unsigned i = 0; i < h.nargs; ++i) s.args[i] = args[i];
+    } else {
+      std::memcpy(w.blocks + size_t{idx} * kBlock, args, h.nargs * sizeof(int32_t));
+    }
+    s.stamp.store(static_cast<uint32_t>(slot.where + 1), std::memory_order_release);
+  }
+
+  // Consumer side (this rank's incoming lanes of one kind). Delivers up to
+  // `budget` messages per lane; returns how many in all. Safe to call from
+  // several threads when concurrent: one drains each kind at a time.
+  using Sink = void (*)(const AmHeader &h, const int32_t *args, void *payload);
+  int drain(AmLane lane, int budget, Sink sink = deliver_am);
+  void set_concurrent(bool on) { concurrent_ = on; }
+
+ private:
+  struct alignas(64) Control {
+    std::atomic<uint64_t> head;  // first position not yet consumed (receiver)
+  };
+  struct Writer {
+    uint64_t tail = 0;        // next position to claim
+    uint64_t head_cache = 0;  // the receiver's head when we last looked
+    AmLaneSlot *slots = nullptr;
+    char *blocks = nullptr;
+    Control *ctl = nullptr;
+  };
+  static size_t lane_bytes(uint32_t depth) {
+    return sizeof(Control) + size_t{depth} * (sizeof(AmLaneSlot) + kBlock);
+  }
+  char *lane_at(uint32_t receiver, uint32_t sender, uint32_t kind) const {
+    return area_ + ((size_t{receiver} * ranks_ + sender) * 2 + kind) * lane_bytes_;
+  }
+  static AmLaneSlot *slots_of(char *lane) { return reinterpret_cast<AmLaneSlot *>(lane + 64); }
+
+  char *area_ = nullptr;
+  uint32_t ranks_ = 0;
+  uint32_t me_ = 0;
+  uint32_t depth_ = 0;
+  uint32_t mask_ = 0;
+  size_t lane_bytes_ = 0;
+  std::unique_ptr<Writer[]> out_;                   // [peer * 2 + kind]: our lanes toward peer
+  std::unique_ptr<std::atomic<uint64_t>[]> heads_;  // [sender * 2 + kind]: our lanes from sender
+  std::atomic<bool> busy_[2] = {false, false};      // a thread drains this kind (concurrent_)
+  bool concurrent_ = true;
+};
+
+}  // namespace gexx::transport::smp
