@@ -107,13 +107,13 @@ TEST(AmLanes, DeliversArgumentsAndPayloadsInOrderAcrossWrapAround) {
     unsigned nargs = static_cast<unsigned>(i % 17);
     size_t nbytes = nargs > AmLanes::kInlineArgs ? 0 : static_cast<size_t>(i * 7) % 65;
     while (!send(host.rank[0], 0, 1, AmLane::Request, nargs, nbytes, i))
-      host.rank[1].drain(AmLane::Request, 1000, collect);
+      host.rank[1].poll(false, 1000, collect);
     ++sent;
-    if (i % 3 == 0) host.rank[1].drain(AmLane::Request, 2, collect);
+    if (i % 3 == 0) host.rank[1].poll(false, 2, collect);
   }
-  while (host.rank[1].drain(AmLane::Request, 1000, collect) > 0) {
+  while (host.rank[1].poll(false, 1000, collect) > 0) {
   }
-  EXPECT_EQ(host.rank[1].drain(AmLane::Reply, 1000, collect), 0);
+  EXPECT_EQ(host.rank[1].poll(true, 1000, collect), 0);
   ASSERT_EQ(got.size(), static_cast<size_t>(sent));
   for (int i = 0; i < sent; ++i) {
     const Got &g = got[static_cast<size_t>(i)];
@@ -138,7 +138,7 @@ TEST(AmLanes, FullLaneRefusesUntilTheReceiverDrains) {
   // Other lanes toward the same receiver are not affected.
   EXPECT_TRUE(send(host.rank[2], 2, 0, AmLane::Request, 1, 8, 0));
   EXPECT_TRUE(send(host.rank[1], 1, 0, AmLane::Reply, 1, 8, 0));
-  EXPECT_EQ(host.rank[0].drain(AmLane::Reply, 1, collect), 2);  // one from each sender
+  EXPECT_EQ(host.rank[0].poll(true, 1, collect), 2);  // one from each sender
   EXPECT_TRUE(send(host.rank[2], 2, 0, AmLane::Reply, 1, 8, 0));
   EXPECT_FALSE(send(host.rank[2], 2, 0, AmLane::Reply, 1, 8, 0));
 }
@@ -154,8 +154,8 @@ TEST(AmLanes, StaleSlotsAndPayloadsNeverLookLikeAMessage) {
     int n = 0;
     while (send(host.rank[0], 0, 0, AmLane::Request, 16, 0, lap * 1000 + n)) ++n;
     EXPECT_EQ(n, static_cast<int>(depth));
-    EXPECT_EQ(host.rank[0].drain(AmLane::Request, 1 << 20, collect), n);
-    EXPECT_EQ(host.rank[0].drain(AmLane::Request, 1 << 20, collect), 0);
+    EXPECT_EQ(host.rank[0].poll(false, 1 << 20, collect), n);
+    EXPECT_EQ(host.rank[0].poll(false, 1 << 20, collect), 0);
   }
   EXPECT_EQ(got.size(), size_t{40} * depth);
 }
@@ -172,11 +172,11 @@ TEST(AmLanes, SendersInParallelWithTwoReceivingThreadsLoseNothing) {
     receivers.emplace_back([&, t] {
       g_got = &got[t];
       while (!stop.load()) {
-        host.rank[0].drain(AmLane::Request, 64, collect);
-        host.rank[0].drain(AmLane::Reply, 64, collect);
+        host.rank[0].poll(false, 64, collect);
+        host.rank[0].poll(true, 64, collect);
       }
-      while (host.rank[0].drain(AmLane::Request, 64, collect) +
-                 host.rank[0].drain(AmLane::Reply, 64, collect) >
+      while (host.rank[0].poll(false, 64, collect) +
+                 host.rank[0].poll(true, 64, collect) >
              0) {
       }
     });

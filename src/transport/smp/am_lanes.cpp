@@ -19,65 +19,54 @@ void AmLanes::init(void *area, uint32_t ranks, uint32_t me) {
   mask_ = depth_ - 1;
   lane_bytes_ = lane_bytes(depth_);
   out_ = std::make_unique<Writer[]>(size_t{2} * ranks);
-  heads_ = std::make_unique<std::atomic<uint64_t>[]>(size_t{2} * ranks);
+  in_ = std::make_unique<Reader[]>(size_t{2} * ranks);
   for (uint32_t peer = 0; peer < ranks; ++peer) {
     for (uint32_t kind = 0; kind < 2; ++kind) {
       char *lane = lane_at(peer, me, kind);
       Writer &w = out_[peer * 2 + kind];
-      w.ctl = reinterpret_cast<Control *>(lane);
+      w.ctl = control_of(slots_of(lane));
       w.slots = slots_of(lane);
       w.blocks = reinterpret_cast<char *>(w.slots + depth_);
-      heads_[peer * 2 + kind].store(0, std::memory_order_relaxed);
+      Reader &in = in_[peer * 2 + kind];
+      in.slots = slots_of(lane_at(me, peer, kind));
+      in.next.store(&in.slots[0].stamp, std::memory_order_relaxed);
     }
   }
 }
 
-int AmLanes::drain(AmLane lane, int budget, Sink sink) {
-  if (!depth_) return 0;
-  const uint32_t kind = static_cast<uint32_t>(lane);
-  int done = 0;
-  bool locked = false;
-  for (uint32_t s = 0; s < ranks_; ++s) {
-    std::atomic<uint64_t> &head = heads_[s * 2 + kind];
-    char *base = lane_at(me_, s, kind);
-    AmLaneSlot *slots = slots_of(base);
-    uint64_t h = head.load(std::memory_order_relaxed);
-    if (slots[h & mask_].stamp.load(std::memory_order_relaxed) != static_cast<uint32_t>(h + 1))
-      continue;
-    if (concurrent_ && !locked) {
-      if (busy_[kind].exchange(true, std::memory_order_acquire)) return done;
-      locked = true;
-      h = head.load(std::memory_order_relaxed);
-    }
-    char *blocks = reinterpret_cast<char *>(slots + depth_);
-    uint64_t start = h;
-    for (int n = 0; n < budget; ++n) {
-      uint32_t idx = static_cast<uint32_t>(h) & mask_;
-      AmLaneSlot &sl = slots[idx];
-      if (sl.stamp.load(std::memory_order_acquire) != static_cast<uint32_t>(h + 1)) break;
-      AmHeader hdr;
-      hdr.kind = sl.kind;
-      hdr.category = sl.category;
-      hdr.handler = sl.handler;
-      hdr.nargs = sl.nargs;
-      hdr.src = sl.src;
-      hdr.credits = sl.credits;
-      hdr.nbytes = sl.nbytes;
-      hdr.dest = sl.dest;
-      char *block = blocks + size_t{idx} * kBlock;
-      const int32_t *args = hdr.nargs <= kInlineArgs ? sl.args : reinterpret_cast<int32_t *>(block);
-      sink(hdr, args, block);
-      ++h;
-    }
-    // Once per drain: the producer reads it only when its lane looks full.
-    if (h != start) {
-      head.store(h, std::memory_order_relaxed);
-      reinterpret_cast<Control *>(base)->head.store(h, std::memory_order_release);
-      done += static_cast<int>(h - start);
-    }
+int AmLanes::drain(Reader &in, int budget, Sink sink) {
+  if (concurrent_ && in.busy.exchange(true, std::memory_order_acquire)) return 0;
+  AmLaneSlot *slots = in.slots;
+  char *blocks = reinterpret_cast<char *>(slots + depth_);
+  const uint64_t start = in.head;
+  uint64_t h = start;
+  for (int n = 0; n < budget; ++n) {
+    uint32_t idx = static_cast<uint32_t>(h) & mask_;
+    AmLaneSlot &sl = slots[idx];
+    if (sl.stamp.load(std::memory_order_acquire) != static_cast<uint32_t>(h + 1)) break;
+    AmHeader hdr;
+    hdr.kind = sl.kind;
+    hdr.category = sl.category;
+    hdr.handler = sl.handler;
+    hdr.nargs = sl.nargs;
+    hdr.src = sl.src;
+    hdr.credits = sl.credits;
+    hdr.nbytes = sl.nbytes;
+    hdr.dest = sl.dest;
+    char *block = blocks + size_t{idx} * kBlock;
+    const int32_t *args = hdr.nargs <= kInlineArgs ? sl.args : reinterpret_cast<int32_t *>(block);
+    sink(hdr, args, block);
+    ++h;
   }
-  if (locked) busy_[kind].store(false, std::memory_order_release);
-  return done;
+  // Once per drain: the producer reads it only when its lane looks full.
+  if (h != start) {
+    in.head = h;
+    in.next.store(&slots[static_cast<uint32_t>(h) & mask_].stamp, std::memory_order_relaxed);
+    in.want.store(static_cast<uint32_t>(h + 1), std::memory_order_relaxed);
+    control_of(slots)->head.store(h, std::memory_order_release);
+  }
+  if (concurrent_) in.busy.store(false, std::memory_order_release);
+  return static_cast<int>(h - start);
 }
 
 }  // namespace gexx::transport::smp

@@ -52,6 +52,14 @@ struct alignas(64) AmLaneSlot {
 };
 static_assert(sizeof(AmLaneSlot) == 64, "one cache line per header");
 
+inline void prefetch_for_write(const void *p) {
+#if defined(__x86_64__)
+  asm volatile("prefetchw %0" : : "m"(*static_cast<const char *>(p)));
+#else
+  __builtin_prefetch(p, 1, 3);
+#endif
+}
+
 class AmLanes {
  public:
   static constexpr uint32_t kMaxDepth = 256;
@@ -59,6 +67,7 @@ class AmLanes {
   static constexpr size_t kReceiverBytes = size_t{1} << 20;
   static constexpr uint32_t kInlineArgs = 8;
   static constexpr size_t kBlock = 64;
+  static constexpr uint32_t kPrefetchAhead = 2;
 
   // Slots per lane with `ranks` ranks on the host; 0: no lanes.
   static uint32_t depth_for(uint32_t ranks);
@@ -86,6 +95,10 @@ class AmLanes {
       if (w.tail - w.head_cache >= depth_) return false;
     }
     uint32_t idx = static_cast<uint32_t>(w.tail) & mask_;
+    // Ask for a slot we will soon write while the receiver is done with it,
+    // so that its stores need not wait for the line then.
+    if (w.tail + kPrefetchAhead - w.head_cache < depth_)
+      prefetch_for_write(&w.slots[(idx + kPrefetchAhead) & mask_]);
     out.where = w.tail++;
     out.payload = w.blocks + size_t{idx} * kBlock;
     out.capacity = nargs > kInlineArgs ? 0 : kBlock;
@@ -111,16 +124,36 @@ class AmLanes {
     s.stamp.store(static_cast<uint32_t>(slot.where + 1), std::memory_order_release);
   }
 
-  // Consumer side (this rank's incoming lanes of one kind). Delivers up to
-  // `budget` messages per lane; returns how many in all. Safe to call from
-  // several threads when concurrent: one drains each kind at a time.
+  // Consumer side: delivers up to `budget` messages from each of this
+  // rank's incoming lanes (only Reply lanes when `replies_only`); returns
+  // how many in all. An idle poll is one stamp read per lane. Safe to call
+  // from several threads when concurrent: one drains a lane at a time.
   using Sink = void (*)(const AmHeader &h, const int32_t *args, void *payload);
-  int drain(AmLane lane, int budget, Sink sink = deliver_am);
+  int poll(bool replies_only, int budget, Sink sink = deliver_am) {
+    int done = 0;
+    Reader *in = in_.get();
+    const uint32_t end = 2 * ranks_, step = replies_only ? 2 : 1;
+    for (uint32_t i = replies_only ? 1 : 0; i < end; i += step) {
+      if (in[i].next.load(std::memory_order_relaxed)->load(std::memory_order_relaxed) ==
+          in[i].want.load(std::memory_order_relaxed))
+        done += drain(in[i], budget, sink);
+    }
+    return done;
+  }
   void set_concurrent(bool on) { concurrent_ = on; }
 
  private:
   struct alignas(64) Control {
     std::atomic<uint64_t> head;  // first position not yet consumed (receiver)
+  };
+  struct Reader {
+    AmLaneSlot *slots = nullptr;
+    uint64_t head = 0;  // next position to consume (by the thread draining)
+    // The stamp at head and the value that makes it a message: what poll
+    // reads, also without the lane's lock (drain checks again).
+    std::atomic<const std::atomic<uint32_t> *> next{nullptr};
+    std::atomic<uint32_t> want{1};
+    std::atomic<bool> busy{false};  // a thread drains the lane (only when concurrent_)
   };
   struct Writer {
     uint64_t tail = 0;        // next position to claim
@@ -132,10 +165,17 @@ class AmLanes {
   static size_t lane_bytes(uint32_t depth) {
     return sizeof(Control) + size_t{depth} * (sizeof(AmLaneSlot) + kBlock);
   }
+  int drain(Reader &in, int budget, Sink sink);
   char *lane_at(uint32_t receiver, uint32_t sender, uint32_t kind) const {
     return area_ + ((size_t{receiver} * ranks_ + sender) * 2 + kind) * lane_bytes_;
   }
-  static AmLaneSlot *slots_of(char *lane) { return reinterpret_cast<AmLaneSlot *>(lane + 64); }
+  // A lane: its Control line, then the header slots, then the blocks.
+  static AmLaneSlot *slots_of(char *lane) {
+    return reinterpret_cast<AmLaneSlot *>(lane + sizeof(Control));
+  }
+  static Control *control_of(AmLaneSlot *slots) {
+    return reinterpret_cast<Control *>(reinterpret_cast<char *>(slots) - sizeof(Control));
+  }
 
   char *area_ = nullptr;
   uint32_t ranks_ = 0;
@@ -144,8 +184,7 @@ class AmLanes {
   uint32_t mask_ = 0;
   size_t lane_bytes_ = 0;
   std::unique_ptr<Writer[]> out_;                   // [peer * 2 + kind]: our lanes toward peer
-  std::unique_ptr<std::atomic<uint64_t>[]> heads_;  // [sender * 2 + kind]: our lanes from sender
-  std::atomic<bool> busy_[2] = {false, false};      // a thread drains this kind (concurrent_)
+  std::unique_ptr<Reader[]> in_;                    // [sender * 2 + kind]: our lanes from sender
   bool concurrent_ = true;
 };
 

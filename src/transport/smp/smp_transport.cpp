@@ -100,12 +100,9 @@ class SmpTransport final : public Transport {
   }
   bool am_poll(bool replies_only) override {
     constexpr int kBudget = 64;
-    bool any = lanes_.drain(AmLane::Reply, kBudget) > 0;
+    bool any = lanes_.poll(replies_only, kBudget) > 0;
     if (my_reply_->has_work()) any = my_reply_->drain(kBudget) > 0 || any;
-    if (!replies_only) {
-      any = lanes_.drain(AmLane::Request, kBudget) > 0 || any;
-      if (my_request_->has_work()) any = my_request_->drain(kBudget) > 0 || any;
-    }
+    if (!replies_only && my_request_->has_work()) any = my_request_->drain(kBudget) > 0 || any;
     return any;
   }
   size_t am_max_medium() const override { return AmRing::kMaxMedium; }
