@@ -32,13 +32,22 @@ void collect(const AmHeader &h, const int32_t *args, void *payload) {
   g_got->push_back(std::move(g));
 }
 
-// The lanes of a host of `ranks` ranks, seen from each rank.
+// The lanes of a host of `ranks` ranks, seen from each rank; all open
+// unless `open` is false.
 struct Host {
-  explicit Host(uint32_t ranks)
+  explicit Host(uint32_t ranks, bool open = true)
       : mem(new (std::align_val_t(4096)) unsigned char[AmLanes::bytes(ranks)]()), rank(ranks) {
     for (uint32_t r = 0; r < ranks; ++r) {
       rank[r].init(mem.get(), ranks, r);
       rank[r].set_concurrent(false);
+    }
+    for (uint32_t r = 0; r < ranks && open; ++r) {
+      for (uint32_t s = 0; s < ranks; ++s) {
+        for (AmLane lane : {AmLane::Request, AmLane::Reply}) {
+          rank[s].set_open(r, lane);
+          rank[r].accept(s, lane);
+        }
+      }
     }
   }
   struct Free {
@@ -96,6 +105,26 @@ TEST(AmLanes, OnlySmallMessagesFit) {
   Host host(2);
   AmSlot slot;
   EXPECT_FALSE(host.rank[0].reserve(1, AmLane::Request, 2, 100, slot));
+}
+
+TEST(AmLanes, ReceiverPollsALaneOnceToldItIsOpen) {
+  Host host(3, false);
+  std::vector<Got> got;
+  g_got = &got;
+  EXPECT_FALSE(host.rank[1].is_open(0, AmLane::Reply));
+  host.rank[1].set_open(0, AmLane::Reply);
+  EXPECT_TRUE(host.rank[1].is_open(0, AmLane::Reply));
+  EXPECT_FALSE(host.rank[1].is_open(0, AmLane::Request));
+  ASSERT_TRUE(send(host.rank[1], 1, 0, AmLane::Reply, 1, 0, 7));
+  EXPECT_FALSE(host.rank[0].has_work(false));
+  EXPECT_EQ(host.rank[0].poll(false, 10, collect), 0);
+  host.rank[0].accept(1, AmLane::Reply);
+  host.rank[0].accept(1, AmLane::Reply);  // once is enough; twice is harmless
+  EXPECT_TRUE(host.rank[0].has_work(true));
+  EXPECT_EQ(host.rank[0].poll(false, 10, collect), 1);
+  EXPECT_FALSE(host.rank[0].has_work(false));
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_EQ(got[0].args[0], arg_of(1, 0, 7));
 }
 
 TEST(AmLanes, DeliversArgumentsAndPayloadsInOrderAcrossWrapAround) {
@@ -175,9 +204,7 @@ TEST(AmLanes, SendersInParallelWithTwoReceivingThreadsLoseNothing) {
         host.rank[0].poll(false, 64, collect);
         host.rank[0].poll(true, 64, collect);
       }
-      while (host.rank[0].poll(false, 64, collect) +
-                 host.rank[0].poll(true, 64, collect) >
-             0) {
+      while (host.rank[0].poll(false, 64, collect) + host.rank[0].poll(true, 64, collect) > 0) {
       }
     });
   }

@@ -156,3 +156,31 @@ TEST(AmRing, ManyProducersOneConsumerLoseNothing) {
     ASSERT_EQ(g.payload, std::vector<unsigned char>(g.h.nbytes, static_cast<unsigned char>(p)));
   }
 }
+
+TEST(AmRing, AMessageThatOpensALaneCallsTheHookFirstAndArrivesUnmarked) {
+  Area a;
+  std::vector<Got> got;
+  g_got = &got;
+  static std::vector<uint32_t> opened;
+  static size_t delivered_before_hook;
+  opened.clear();
+  a.ring.set_open_hook(
+      [](void *ctx, uint32_t src) {
+        opened.push_back(src);
+        delivered_before_hook = static_cast<std::vector<Got> *>(ctx)->size();
+      },
+      &got);
+  ASSERT_TRUE(send(a, 4, 1, 0, 0));
+  AmSlot slot;
+  ASSERT_TRUE(a.ring.reserve(0, 0, a.head_cache, slot));
+  AmHeader h;
+  h.kind = 1;
+  h.src = 5;
+  a.ring.commit(slot, h, nullptr, true);
+  EXPECT_EQ(a.ring.drain(10, collect), 2);
+  ASSERT_EQ(opened, std::vector<uint32_t>{5});
+  EXPECT_EQ(delivered_before_hook, 1u);
+  ASSERT_EQ(got.size(), 2u);
+  EXPECT_EQ(got[1].h.kind, 1);
+  EXPECT_EQ(got[1].h.src, 5u);
+}

@@ -20,6 +20,9 @@ void AmLanes::init(void *area, uint32_t ranks, uint32_t me) {
   lane_bytes_ = lane_bytes(depth_);
   out_ = std::make_unique<Writer[]>(size_t{2} * ranks);
   in_ = std::make_unique<Reader[]>(size_t{2} * ranks);
+  open_[0] = std::make_unique<Reader *[]>(ranks);
+  open_[1] = std::make_unique<Reader *[]>(ranks);
+
   for (uint32_t peer = 0; peer < ranks; ++peer) {
     for (uint32_t kind = 0; kind < 2; ++kind) {
       char *lane = lane_at(peer, me, kind);
@@ -31,6 +34,30 @@ void AmLanes::init(void *area, uint32_t ranks, uint32_t me) {
       in.slots = slots_of(lane_at(me, peer, kind));
       in.next.store(&in.slots[0].stamp, std::memory_order_relaxed);
     }
+  }
+}
+
+void AmLanes::accept(uint32_t sender, AmLane lane) {
+  if (!depth_) return;
+  std::lock_guard<std::mutex> lock(accept_mutex_);
+  uint32_t kind = static_cast<uint32_t>(lane);
+  Reader &in = in_[sender * 2 + kind];
+  if (in.polled) return;
+  in.polled = true;
+  uint32_t n = nopen_[kind].load(std::memory_order_relaxed);
+  open_[kind][n] = &in;
+  nopen_[kind].store(n + 1, std::memory_order_release);
+}
+
+int AmLanes::poll(bool replies_only, int budget, Sink sink) {
+  int done = 0;
+  for (uint32_t kind = 1;; kind = 0) {
+    uint32_t n = nopen_[kind].load(std::memory_order_acquire);
+    for (uint32_t j = 0; j < n; ++j) {
+      Reader &in = *open_[kind][j];
+      if (in.ready()) done += drain(in, budget, sink);
+    }
+    if (kind == 0 || replies_only) return done;
   }
 }
 

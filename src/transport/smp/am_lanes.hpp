@@ -18,6 +18,12 @@
 // position + 1 - depth: 32-bit stamps cannot be mistaken, and payloads live
 // apart from the stamps.
 //
+// A receiver polls only the lanes opened toward it: a sender's first small
+// message of each kind to a receiver goes through the receiver's AmRing,
+// marked as opening the lane (the transport does this), and from then on the
+// receiver's poll reads that lane's next stamp. So an idle poll reads one
+// line per peer that has talked to this rank, not 2 * N lines.
+//
 // What does not fit, what finds its lane full, and everything a GASNET_PAR
 // sender injects (its threads would race on the tail) goes through the
 // receiver's shared AmRing. AMs are unordered, so splitting is allowed.
@@ -33,6 +39,7 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <mutex>
 
 #include "transport/transport.hpp"
 
@@ -84,8 +91,15 @@ class AmLanes {
   void init(void *area, uint32_t ranks, uint32_t me);
   bool enabled() const { return depth_ != 0; }
 
-  // Producer side: one thread at a time per process. False when the lane
-  // to `peer` is full (or the message does not fit).
+  // Producer side: one thread at a time per process. A lane is used once
+  // the receiver was told that it is open. reserve: false when the lane is
+  // full (or the message does not fit).
+  bool is_open(uint32_t peer, AmLane lane) const {
+    return out_[peer * 2 + static_cast<uint32_t>(lane)].open;
+  }
+  void set_open(uint32_t peer, AmLane lane) {
+    out_[peer * 2 + static_cast<uint32_t>(lane)].open = true;
+  }
   bool reserve(uint32_t peer, AmLane lane, unsigned nargs, size_t payload, AmSlot &out) {
     if (!fits(nargs, payload)) return false;
     Writer &w = out_[peer * 2 + static_cast<uint32_t>(lane)];
@@ -124,22 +138,25 @@ class AmLanes {
     s.stamp.store(static_cast<uint32_t>(slot.where + 1), std::memory_order_release);
   }
 
-  // Consumer side: delivers up to `budget` messages from each of this
-  // rank's incoming lanes (only Reply lanes when `replies_only`); returns
-  // how many in all. An idle poll is one stamp read per lane. Safe to call
-  // from several threads when concurrent: one drains a lane at a time.
-  using Sink = void (*)(const AmHeader &h, const int32_t *args, void *payload);
-  int poll(bool replies_only, int budget, Sink sink = deliver_am) {
-    int done = 0;
-    Reader *in = in_.get();
-    const uint32_t end = 2 * ranks_, step = replies_only ? 2 : 1;
-    for (uint32_t i = replies_only ? 1 : 0; i < end; i += step) {
-      if (in[i].next.load(std::memory_order_relaxed)->load(std::memory_order_relaxed) ==
-          in[i].want.load(std::memory_order_relaxed))
-        done += drain(in[i], budget, sink);
+  // Consumer side. Whether an open lane toward this rank (only Reply lanes
+  // when `replies_only`) has a message: one read per open lane.
+  bool has_work(bool replies_only) const {
+    for (uint32_t kind = 1;; kind = 0) {
+      uint32_t n = nopen_[kind].load(std::memory_order_acquire);
+      Reader *const *open = open_[kind].get();
+      for (uint32_t j = 0; j < n; ++j)
+        if (open[j]->ready()) return true;
+      if (kind == 0 || replies_only) return false;
     }
-    return done;
   }
+  // Polls the lane from `sender` from now on (once told it is open).
+  void accept(uint32_t sender, AmLane lane);
+  // Delivers up to `budget` messages from each open lane toward this rank
+  // (only Reply lanes when `replies_only`); returns how many in all. Safe
+  // to call from several threads when concurrent: one drains a lane at a
+  // time.
+  using Sink = void (*)(const AmHeader &h, const int32_t *args, void *payload);
+  int poll(bool replies_only, int budget, Sink sink = deliver_am);
   void set_concurrent(bool on) { concurrent_ = on; }
 
  private:
@@ -154,6 +171,11 @@ class AmLanes {
     std::atomic<const std::atomic<uint32_t> *> next{nullptr};
     std::atomic<uint32_t> want{1};
     std::atomic<bool> busy{false};  // a thread drains the lane (only when concurrent_)
+    bool polled = false;            // on our list of open lanes (under accept_mutex_)
+    bool ready() const {
+      return next.load(std::memory_order_relaxed)->load(std::memory_order_relaxed) ==
+             want.load(std::memory_order_relaxed);
+    }
   };
   struct Writer {
     uint64_t tail = 0;        // next position to claim
@@ -161,11 +183,13 @@ class AmLanes {
     AmLaneSlot *slots = nullptr;
     char *blocks = nullptr;
     Control *ctl = nullptr;
+    bool open = false;  // we told the receiver
   };
   static size_t lane_bytes(uint32_t depth) {
     return sizeof(Control) + size_t{depth} * (sizeof(AmLaneSlot) + kBlock);
   }
   int drain(Reader &in, int budget, Sink sink);
+
   char *lane_at(uint32_t receiver, uint32_t sender, uint32_t kind) const {
     return area_ + ((size_t{receiver} * ranks_ + sender) * 2 + kind) * lane_bytes_;
   }
@@ -183,8 +207,12 @@ class AmLanes {
   uint32_t depth_ = 0;
   uint32_t mask_ = 0;
   size_t lane_bytes_ = 0;
-  std::unique_ptr<Writer[]> out_;                   // [peer * 2 + kind]: our lanes toward peer
-  std::unique_ptr<Reader[]> in_;                    // [sender * 2 + kind]: our lanes from sender
+  std::unique_ptr<Writer[]> out_;  // [peer * 2 + kind]: our lanes toward peer
+  std::unique_ptr<Reader[]> in_;   // [sender * 2 + kind]: our lanes from sender
+  // The open lanes toward us, per kind: the first nopen_ entries are set.
+  std::unique_ptr<Reader *[]> open_[2];
+  std::atomic<uint32_t> nopen_[2] = {0, 0};
+  std::mutex accept_mutex_;  // adds to the open lists
   bool concurrent_ = true;
 };
 

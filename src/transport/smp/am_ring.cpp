@@ -40,10 +40,10 @@ bool AmRing::reserve(unsigned nargs, size_t payload, std::atomic<uint64_t> &head
   return true;
 }
 
-void AmRing::commit(const AmSlot &slot, const AmHeader &h, const int32_t *args) {
+void AmRing::commit(const AmSlot &slot, const AmHeader &h, const int32_t *args, bool opens_lane) {
   uint32_t idx = static_cast<uint32_t>(slot.where & (kSlots - 1));
   AmRingSlot &s = slots_[idx];
-  s.kind = h.kind;
+  s.kind = static_cast<uint8_t>(h.kind | (opens_lane ? kOpensLane : 0));
   s.category = h.category;
   s.handler = h.handler;
   s.nargs = h.nargs;
@@ -71,8 +71,9 @@ int AmRing::drain(int budget, Sink sink) {
     if (s.stamp.load(std::memory_order_acquire) != h + 1) break;
     uint32_t n = s.nslots;
     if (s.kind != kSkip) {
+      if ((s.kind & kOpensLane) && open_hook_) open_hook_(open_ctx_, s.src);
       AmHeader hdr;
-      hdr.kind = s.kind;
+      hdr.kind = static_cast<uint8_t>(s.kind & ~kOpensLane);
       hdr.category = s.category;
       hdr.handler = s.handler;
       hdr.nargs = s.nargs;

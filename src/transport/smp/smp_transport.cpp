@@ -60,7 +60,7 @@ HostId my_host_id() {
 }
 
 class SmpTransport final : public Transport {
-  static constexpr uint8_t kRingQueue = 0, kLaneQueue = 1;  // AmSlot::queue
+  static constexpr uint8_t kRingQueue = 0, kLaneQueue = 1, kRingOpensLane = 2;  // AmSlot::queue
 
  public:
   explicit SmpTransport(bootstrap::Bootstrap &boot) : boot_(boot), segs_(boot.size()) {
@@ -83,24 +83,32 @@ class SmpTransport final : public Transport {
                   AmSlot &slot) override {
     slot.peer = peer;
     slot.lane = lane;
-    if (send_lanes_ && lanes_.reserve(peer, lane, nargs, payload, slot)) {
-      slot.queue = kLaneQueue;
-      return true;
+    slot.queue = kRingQueue;
+    if (send_lanes_ && AmLanes::fits(nargs, payload)) {
+      if (lanes_.is_open(peer, lane)) {
+        if (lanes_.reserve(peer, lane, nargs, payload, slot)) {
+          slot.queue = kLaneQueue;
+          return true;
+        }
+      } else {
+        slot.queue = kRingOpensLane;  // through the ring, telling the receiver
+      }
     }
     uint32_t i = peer * 2 + static_cast<uint32_t>(lane);
-    slot.queue = kRingQueue;
     return rings_[i].reserve(nargs, payload, head_cache_[i], slot);
   }
   void am_commit(AmSlot &slot, const AmHeader &h, const int32_t *args) override {
     if (slot.queue == kLaneQueue) {
       lanes_.commit(slot, h, args);
-    } else {
-      rings_[slot.peer * 2 + static_cast<uint32_t>(slot.lane)].commit(slot, h, args);
+      return;
     }
+    bool opens = slot.queue == kRingOpensLane;
+    rings_[slot.peer * 2 + static_cast<uint32_t>(slot.lane)].commit(slot, h, args, opens);
+    if (opens) lanes_.set_open(slot.peer, slot.lane);
   }
   bool am_poll(bool replies_only) override {
     constexpr int kBudget = 64;
-    bool any = lanes_.poll(replies_only, kBudget) > 0;
+    bool any = lanes_.has_work(replies_only) && lanes_.poll(replies_only, kBudget) > 0;
     if (my_reply_->has_work()) any = my_reply_->drain(kBudget) > 0 || any;
     if (!replies_only && my_request_->has_work()) any = my_request_->drain(kBudget) > 0 || any;
     return any;
@@ -271,6 +279,16 @@ class SmpTransport final : public Transport {
     my_reply_ = &rings_[boot_.rank() * 2 + 1];
     lanes_.init(static_cast<char *>(host_area_.addr()) + am_lanes_offset(boot_.size()),
                 boot_.size(), boot_.rank());
+    my_request_->set_open_hook(
+        [](void *lanes, uint32_t src) {
+          static_cast<AmLanes *>(lanes)->accept(src, AmLane::Request);
+        },
+        &lanes_);
+    my_reply_->set_open_hook(
+        [](void *lanes, uint32_t src) {
+          static_cast<AmLanes *>(lanes)->accept(src, AmLane::Reply);
+        },
+        &lanes_);
     if (boot_.rank() == 0) {
       util::note("barrier algorithm: %s (GASNET_BARRIER=%s, %u rank(s), %ld core(s))",
                  central ? "central" : "dissem", algorithm.c_str(), boot_.size(), cores_);
