@@ -103,39 +103,28 @@ class AmLanes {
   bool reserve(uint32_t peer, AmLane lane, unsigned nargs, size_t payload, AmSlot &out) {
     if (!fits(nargs, payload)) return false;
     Writer &w = out_[peer * 2 + static_cast<uint32_t>(lane)];
-    if (w.tail - w.head_cache >= depth_) {
-      // Acquire: the receiver is done reading the slots it freed.
-      w.head_cache = w.ctl->head.load(std::memory_order_acquire);
-      if (w.tail - w.head_cache >= depth_) return false;
-    }
-    uint32_t idx = static_cast<uint32_t>(w.tail) & mask_;
-    // Ask for a slot we will soon write while the receiver is done with it,
-    // so that its stores need not wait for the line then.
-    if (w.tail + kPrefetchAhead - w.head_cache < depth_)
-      prefetch_for_write(&w.slots[(idx + kPrefetchAhead) & mask_]);
-    out.where = w.tail++;
-    out.payload = w.blocks + size_t{idx} * kBlock;
+    uint64_t pos;
+    if (!claim(w, pos)) return false;
+    out.where = pos;
+    out.payload = w.blocks + size_t{static_cast<uint32_t>(pos) & mask_} * kBlock;
     out.capacity = nargs > kInlineArgs ? 0 : kBlock;
     return true;
   }
   void commit(const AmSlot &slot, const AmHeader &h, const int32_t *args) {
     Writer &w = out_[slot.peer * 2 + static_cast<uint32_t>(slot.lane)];
-    uint32_t idx = static_cast<uint32_t>(slot.where) & mask_;
-    AmLaneSlot &s = w.slots[idx];
-    s.src = h.src;
-    s.nbytes = h.nbytes;
-    s.dest = h.dest;
-    s.credits = static_cast<uint16_t>(h.credits);
-    s.kind = h.kind;
-    s.category = h.category;
-    s.handler = h.handler;
-    s.nargs = h.nargs;
-    if (h.nargs <= kInlineArgs) {
-      for (unsigned i = 0; i < h.nargs; ++i) s.args[i] = args[i];
-    } else {
-      std::memcpy(w.blocks + size_t{idx} * kBlock, args, h.nargs * sizeof(int32_t));
-    }
-    s.stamp.store(static_cast<uint32_t>(slot.where + 1), std::memory_order_release);
+    publish(w, slot.where, h, args);
+  }
+  // reserve, a copy of the payload and commit in one step.
+  bool send(uint32_t peer, AmLane lane, const AmHeader &h, const int32_t *args, const void *payload,
+            size_t nbytes) {
+    if (!fits(h.nargs, nbytes)) return false;
+    Writer &w = out_[peer * 2 + static_cast<uint32_t>(lane)];
+    uint64_t pos;
+    if (!claim(w, pos)) return false;
+    if (nbytes)
+      std::memcpy(w.blocks + size_t{static_cast<uint32_t>(pos) & mask_} * kBlock, payload, nbytes);
+    publish(w, pos, h, args);
+    return true;
   }
 
   // Consumer side. Whether an open lane toward this rank (only Reply lanes
@@ -187,6 +176,37 @@ class AmLanes {
   };
   static size_t lane_bytes(uint32_t depth) {
     return sizeof(Control) + size_t{depth} * (sizeof(AmLaneSlot) + kBlock);
+  }
+  bool claim(Writer &w, uint64_t &pos) {
+    if (w.tail - w.head_cache >= depth_) {
+      // Acquire: the receiver is done reading the slots it freed.
+      w.head_cache = w.ctl->head.load(std::memory_order_acquire);
+      if (w.tail - w.head_cache >= depth_) return false;
+    }
+    // Ask for a slot we will soon write while the receiver is done with it,
+    // so that its stores need not wait for the line then.
+    if (w.tail + kPrefetchAhead - w.head_cache < depth_)
+      prefetch_for_write(&w.slots[(w.tail + kPrefetchAhead) & mask_]);
+    pos = w.tail++;
+    return true;
+  }
+  void publish(Writer &w, uint64_t pos, const AmHeader &h, const int32_t *args) {
+    uint32_t idx = static_cast<uint32_t>(pos) & mask_;
+    AmLaneSlot &s = w.slots[idx];
+    s.src = h.src;
+    s.nbytes = h.nbytes;
+    s.dest = h.dest;
+    s.credits = static_cast<uint16_t>(h.credits);
+    s.kind = h.kind;
+    s.category = h.category;
+    s.handler = h.handler;
+    s.nargs = h.nargs;
+    if (h.nargs <= kInlineArgs) {
+      for (unsigned i = 0; i < h.nargs; ++i) s.args[i] = args[i];
+    } else {
+      std::memcpy(w.blocks + size_t{idx} * kBlock, args, h.nargs * sizeof(int32_t));
+    }
+    s.stamp.store(static_cast<uint32_t>(pos + 1), std::memory_order_release);
   }
   int drain(Reader &in, int budget, Sink sink);
 

@@ -106,6 +106,17 @@ class SmpTransport final : public Transport {
     rings_[slot.peer * 2 + static_cast<uint32_t>(slot.lane)].commit(slot, h, args, opens);
     if (opens) lanes_.set_open(slot.peer, slot.lane);
   }
+  bool am_send(uint32_t peer, AmLane lane, const AmHeader &h, const int32_t *args,
+               const void *payload, size_t nbytes) override {
+    if (send_lanes_ && lanes_.is_open(peer, lane) &&
+        lanes_.send(peer, lane, h, args, payload, nbytes))
+      return true;
+    AmSlot slot;
+    if (!am_reserve(peer, lane, h.nargs, nbytes, slot)) return false;
+    if (nbytes) std::memcpy(slot.payload, payload, nbytes);
+    am_commit(slot, h, args);
+    return true;
+  }
   bool am_poll(bool replies_only) override {
     constexpr int kBudget = 64;
     bool any = lanes_.has_work(replies_only) && lanes_.poll(replies_only, kBudget) > 0;
