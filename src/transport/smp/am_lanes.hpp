@@ -8,30 +8,34 @@
 // to 64 bytes or all 16 arguments (more than 8, then no payload). The
 // producer keeps its tail in its own memory: claiming a slot is a plain
 // increment, and it publishes by a release store of position + 1 into the
-// slot's stamp. No locked instruction, so the stores of successive messages
-// pipeline instead of each waiting for the receiver to hand the previous
-// message's line back (which a locked instruction in the shared AmRing
-// does). The receiver checks each lane's next stamp, delivers straight from
-// the slot, and publishes its head once per drain; the producer reads that
-// head only when its cached copy says the lane is full. Every message takes
-// one slot, so every slot is rewritten each lap and a stale stamp is always
-// position + 1 - depth: 32-bit stamps cannot be mistaken, and payloads live
-// apart from the stamps.
+// slot's stamp. With no locked instruction, the stores of successive
+// messages pipeline instead of each waiting for the receiver to hand the
+// previous message's line back (as the shared AmRing's claim does); and the
+// producer prefetches for write the slot two ahead, so that line is its own
+// by the time the stores get there. The receiver checks each lane's next
+// stamp, delivers arguments and payload in place, and publishes its head
+// once per drain; the producer reads that head only when its cached copy
+// says the lane is full. Every message takes one slot, so every slot is
+// rewritten each lap and a stale stamp is always position + 1 - depth:
+// 32-bit stamps cannot be mistaken, and payloads live apart from the stamps.
 //
 // A receiver polls only the lanes opened toward it: a sender's first small
 // message of each kind to a receiver goes through the receiver's AmRing,
 // marked as opening the lane (the transport does this), and from then on the
 // receiver's poll reads that lane's next stamp. So an idle poll reads one
-// line per peer that has talked to this rank, not 2 * N lines.
+// line per lane in use toward this rank, not 2 * N lines.
 //
 // What does not fit, what finds its lane full, and everything a GASNET_PAR
 // sender injects (its threads would race on the tail) goes through the
 // receiver's shared AmRing. AMs are unordered, so splitting is allowed.
+// Receivers with several threads in the engine (GASNET_PAR, a progress
+// thread) drain each lane under a flag of their own.
 //
-// Memory: 2 * N^2 lanes for N ranks on the host. Up to 16 ranks a lane has
-// 256 slots (32 KiB), enough for every request credit toward a peer; above,
-// a receiver's lanes share 1 MiB (fewer slots each, the ring takes the rest
-// of a burst), and above 64 ranks there are no lanes, only the rings.
+// Memory: 2 * N^2 lanes for N ranks on the host, touched only once used. Up
+// to 16 ranks a lane has 256 slots (32 KiB), enough for every request credit
+// toward a peer; above, a receiver's lanes share 1 MiB (fewer slots each, the
+// ring takes the rest of a burst), and above 64 ranks there are no lanes,
+// only the rings.
 #pragma once
 
 #include <atomic>

@@ -13,6 +13,14 @@
 // payloads live apart from the slots, so an old stamp or a payload byte can
 // never pass for a new message, and the consumer never writes a slot: each
 // header line moves once per message, producer to consumer.
+//
+// The claim is a locked instruction, which waits for the producer's earlier
+// stores (the previous header, whose line the receiver has just read) to
+// complete; so small messages of senders that inject from one thread at a
+// time take per-sender lanes instead (am_lanes.hpp), and the ring carries
+// big payloads, GASNET_PAR senders, what finds its lane full, and each
+// lane's first message, marked kOpensLane, which tells the receiver to poll
+// that lane from then on.
 #pragma once
 
 #include <atomic>
