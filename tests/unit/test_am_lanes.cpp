@@ -8,6 +8,7 @@
 #include <thread>
 #include <vector>
 
+#include "am_collect.hpp"
 #include "transport/smp/am_lanes.hpp"
 
 using gexx::transport::AmHeader;
@@ -15,22 +16,11 @@ using gexx::transport::AmLane;
 using gexx::transport::AmSlot;
 using gexx::transport::smp::AmLanes;
 
+using gexx::test::collect;
+using gexx::test::g_got;
+using gexx::test::Got;
+
 namespace {
-
-struct Got {
-  AmHeader h;
-  std::vector<int32_t> args;
-  std::vector<unsigned char> payload;
-  uintptr_t payload_addr;
-};
-thread_local std::vector<Got> *g_got;
-
-void collect(const AmHeader &h, const int32_t *args, void *payload) {
-  Got g{h, std::vector<int32_t>(args, args + h.nargs), {}, reinterpret_cast<uintptr_t>(payload)};
-  auto *p = static_cast<unsigned char *>(payload);
-  if (h.category != 0) g.payload.assign(p, p + h.nbytes);
-  g_got->push_back(std::move(g));
-}
 
 // The lanes of a host of `ranks` ranks, seen from each rank; all open
 // unless `open` is false.

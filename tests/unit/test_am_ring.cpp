@@ -7,28 +7,18 @@
 #include <thread>
 #include <vector>
 
+#include "am_collect.hpp"
 #include "transport/smp/am_ring.hpp"
 
 using gexx::transport::AmHeader;
 using gexx::transport::AmSlot;
 using gexx::transport::smp::AmRing;
 
+using gexx::test::collect;
+using gexx::test::g_got;
+using gexx::test::Got;
+
 namespace {
-
-struct Got {
-  AmHeader h;
-  std::vector<int32_t> args;
-  std::vector<unsigned char> payload;
-  uintptr_t payload_addr;
-};
-thread_local std::vector<Got> *g_got;
-
-void collect(const AmHeader &h, const int32_t *args, void *payload) {
-  Got g{h, std::vector<int32_t>(args, args + h.nargs), {}, reinterpret_cast<uintptr_t>(payload)};
-  auto *p = static_cast<unsigned char *>(payload);
-  if (h.category != 0) g.payload.assign(p, p + h.nbytes);
-  g_got->push_back(std::move(g));
-}
 
 struct Area {
   Area() : mem(new (std::align_val_t(4096)) unsigned char[AmRing::bytes()]()) {

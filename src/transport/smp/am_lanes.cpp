@@ -71,15 +71,7 @@ int AmLanes::drain(Reader &in, int budget, Sink sink) {
     uint32_t idx = static_cast<uint32_t>(h) & mask_;
     AmLaneSlot &sl = slots[idx];
     if (sl.stamp.load(std::memory_order_acquire) != static_cast<uint32_t>(h + 1)) break;
-    AmHeader hdr;
-    hdr.kind = sl.kind;
-    hdr.category = sl.category;
-    hdr.handler = sl.handler;
-    hdr.nargs = sl.nargs;
-    hdr.src = sl.src;
-    hdr.credits = sl.credits;
-    hdr.nbytes = sl.nbytes;
-    hdr.dest = sl.dest;
+    AmHeader hdr = load_header(sl);
     char *block = blocks + size_t{idx} * kBlock;
     const int32_t *args = hdr.nargs <= kInlineArgs ? sl.args : reinterpret_cast<int32_t *>(block);
     sink(hdr, args, block);

@@ -45,6 +45,7 @@
 #include <memory>
 #include <mutex>
 
+#include "transport/smp/am_header.hpp"
 #include "transport/transport.hpp"
 
 namespace gexx::transport::smp {
@@ -54,7 +55,7 @@ struct alignas(64) AmLaneSlot {
   uint32_t src;
   uint64_t nbytes;
   uint64_t dest;
-  uint16_t credits;  // at most 1 + the credits toward one peer: fits
+  uint16_t credits;
   uint8_t kind;
   uint8_t category;
   uint8_t handler;
@@ -197,14 +198,7 @@ class AmLanes {
   void publish(Writer &w, uint64_t pos, const AmHeader &h, const int32_t *args) {
     uint32_t idx = static_cast<uint32_t>(pos) & mask_;
     AmLaneSlot &s = w.slots[idx];
-    s.src = h.src;
-    s.nbytes = h.nbytes;
-    s.dest = h.dest;
-    s.credits = static_cast<uint16_t>(h.credits);
-    s.kind = h.kind;
-    s.category = h.category;
-    s.handler = h.handler;
-    s.nargs = h.nargs;
+    store_header(s, h);
     if (h.nargs <= kInlineArgs) {
       for (unsigned i = 0; i < h.nargs; ++i) s.args[i] = args[i];
     } else {
