@@ -19,9 +19,9 @@ void AmLanes::init(void *area, uint32_t ranks, uint32_t me) {
   mask_ = depth_ - 1;
   lane_bytes_ = lane_bytes(depth_);
   out_ = std::make_unique<Writer[]>(size_t{2} * ranks);
-  in_ = std::make_unique<Reader[]>(size_t{2} * ranks);
-  open_[0] = std::make_unique<Reader *[]>(ranks);
-  open_[1] = std::make_unique<Reader *[]>(ranks);
+  open_[0] = std::make_unique<Reader[]>(ranks);
+  open_[1] = std::make_unique<Reader[]>(ranks);
+  accepted_ = std::make_unique<bool[]>(size_t{2} * ranks);
 
   for (uint32_t peer = 0; peer < ranks; ++peer) {
     for (uint32_t kind = 0; kind < 2; ++kind) {
@@ -30,9 +30,6 @@ void AmLanes::init(void *area, uint32_t ranks, uint32_t me) {
       w.ctl = control_of(slots_of(lane));
       w.slots = slots_of(lane);
       w.blocks = reinterpret_cast<char *>(w.slots + depth_);
-      Reader &in = in_[peer * 2 + kind];
-      in.slots = slots_of(lane_at(me, peer, kind));
-      in.next.store(&in.slots[0].stamp, std::memory_order_relaxed);
     }
   }
 }
@@ -41,11 +38,12 @@ void AmLanes::accept(uint32_t sender, AmLane lane) {
   if (!depth_) return;
   std::lock_guard<std::mutex> lock(accept_mutex_);
   uint32_t kind = static_cast<uint32_t>(lane);
-  Reader &in = in_[sender * 2 + kind];
-  if (in.polled) return;
-  in.polled = true;
+  if (accepted_[sender * 2 + kind]) return;
+  accepted_[sender * 2 + kind] = true;
   uint32_t n = nopen_[kind].load(std::memory_order_relaxed);
-  open_[kind][n] = &in;
+  Reader &in = open_[kind][n];
+  in.slots = slots_of(lane_at(me_, sender, kind));
+  in.next.store(&in.slots[0].stamp, std::memory_order_relaxed);
   nopen_[kind].store(n + 1, std::memory_order_release);
 }
 
@@ -54,7 +52,7 @@ int AmLanes::poll(bool replies_only, int budget, Sink sink) {
   for (uint32_t kind = 1;; kind = 0) {
     uint32_t n = nopen_[kind].load(std::memory_order_acquire);
     for (uint32_t j = 0; j < n; ++j) {
-      Reader &in = *open_[kind][j];
+      Reader &in = open_[kind][j];
       if (in.ready()) done += drain(in, budget, sink);
     }
     if (kind == 0 || replies_only) return done;

@@ -137,9 +137,9 @@ class AmLanes {
   bool has_work(bool replies_only) const {
     for (uint32_t kind = 1;; kind = 0) {
       uint32_t n = nopen_[kind].load(std::memory_order_acquire);
-      Reader *const *open = open_[kind].get();
+      const Reader *open = open_[kind].get();
       for (uint32_t j = 0; j < n; ++j)
-        if (open[j]->ready()) return true;
+        if (open[j].ready()) return true;
       if (kind == 0 || replies_only) return false;
     }
   }
@@ -165,7 +165,6 @@ class AmLanes {
     std::atomic<const std::atomic<uint32_t> *> next{nullptr};
     std::atomic<uint32_t> want{1};
     std::atomic<bool> busy{false};  // a thread drains the lane (only when concurrent_)
-    bool polled = false;            // on our list of open lanes (under accept_mutex_)
     bool ready() const {
       return next.load(std::memory_order_relaxed)->load(std::memory_order_relaxed) ==
              want.load(std::memory_order_relaxed);
@@ -226,10 +225,11 @@ class AmLanes {
   uint32_t mask_ = 0;
   size_t lane_bytes_ = 0;
   std::unique_ptr<Writer[]> out_;  // [peer * 2 + kind]: our lanes toward peer
-  std::unique_ptr<Reader[]> in_;   // [sender * 2 + kind]: our lanes from sender
-  // The open lanes toward us, per kind: the first nopen_ entries are set.
-  std::unique_ptr<Reader *[]> open_[2];
+  // The open lanes toward us, per kind, in the order they opened: the
+  // first nopen_ entries are set; accepted_ [sender * 2 + kind] says which.
+  std::unique_ptr<Reader[]> open_[2];
   std::atomic<uint32_t> nopen_[2] = {0, 0};
+  std::unique_ptr<bool[]> accepted_;
   std::mutex accept_mutex_;  // adds to the open lists
   bool concurrent_ = true;
 };
