@@ -219,23 +219,38 @@ void Engine::check_payload(const Message &m, bool reply) {
   }
 }
 
+// Waiting for queue room: the caller polls, then tries again.
+void Engine::await_room(const char *api, transport::AmLane lane, uint32_t &spins) {
+  if (lane == transport::AmLane::Reply) {
+    tp_.am_poll(true);  // replies always drain: their handlers send nothing
+  } else {
+    poll(api);
+  }
+  relax(spins);
+}
+
 bool Engine::reserve(const Message &m, uint32_t peer, transport::AmLane lane, size_t payload,
                      transport::AmSlot &slot) {
   uint32_t spins = 0;
   while (!tp_.am_reserve(peer, lane, m.nargs, payload, slot)) {
     if (m.flags & GEX_FLAG_IMMEDIATE) return false;
-    if (lane == transport::AmLane::Reply) {
-      tp_.am_poll(true);  // replies always drain: their handlers send nothing
-    } else {
-      poll(m.api);
-    }
-    relax(spins);
+    await_room(m.api, lane, spins);
   }
   return true;
 }
 
-void Engine::send(const Message &m, transport::AmSlot &slot, Kind kind, uint32_t credits,
-                  bool in_place, char *long_dst) {
+bool Engine::inject(const Message &m, uint32_t peer, transport::AmLane lane,
+                    const transport::AmHeader &h) {
+  uint32_t spins = 0;
+  size_t copy = m.category == kMedium ? m.nbytes : 0;
+  while (!tp_.am_send(peer, lane, h, m.args, m.src, copy)) {
+    if (m.flags & GEX_FLAG_IMMEDIATE) return false;
+    await_room(m.api, lane, spins);
+  }
+  return true;
+}
+
+transport::AmHeader Engine::header(const Message &m, Kind kind, uint32_t credits) const {
   transport::AmHeader h;
   h.kind = kind;
   h.category = m.category;
@@ -245,16 +260,25 @@ void Engine::send(const Message &m, transport::AmSlot &slot, Kind kind, uint32_t
   h.credits = credits;
   h.nbytes = m.nbytes;
   h.dest = reinterpret_cast<uint64_t>(m.dest);
+  return h;
+}
+
+void Engine::sent(const Message &m, uint32_t peer, Kind kind) {
+  if (trace::active(trace::kAm)) {
+    record_am(trace::am_op(kind == kReply, m.category, false), peer, m.nbytes, m.api, m.handler,
+              m.nargs, m.args);
+  }
+  if (is_event_pointer(m.lc_opt)) *m.lc_opt = GEX_EVENT_INVALID;  // copied: complete
+}
+
+void Engine::send(const Message &m, transport::AmSlot &slot, Kind kind, uint32_t credits,
+                  bool in_place, char *long_dst) {
   if (!in_place && m.nbytes && m.category != kShort) {
     std::memcpy(m.category == kMedium ? static_cast<char *>(slot.payload) : long_dst, m.src,
                 m.nbytes);
   }
-  tp_.am_commit(slot, h, m.args);
-  if (trace::active(trace::kAm) && kind != kCredit) {
-    record_am(trace::am_op(kind == kReply, m.category, false), slot.peer, m.nbytes, m.api,
-              m.handler, m.nargs, m.args);
-  }
-  if (is_event_pointer(m.lc_opt)) *m.lc_opt = GEX_EVENT_INVALID;  // copied: complete
+  tp_.am_commit(slot, header(m, kind, credits), m.args);
+  sent(m, slot.peer, kind);
 }
 
 Engine::LongPlan Engine::plan_long(const Message &m, uint32_t peer) {
@@ -313,12 +337,23 @@ int Engine::internal_request(gex_Rank_t rank, const Message &m) {
   check_payload(m, false);
   LongPlan lp = plan_long(m, rank);
   if (!acquire_credit(rank, m.flags, m.api)) return 1;
-  transport::AmSlot slot;
-  if (!reserve(m, rank, transport::AmLane::Request, payload_room(m, lp), slot)) {
+  if (m.category == kLong) {
+    // The payload is copied (or written) to its destination once room is claimed.
+    transport::AmSlot slot;
+    if (!reserve(m, rank, transport::AmLane::Request, payload_room(m, lp), slot)) {
+      give_credit(rank);
+      return 1;
+    }
+    send_planned(m, slot, kRequest, take_owed(rank), lp);
+    return 0;
+  }
+  uint32_t owed = take_owed(rank);
+  if (!inject(m, rank, transport::AmLane::Request, header(m, kRequest, owed))) {
     give_credit(rank);
+    if (owed) add(peers_[rank].owed, owed);
     return 1;
   }
-  send_planned(m, slot, kRequest, take_owed(rank), lp);
+  sent(m, rank, kRequest);
   return 0;
 }
 
@@ -326,10 +361,19 @@ int Engine::reply(gex_Token_t token, const Message &m) {
   gexx_token_s *t = reply_token(m.api, token);
   check_client_handler(m.api, m.handler);
   check_payload(m, true);
-  LongPlan lp = plan_long(m, t->src);
-  transport::AmSlot slot;
-  if (!reserve(m, t->src, transport::AmLane::Reply, payload_room(m, lp), slot)) return 1;
-  send_planned(m, slot, kReply, 1 + take_owed(t->src), lp);
+  if (m.category == kLong) {
+    LongPlan lp = plan_long(m, t->src);
+    transport::AmSlot slot;
+    if (!reserve(m, t->src, transport::AmLane::Reply, payload_room(m, lp), slot)) return 1;
+    send_planned(m, slot, kReply, 1 + take_owed(t->src), lp);
+  } else {
+    uint32_t owed = take_owed(t->src);
+    if (!inject(m, t->src, transport::AmLane::Reply, header(m, kReply, 1 + owed))) {
+      if (owed) add(peers_[t->src].owed, owed);
+      return 1;
+    }
+    sent(m, t->src, kReply);
+  }
   t->replied = true;
   return 0;
 }
@@ -338,10 +382,7 @@ void Engine::send_credits(uint32_t peer) {
   Message m{};
   m.api = "returning AM credits";
   m.category = kShort;
-  transport::AmSlot slot;
-  reserve(m, peer, transport::AmLane::Reply, 0, slot);
-  uint32_t owed = take_owed(peer);
-  send(m, slot, kCredit, owed, true, nullptr);
+  inject(m, peer, transport::AmLane::Reply, header(m, kCredit, take_owed(peer)));
 }
 
 bool Engine::poll(const char *api) {

@@ -118,8 +118,17 @@ class Engine {
                     const LongPlan &lp);
   // Writes a Long payload into an unmapped segment; returns once it is there.
   void write_long(const Message &m, uint32_t peer);
+  void await_room(const char *api, transport::AmLane lane, uint32_t &spins);
   bool reserve(const Message &m, uint32_t peer, transport::AmLane lane, size_t payload,
                transport::AmSlot &slot);
+  // Short and Medium (the transport copies the payload into its queue):
+  // claims room, copies and publishes in one transport call, polling while
+  // there is none; false only with GEX_FLAG_IMMEDIATE.
+  bool inject(const Message &m, uint32_t peer, transport::AmLane lane,
+              const transport::AmHeader &h);
+  transport::AmHeader header(const Message &m, Kind kind, uint32_t credits) const;
+  // A message is out: trace it and complete it locally.
+  void sent(const Message &m, uint32_t peer, Kind kind);
   // Copies the payload (unless `in_place`: it already is where it goes) and
   // publishes the message. `long_dst`: where a Long payload is copied.
   void send(const Message &m, transport::AmSlot &slot, Kind kind, uint32_t credits, bool in_place,

@@ -5,6 +5,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <string>
 
@@ -40,6 +41,7 @@ struct AmSlot {
   AmLane lane = AmLane::Request;
   uint64_t where = 0;   // transport's own
   uint32_t length = 0;  // transport's own
+  uint8_t queue = 0;    // transport's own
 };
 
 // Where a transport hands incoming messages: implemented by core. `payload`
@@ -92,6 +94,17 @@ class Transport {
   virtual bool am_reserve(uint32_t peer, AmLane lane, unsigned nargs, size_t payload,
                           AmSlot &slot) = 0;
   virtual void am_commit(AmSlot &slot, const AmHeader &h, const int32_t *args) = 0;
+  // am_reserve, a copy of the `nbytes` bytes at `payload` into the slot and
+  // am_commit, in one call: the path of every message whose payload, if
+  // any, travels in the queue. False when there is no room now.
+  virtual bool am_send(uint32_t peer, AmLane lane, const AmHeader &h, const int32_t *args,
+                       const void *payload, size_t nbytes) {
+    AmSlot slot;
+    if (!am_reserve(peer, lane, h.nargs, nbytes, slot)) return false;
+    if (nbytes) std::memcpy(slot.payload, payload, nbytes);
+    am_commit(slot, h, args);
+    return true;
+  }
   // Delivers incoming messages (only replies when `replies_only`) through
   // deliver_am; true if any arrived.
   virtual bool am_poll(bool replies_only) = 0;

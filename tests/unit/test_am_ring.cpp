@@ -7,28 +7,18 @@
 #include <thread>
 #include <vector>
 
+#include "am_collect.hpp"
 #include "transport/smp/am_ring.hpp"
 
 using gexx::transport::AmHeader;
 using gexx::transport::AmSlot;
 using gexx::transport::smp::AmRing;
 
+using gexx::test::collect;
+using gexx::test::g_got;
+using gexx::test::Got;
+
 namespace {
-
-struct Got {
-  AmHeader h;
-  std::vector<int32_t> args;
-  std::vector<unsigned char> payload;
-  uintptr_t payload_addr;
-};
-thread_local std::vector<Got> *g_got;
-
-void collect(const AmHeader &h, const int32_t *args, void *payload) {
-  Got g{h, std::vector<int32_t>(args, args + h.nargs), {}, reinterpret_cast<uintptr_t>(payload)};
-  auto *p = static_cast<unsigned char *>(payload);
-  if (h.category != 0) g.payload.assign(p, p + h.nbytes);
-  g_got->push_back(std::move(g));
-}
 
 struct Area {
   Area() : mem(new (std::align_val_t(4096)) unsigned char[AmRing::bytes()]()) {
@@ -155,4 +145,32 @@ TEST(AmRing, ManyProducersOneConsumerLoseNothing) {
     ++next[p];
     ASSERT_EQ(g.payload, std::vector<unsigned char>(g.h.nbytes, static_cast<unsigned char>(p)));
   }
+}
+
+TEST(AmRing, AMessageThatOpensALaneCallsTheHookFirstAndArrivesUnmarked) {
+  Area a;
+  std::vector<Got> got;
+  g_got = &got;
+  static std::vector<uint32_t> opened;
+  static size_t delivered_before_hook;
+  opened.clear();
+  a.ring.set_open_hook(
+      [](void *ctx, uint32_t src) {
+        opened.push_back(src);
+        delivered_before_hook = static_cast<std::vector<Got> *>(ctx)->size();
+      },
+      &got);
+  ASSERT_TRUE(send(a, 4, 1, 0, 0));
+  AmSlot slot;
+  ASSERT_TRUE(a.ring.reserve(0, 0, a.head_cache, slot));
+  AmHeader h;
+  h.kind = 1;
+  h.src = 5;
+  a.ring.commit(slot, h, nullptr, true);
+  EXPECT_EQ(a.ring.drain(10, collect), 2);
+  ASSERT_EQ(opened, std::vector<uint32_t>{5});
+  EXPECT_EQ(delivered_before_hook, 1u);
+  ASSERT_EQ(got.size(), 2u);
+  EXPECT_EQ(got[1].h.kind, 1);
+  EXPECT_EQ(got[1].h.src, 5u);
 }

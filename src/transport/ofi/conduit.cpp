@@ -6,6 +6,7 @@
 // Ranks of other hosts (ssh spawner) are always network peers.
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <vector>
 
@@ -88,6 +89,15 @@ class OfiTransport final : public Transport {
   void am_commit(AmSlot &slot, const AmHeader &h, const int32_t *args) override {
     if (network_[slot.peer]) return am_->commit(slot, h, args);
     smp_->am_commit(slot, h, args);
+  }
+  bool am_send(uint32_t peer, AmLane lane, const AmHeader &h, const int32_t *args,
+               const void *payload, size_t nbytes) override {
+    if (!network_[peer]) return smp_->am_send(peer, lane, h, args, payload, nbytes);
+    AmSlot slot;
+    if (!am_->reserve(peer, lane, h.nargs, nbytes, slot)) return false;
+    if (nbytes) std::memcpy(slot.payload, payload, nbytes);
+    am_->commit(slot, h, args);
+    return true;
   }
   bool am_poll(bool replies_only) override {
     bool any = smp_->am_poll(replies_only);

@@ -2,6 +2,8 @@
 
 #include <cstring>
 
+#include "transport/smp/am_header.hpp"
+
 namespace gexx::transport::smp {
 
 bool AmRing::reserve(unsigned nargs, size_t payload, std::atomic<uint64_t> &head_cache,
@@ -40,18 +42,12 @@ bool AmRing::reserve(unsigned nargs, size_t payload, std::atomic<uint64_t> &head
   return true;
 }
 
-void AmRing::commit(const AmSlot &slot, const AmHeader &h, const int32_t *args) {
+void AmRing::commit(const AmSlot &slot, const AmHeader &h, const int32_t *args, bool opens_lane) {
   uint32_t idx = static_cast<uint32_t>(slot.where & (kSlots - 1));
   AmRingSlot &s = slots_[idx];
-  s.kind = h.kind;
-  s.category = h.category;
-  s.handler = h.handler;
-  s.nargs = h.nargs;
-  s.src = h.src;
+  store_header(s, h);
+  if (opens_lane) s.kind |= kOpensLane;
   s.nslots = static_cast<uint16_t>(slot.length);
-  s.credits = static_cast<uint16_t>(h.credits);
-  s.nbytes = h.nbytes;
-  s.dest = h.dest;
   unsigned inline_args = h.nargs < kInlineArgs ? h.nargs : kInlineArgs;
   for (unsigned i = 0; i < inline_args; ++i) s.args[i] = args[i];
   if (h.nargs > kInlineArgs) {
@@ -71,15 +67,9 @@ int AmRing::drain(int budget, Sink sink) {
     if (s.stamp.load(std::memory_order_acquire) != h + 1) break;
     uint32_t n = s.nslots;
     if (s.kind != kSkip) {
-      AmHeader hdr;
-      hdr.kind = s.kind;
-      hdr.category = s.category;
-      hdr.handler = s.handler;
-      hdr.nargs = s.nargs;
-      hdr.src = s.src;
-      hdr.credits = s.credits;
-      hdr.nbytes = s.nbytes;
-      hdr.dest = s.dest;
+      if ((s.kind & kOpensLane) && open_hook_) open_hook_(open_ctx_, s.src);
+      AmHeader hdr = load_header(s);
+      hdr.kind = static_cast<uint8_t>(hdr.kind & ~kOpensLane);
       int32_t args[16];
       char *block = blocks_ + size_t{idx} * kBlock;
       unsigned nargs = hdr.nargs <= 16 ? hdr.nargs : 16;

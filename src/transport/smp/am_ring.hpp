@@ -13,6 +13,14 @@
 // payloads live apart from the slots, so an old stamp or a payload byte can
 // never pass for a new message, and the consumer never writes a slot: each
 // header line moves once per message, producer to consumer.
+//
+// The claim is a locked instruction, which waits for the producer's earlier
+// stores (the previous header, whose line the receiver has just read) to
+// complete; so small messages of senders that inject from one thread at a
+// time take per-sender lanes instead (am_lanes.hpp), and the ring carries
+// big payloads, GASNET_PAR senders, what finds its lane full, and each
+// lane's first message, marked kOpensLane, which tells the receiver to poll
+// that lane from then on.
 #pragma once
 
 #include <atomic>
@@ -30,7 +38,7 @@ struct alignas(64) AmRingSlot {
   uint32_t src;
   uint16_t nslots;   // slots this record takes
   uint16_t credits;  // at most 1 + kCredits: fits
-  uint8_t kind;      // kSkip, or core's message kind
+  uint8_t kind;      // kSkip, or core's message kind (with kOpensLane)
   uint8_t category;
   uint8_t handler;
   uint8_t nargs;
@@ -50,6 +58,8 @@ class AmRing {
   static constexpr uint32_t kInlineArgs = 7;
   static constexpr uint32_t kExtraArgBytes = 48;  // args 7..15, 16-byte aligned payload after
   static constexpr uint8_t kSkip = 0xFF;
+  static constexpr uint8_t kOpensLane =
+      0x80;  // the sender's lane of this kind opens (am_lanes.hpp)
   static constexpr size_t kMaxMedium = 65536;
 
   static size_t bytes() { return sizeof(AmRingControl) + kSlots * (sizeof(AmRingSlot) + kBlock); }
@@ -70,12 +80,19 @@ class AmRing {
   // Producer side (any process). `head_cache` is the producer's last view
   // of head, shared by its threads.
   bool reserve(unsigned nargs, size_t payload, std::atomic<uint64_t> &head_cache, AmSlot &out);
-  void commit(const AmSlot &slot, const AmHeader &h, const int32_t *args);
+  void commit(const AmSlot &slot, const AmHeader &h, const int32_t *args, bool opens_lane = false);
 
   // Consumer side (the owner). Delivers up to `budget` messages; returns how
   // many. Safe to call from several threads: one consumes at a time.
   using Sink = void (*)(const AmHeader &h, const int32_t *args, void *payload);
   int drain(int budget, Sink sink = deliver_am);
+  // Called with the sender of a message that opens its lane, before the
+  // message is delivered.
+  using OpenHook = void (*)(void *ctx, uint32_t src);
+  void set_open_hook(OpenHook hook, void *ctx) {
+    open_hook_ = hook;
+    open_ctx_ = ctx;
+  }
   void set_concurrent(bool on) { concurrent_ = on; }
   bool has_work() const {
     uint64_t h = head_.load(std::memory_order_relaxed);
@@ -90,6 +107,8 @@ class AmRing {
   std::atomic<uint64_t> head_{0};
   std::atomic<bool> busy_{false};  // a thread is draining (only with concurrent_)
   bool concurrent_ = true;
+  OpenHook open_hook_ = nullptr;
+  void *open_ctx_ = nullptr;
 };
 
 }  // namespace gexx::transport::smp

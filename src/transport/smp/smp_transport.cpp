@@ -10,6 +10,7 @@
 
 #include "bootstrap/bootstrap.hpp"
 #include "coll/shm_barrier.hpp"
+#include "transport/smp/am_lanes.hpp"
 #include "transport/smp/am_ring.hpp"
 #include "transport/smp/shm_backing.hpp"
 #include "transport/transport.hpp"
@@ -24,14 +25,18 @@ uint64_t page_round(uint64_t bytes) {
   uint64_t page = static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
   return (bytes + page - 1) / page * page;
 }
-// The host area: the barrier, then two AM rings (request, reply) per rank.
+// The host area: the barrier, two AM rings (request, reply) per rank, then
+// the AM lanes (if this many ranks have them).
 uint64_t am_rings_offset(uint32_t ranks) {
   return page_round(coll::ShmBarrier::area_size(ranks));
+}
+uint64_t am_lanes_offset(uint32_t ranks) {
+  return am_rings_offset(ranks) + page_round(smp::AmRing::bytes()) * 2 * ranks;
 }
 }  // namespace
 
 uint64_t host_area_size(uint32_t ranks) {
-  return am_rings_offset(ranks) + page_round(smp::AmRing::bytes()) * 2 * ranks;
+  return am_lanes_offset(ranks) + page_round(smp::AmLanes::bytes(ranks));
 }
 
 namespace smp {
@@ -61,6 +66,8 @@ HostId my_host_id() {
 }
 
 class SmpTransport final : public Transport {
+  static constexpr uint8_t kRingQueue = 0, kLaneQueue = 1, kRingOpensLane = 2;  // AmSlot::queue
+
  public:
   SmpTransport(bootstrap::Bootstrap &boot, bool whole_job)
       : boot_(boot), host_(boot.host_ranks()), local_of_(boot.size(), -1), segs_(boot.size()) {
@@ -92,20 +99,51 @@ class SmpTransport final : public Transport {
 
   bool am_reserve(uint32_t peer, AmLane lane, unsigned nargs, size_t payload,
                   AmSlot &slot) override {
-    uint32_t i = static_cast<uint32_t>(local_of_[peer]) * 2 + static_cast<uint32_t>(lane);
-    if (!rings_[i].reserve(nargs, payload, head_cache_[i], slot)) return false;
     slot.peer = peer;
     slot.lane = lane;
-    return true;
+    slot.queue = kRingQueue;
+    uint32_t local = static_cast<uint32_t>(local_of_[peer]);
+    if (send_lanes_ && AmLanes::fits(nargs, payload)) {
+      if (lanes_.is_open(local, lane)) {
+        if (lanes_.reserve(local, lane, nargs, payload, slot)) {
+          slot.queue = kLaneQueue;
+          return true;
+        }
+      } else {
+        slot.queue = kRingOpensLane;  // through the ring, telling the receiver
+      }
+    }
+    uint32_t i = local * 2 + static_cast<uint32_t>(lane);
+    return rings_[i].reserve(nargs, payload, head_cache_[i], slot);
   }
   void am_commit(AmSlot &slot, const AmHeader &h, const int32_t *args) override {
+    if (slot.queue == kLaneQueue) {
+      AmSlot local = slot;  // the lanes count peers by local index
+      local.peer = static_cast<uint32_t>(local_of_[slot.peer]);
+      lanes_.commit(local, h, args);
+      return;
+    }
+    bool opens = slot.queue == kRingOpensLane;
     rings_[static_cast<uint32_t>(local_of_[slot.peer]) * 2 + static_cast<uint32_t>(slot.lane)]
-        .commit(slot, h, args);
+        .commit(slot, h, args, opens);
+    if (opens) lanes_.set_open(static_cast<uint32_t>(local_of_[slot.peer]), slot.lane);
+  }
+  bool am_send(uint32_t peer, AmLane lane, const AmHeader &h, const int32_t *args,
+               const void *payload, size_t nbytes) override {
+    uint32_t local = static_cast<uint32_t>(local_of_[peer]);
+    if (send_lanes_ && lanes_.is_open(local, lane) &&
+        lanes_.send(local, lane, h, args, payload, nbytes))
+      return true;
+    AmSlot slot;
+    if (!am_reserve(peer, lane, h.nargs, nbytes, slot)) return false;
+    if (nbytes) std::memcpy(slot.payload, payload, nbytes);
+    am_commit(slot, h, args);
+    return true;
   }
   bool am_poll(bool replies_only) override {
     constexpr int kBudget = 64;
-    bool any = false;
-    if (my_reply_->has_work()) any = my_reply_->drain(kBudget) > 0;
+    bool any = lanes_.has_work(replies_only) && lanes_.poll(replies_only, kBudget) > 0;
+    if (my_reply_->has_work()) any = my_reply_->drain(kBudget) > 0 || any;
     if (!replies_only && my_request_->has_work()) any = my_request_->drain(kBudget) > 0 || any;
     return any;
   }
@@ -113,6 +151,9 @@ class SmpTransport final : public Transport {
   void am_set_concurrent(bool concurrent) override {
     my_request_->set_concurrent(concurrent);
     my_reply_->set_concurrent(concurrent);
+    lanes_.set_concurrent(concurrent);
+    // Threads that may inject at once would race on a lane's tail.
+    send_lanes_ = !concurrent && lanes_.enabled();
   }
 
   std::string describe() const override {
@@ -279,6 +320,20 @@ class SmpTransport final : public Transport {
     }
     my_request_ = &rings_[me_ * 2];
     my_reply_ = &rings_[me_ * 2 + 1];
+    lanes_.init(static_cast<char *>(host_area_.addr()) + am_lanes_offset(n), n, me_);
+    // A ring message that opens a lane names its sender by job rank.
+    my_request_->set_open_hook(
+        [](void *self, uint32_t src) {
+          auto *t = static_cast<SmpTransport *>(self);
+          t->lanes_.accept(static_cast<uint32_t>(t->local_of_[src]), AmLane::Request);
+        },
+        this);
+    my_reply_->set_open_hook(
+        [](void *self, uint32_t src) {
+          auto *t = static_cast<SmpTransport *>(self);
+          t->lanes_.accept(static_cast<uint32_t>(t->local_of_[src]), AmLane::Reply);
+        },
+        this);
     boot_.barrier();  // the area is initialised before anyone uses it
   }
 
@@ -297,6 +352,8 @@ class SmpTransport final : public Transport {
   std::unique_ptr<std::atomic<uint64_t>[]> head_cache_;  // our view of each ring's head
   AmRing *my_request_ = nullptr;                         // the two rings this rank drains
   AmRing *my_reply_ = nullptr;
+  AmLanes lanes_;            // small messages of one-thread-at-a-time senders
+  bool send_lanes_ = false;  // we inject small messages into lanes
   std::vector<Mapping> maps_;
   std::vector<PeerSegment> segs_;
 };

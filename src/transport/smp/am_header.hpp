@@ -1,0 +1,38 @@
+// An AmHeader as the smp queues' 64-byte slots (AmRingSlot, AmLaneSlot)
+// hold it: the same fields, narrowed, packed with the slot's own so that a
+// header and its first arguments fill one cache line.
+#pragma once
+
+#include <cstdint>
+
+#include "transport/transport.hpp"
+
+namespace gexx::transport::smp {
+
+template <typename Slot>
+void store_header(Slot &s, const AmHeader &h) {
+  s.kind = h.kind;
+  s.category = h.category;
+  s.handler = h.handler;
+  s.nargs = h.nargs;
+  s.src = h.src;
+  s.credits = static_cast<uint16_t>(h.credits);  // at most 1 + the credits toward one peer
+  s.nbytes = h.nbytes;
+  s.dest = h.dest;
+}
+
+template <typename Slot>
+AmHeader load_header(const Slot &s) {
+  AmHeader h;
+  h.kind = s.kind;
+  h.category = s.category;
+  h.handler = s.handler;
+  h.nargs = s.nargs;
+  h.src = s.src;
+  h.credits = s.credits;
+  h.nbytes = s.nbytes;
+  h.dest = s.dest;
+  return h;
+}
+
+}  // namespace gexx::transport::smp
