@@ -127,9 +127,11 @@ void relax(uint32_t &spins) {
   // More ranks than cores: yield whatever the mode, or the rank we wait for
   // may not get a core at all.
   bool yield_now = mode == static_cast<int>(WaitMode::Block) || g_oversubscribed;
+  // The clock is first read kClockEvery steps into a wait (which starts its
+  // spin), so a wait that ends sooner, as most do, reads no clock at all.
   uint32_t step = spins++;
-  if (yield_now || (mode != static_cast<int>(WaitMode::Spin) && step % kClockEvery == 0 &&
-                    spun_long_enough(step == 0))) {
+  if (yield_now || (mode != static_cast<int>(WaitMode::Spin) && step != 0 &&
+                    step % kClockEvery == 0 && spun_long_enough(step == kClockEvery))) {
     sched_yield();
     spins = 0;
   } else if (spins > kBareSpins) {

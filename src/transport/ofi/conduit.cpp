@@ -6,7 +6,6 @@
 // Ranks of other hosts (ssh spawner) are always network peers.
 #include <algorithm>
 #include <cstdint>
-#include <cstring>
 #include <memory>
 #include <vector>
 
@@ -92,12 +91,9 @@ class OfiTransport final : public Transport {
   }
   bool am_send(uint32_t peer, AmLane lane, const AmHeader &h, const int32_t *args,
                const void *payload, size_t nbytes) override {
+    // Peers in our neighbourhood keep smp's single-call path (its lanes).
     if (!network_[peer]) return smp_->am_send(peer, lane, h, args, payload, nbytes);
-    AmSlot slot;
-    if (!am_->reserve(peer, lane, h.nargs, nbytes, slot)) return false;
-    if (nbytes) std::memcpy(slot.payload, payload, nbytes);
-    am_->commit(slot, h, args);
-    return true;
+    return Transport::am_send(peer, lane, h, args, payload, nbytes);
   }
   bool am_poll(bool replies_only) override {
     bool any = smp_->am_poll(replies_only);

@@ -134,11 +134,7 @@ class SmpTransport final : public Transport {
     if (send_lanes_ && lanes_.is_open(local, lane) &&
         lanes_.send(local, lane, h, args, payload, nbytes))
       return true;
-    AmSlot slot;
-    if (!am_reserve(peer, lane, h.nargs, nbytes, slot)) return false;
-    if (nbytes) std::memcpy(slot.payload, payload, nbytes);
-    am_commit(slot, h, args);
-    return true;
+    return Transport::am_send(peer, lane, h, args, payload, nbytes);  // through the ring
   }
   bool am_poll(bool replies_only) override {
     constexpr int kBudget = 64;
