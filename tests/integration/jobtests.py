@@ -75,10 +75,12 @@ def pids_with_env(assignment):
 class Job:
     """A job started in the background; output collected at the end."""
 
-    def __init__(self, argv, env=None, ranks=None, launcher=True, cpus=None):
+    def __init__(self, argv, env=None, ranks=None, launcher=True, cpus=None, unset=()):
         self.tag = uuid.uuid4().hex
         self.env = dict(os.environ)
         self.env.update(env or {})
+        for name in unset:
+            self.env.pop(name, None)
         self.env["GEXX_TEST_TAG"] = self.tag
         if launcher:
             argv = [os.path.join(ARGS.bin_dir, "gasnetrun"), "-n", str(ranks)] + argv
@@ -859,7 +861,7 @@ def amcheck(par=False):
     return os.path.join(ARGS.bin_dir, "tests", "integration", "amcheck_par" if par else "amcheck")
 
 
-OFI_PROVIDERS = {"tcp": "tcp;ofi_rxm", "shm": "shm"}
+OFI_PROVIDERS = {"tcp": "tcp;ofi_rxm", "net": "net", "shm": "shm"}
 # What rank 0 says (verbose) when the job barrier runs over active messages.
 AM_BARRIER_NOTE = "barrier algorithm: am-dissem (peers over the network"
 
@@ -881,6 +883,39 @@ def ofi_env(short_name):
     # Verbose: rank 0 names the provider it uses, which the cases check.
     return {"GASNET_SUPERNODE_MAXSIZE": "1", "GASNET_OFI_PROVIDER": provider,
             "GASNET_VERBOSEENV": "1"}
+
+
+def case_ofi_default_provider():
+    """Nobody names a provider: on a host whose only networks are Ethernet
+    the conduit takes net (the fastest we measured) over libfabric's first
+    entry, and says so; ranks that chose different providers stop with an
+    error naming both and the fix."""
+    def run():
+        env = ofi_env("net")
+        del env["GASNET_OFI_PROVIDER"]
+        env.pop("FI_PROVIDER", None)
+        listed = subprocess.run(["fi_info", "-t", "FI_EP_RDM"], capture_output=True, text=True)
+        cores = {p.split(";")[0] for p in re.findall(r"provider: (\S+)", listed.stdout)}
+        before = shm_entries()
+        prog = os.path.join(ARGS.bin_dir, "tests", "integration", "amcheck_ofi")
+        job = Job([prog], env=env, ranks=2, unset=["FI_PROVIDER"]).wait(timeout=100).expect(0)
+        check(len(re.findall(r"amcheck rank \d+ of 2: PASS", job.stdout)) == 2, job.show())
+        if cores <= {"tcp", "net", "udp", "sockets", "shm"}:
+            check("libfabric provider net (our default for Ethernet;" in job.stderr, job.show())
+        else:
+            print("note: this host offers %s; libfabric's order stands" % sorted(cores))
+        job.assert_nothing_left(before)
+        # Ranks that see different providers (GASNET_OFI_PROVIDER is checked
+        # for sameness at init; libfabric's own FI_PROVIDER is not).
+        script = ('export FI_PROVIDER=net; [ "$GEXX_BOOT_RANK" = 1 ] && export FI_PROVIDER=tcp; '
+                  'exec %s' % prog)
+        job = Job(["sh", "-c", script], env=env, ranks=2).wait(timeout=60)
+        check(job.code != 0 and re.search(
+            r"rank [01] chose libfabric provider '(net|tcp;ofi_rxm)' but rank [01] chose "
+            r"'(net|tcp;ofi_rxm)' \(hosts offer different providers\): name one for every rank "
+            r"with GASNET_OFI_PROVIDER", job.stderr), job.show())
+        job.assert_nothing_left(before)
+    return run
 
 
 def case_ofi_am_flood(n, provider, par=False):
@@ -1197,6 +1232,13 @@ CASES = {
     "ofi_am_par_3_tcp": case_ofi_am(3, "tcp", par=True),
     "ofi_exit_tcp": case_ofi_exit("tcp"),
     "ofi_exit_shm": case_ofi_exit("shm"),
+    "ofi_default_provider": case_ofi_default_provider(),
+    "ofi_am_3_net": case_ofi_am(3, "net"),
+    "ofi_am_flood_2_net": case_ofi_am_flood(2, "net"),
+    "ofi_rma_2_net": case_ofi_rma(2, "net"),
+    "ofi_barrier_3_net": case_barrier(3, ofi="net"),
+    "ofi_threads_2x4_net": case_threads(2, 4, ofi="net"),
+    "ofi_exit_net": case_ofi_exit("net"),
 }
 
 

@@ -300,37 +300,42 @@ def case_cut(hosts, bin_dir):
     check_no_new_shm_files(before)
 
 
-def run_ofi_job(hosts, bin_dir, program, args, extra=None):
+def run_ofi_job(hosts, bin_dir, program, args, provider="tcp;ofi_rxm"):
     """Runs tests/integration/<program> (the ofi build) on 4 ranks over the
     two hosts, placed round-robin (ranks 0 and 2 on host a, 1 and 3 on b):
-    peers on one host share memory, the others talk over tcp;ofi_rxm across
-    the veth link. Returns stdout."""
+    peers on one host share memory, the others talk over `provider` across
+    the veth link (None: nobody names one, and the conduit's Ethernet
+    default, net, is expected). Returns stdout."""
     prog = os.path.join(bin_dir, "tests", "integration", program)
     if not os.path.exists(prog):
         raise Skip("the ofi conduit is not built here (no libfabric found at configure time)")
-    env = {"GASNET_OFI_PROVIDER": "tcp;ofi_rxm", "GASNET_VERBOSEENV": "1"}
-    env.update(extra or {})
+    env = {"GASNET_VERBOSEENV": "1"}
+    if provider:
+        env["GASNET_OFI_PROVIDER"] = provider
     p = launch(hosts, bin_dir, ["-n", "4", prog] + args, env_extra=env)
     out, err = p.communicate(timeout=3 * HANG_BOUND)  # slow under load, never hung
     check(p.returncode == 0, "%s failed (%d): %s%s" % (program, p.returncode, out, err))
     base = program[:-len("_ofi")]
     passed = sorted(int(r) for r in re.findall(r"^%s rank (\d+) of 4: PASS" % base, out, re.M))
     check(passed == [0, 1, 2, 3], "%s: ranks passed %s: %s%s" % (program, passed, out, err))
-    check("libfabric provider tcp;ofi_rxm" in err, "%s: provider not named: %s" % (program, err))
+    said = ("libfabric provider %s (" % provider if provider else
+            "libfabric provider net (our default for Ethernet;")
+    check(said in err, "%s: provider not named (%r): %s" % (program, said, err))
     return out
 
 
 def case_ofi(hosts, bin_dir):
     """The ofi conduit across the two hosts: locality (two hosts, each its
     own neighbourhood, memory really shared within one), the AM and RMA
-    conformance programs and the barrier conformance, with data checked."""
+    conformance programs and the barrier conformance, with data checked;
+    the first two over the default provider, the others over tcp;ofi_rxm."""
     before = shm_files()
-    out = run_ofi_job(hosts, bin_dir, "topocheck_ofi", [])
+    out = run_ofi_job(hosts, bin_dir, "topocheck_ofi", [], provider=None)
     want = {0: "host 0 of 2 [0,2] nbrhd 0 of 2 [0,2]", 1: "host 1 of 2 [1,3] nbrhd 1 of 2 [1,3]",
             2: "host 0 of 2 [0,2] nbrhd 0 of 2 [0,2]", 3: "host 1 of 2 [1,3] nbrhd 1 of 2 [1,3]"}
     for r, line in want.items():
         check("topo rank %d: %s" % (r, line) in out, "rank %d placement: %s" % (r, out))
-    run_ofi_job(hosts, bin_dir, "amcheck_ofi", [])
+    run_ofi_job(hosts, bin_dir, "amcheck_ofi", [], provider=None)
     run_ofi_job(hosts, bin_dir, "rmacheck_ofi", ["262144"])
     run_ofi_job(hosts, bin_dir, "barrierconf_ofi", [])
     settle(hosts)

@@ -117,9 +117,12 @@ class OfiTransport final : public Transport {
   }
   std::string segment_limits() const override { return smp_->segment_limits(); }
   std::string describe() const override {
-    std::string net = fabric_ ? util::format("libfabric provider %s (inject %zu bytes)",
-                                             fabric_->provider().c_str(), fabric_->inject_size())
-                              : std::string("no peer over the network");
+    std::string net =
+        fabric_ ? util::format("libfabric provider %s (%sinject %zu bytes)",
+                               fabric_->provider().c_str(),
+                               fabric_->chosen_by_default() ? "our default for Ethernet; " : "",
+                               fabric_->inject_size())
+                : std::string("no peer over the network");
     return "conduit ofi: " + net + "; " + smp_->describe();
   }
 

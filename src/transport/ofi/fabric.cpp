@@ -27,6 +27,47 @@ void check(const char *call, int rc) {
 }
 }  // namespace
 
+namespace {
+// Providers that run over plain Ethernet and IP (or over nothing but this
+// host): where nothing faster exists the choice among them is ours.
+bool ethernet_core(const std::string &core) {
+  return core == "tcp" || core == "net" || core == "udp" || core == "sockets" || core == "shm";
+}
+
+// Our order for Ethernet, fastest first (docs/performance.md, "choosing the
+// Ethernet provider"): net's native reliable datagrams; tcp's (libfabric
+// 1.18 on, where tcp is net's code); tcp under the rxm utility; then the
+// rest. Lower is better; unknown names last.
+int ethernet_rank(const std::string &name) {
+  static const char *const kOrder[] = {"net",         "tcp",         "net;ofi_rxm",
+                                       "tcp;ofi_rxm", "udp;ofi_rxd", "sockets"};
+  for (size_t i = 0; i < sizeof kOrder / sizeof *kOrder; ++i)
+    if (name == kOrder[i]) return static_cast<int>(i);
+  return 100;
+}
+}  // namespace
+
+fi_info *default_provider(fi_info *list) {
+  // shm reaches only this host, and same-host peers already share memory:
+  // it is the choice only when nothing else is offered.
+  fi_info *best = nullptr;
+  int best_rank = 0;
+  for (fi_info *i = list; i; i = i->next) {
+    std::string name = i->fabric_attr->prov_name ? i->fabric_attr->prov_name : "";
+    std::string core = name.substr(0, name.find(';'));
+    if (core == "shm") continue;
+    // A network of its own (verbs, cxi, efa, opx, psm3, ...): libfabric's
+    // order stands.
+    if (!ethernet_core(core)) return i;
+    int rank = ethernet_rank(name);
+    if (!best || rank < best_rank) {
+      best = i;
+      best_rank = rank;
+    }
+  }
+  return best ? best : list;
+}
+
 std::string fi_error(const char *call, long rc) {
   return util::format("%s: %s (%ld)", call, fi_strerror(static_cast<int>(rc < 0 ? -rc : rc)), rc);
 }
@@ -63,8 +104,8 @@ Fabric::Fabric(bootstrap::Bootstrap &boot, const std::string &provider) {
   if (!provider.empty()) hints->fabric_attr->prov_name = ::strdup(provider.c_str());
   int rc = fi_getinfo(kApiVersion, nullptr, nullptr, 0, hints, &info_);
   fi_freeinfo(hints);
+  const char *env = std::getenv("FI_PROVIDER");
   if (rc || !info_) {
-    const char *env = std::getenv("FI_PROVIDER");
     util::fatal(
         "the ofi conduit found no libfabric provider with reliable-datagram endpoints, "
         "messages and RMA%s%s%s: %s. List the providers with 'fi_info -t FI_EP_RDM' and "
@@ -72,6 +113,18 @@ Fabric::Fabric(bootstrap::Bootstrap &boot, const std::string &provider) {
         provider.empty() ? "" : " named ", provider.c_str(),
         env && provider.empty() ? util::format(" (FI_PROVIDER=%s)", env).c_str() : "",
         fi_strerror(-rc));
+  }
+  // Nobody named a provider: on plain Ethernet take the one we measured
+  // fastest rather than libfabric's first.
+  if (provider.empty() && !(env && *env)) {
+    fi_info *pick = default_provider(info_);
+    if (pick != info_) {
+      fi_info *one = fi_dupinfo(pick);
+      if (!one) util::fatal("fi_dupinfo: out of memory");
+      fi_freeinfo(info_);
+      info_ = one;
+      by_default_ = true;
+    }
   }
   provider_ = info_->fabric_attr->prov_name ? info_->fabric_attr->prov_name : "?";
   inject_size_ = info_->tx_attr->inject_size;
@@ -108,10 +161,24 @@ Fabric::Fabric(bootstrap::Bootstrap &boot, const std::string &provider) {
     rc = fi_getname(&ep_->fid, name.data(), &len);
   }
   check("fi_getname", rc);
-  auto names = boot.exchange(name.data(), len);
+  // Every rank must have chosen the same provider (hosts may differ in what
+  // libfabric offers): the name travels ahead of the address, NUL-ended.
+  std::vector<uint8_t> card(provider_.begin(), provider_.end());
+  card.push_back(0);
+  card.insert(card.end(), name.begin(), name.begin() + static_cast<ptrdiff_t>(len));
+  auto cards = boot.exchange(card.data(), card.size());
   addrs_.resize(boot.size());
   for (uint32_t r = 0; r < boot.size(); ++r) {
-    int n = fi_av_insert(av_, names[r].data(), 1, &addrs_[r], 0, nullptr);
+    const auto &c = cards[r];
+    size_t at = 0;
+    while (at < c.size() && c[at]) ++at;
+    std::string theirs(c.begin(), c.begin() + static_cast<ptrdiff_t>(at));
+    if (theirs != provider_ || at == c.size())
+      util::fatal(
+          "rank %u chose libfabric provider '%s' but rank %u chose '%s' (hosts offer different "
+          "providers): name one for every rank with GASNET_OFI_PROVIDER",
+          boot.rank(), provider_.c_str(), r, theirs.c_str());
+    int n = fi_av_insert(av_, c.data() + at + 1, 1, &addrs_[r], 0, nullptr);
     if (n != 1) util::fatal("%s", fi_error("fi_av_insert", n).c_str());
   }
 }

@@ -22,6 +22,12 @@ namespace gexx::transport::ofi {
 // A libfabric call's error as text: "fi_send: Resource temporarily unavailable (-11)".
 std::string fi_error(const char *call, long rc);
 
+// What the conduit uses when no provider is named (GASNET_OFI_PROVIDER and
+// FI_PROVIDER unset), from fi_getinfo's list: the first entry of a network
+// other than Ethernet, else the Ethernet provider we measured fastest; shm
+// only when nothing else is offered.
+fi_info *default_provider(fi_info *list);
+
 // A registered region: what a local operation passes as its descriptor and
 // what a peer needs (key) to reach it. Closed on destruction.
 class MemoryRegion {
@@ -70,6 +76,8 @@ class Fabric {
   fid_cq *cq() const { return cq_; }
   fi_addr_t addr(uint32_t rank) const { return addrs_[rank]; }
   const std::string &provider() const { return provider_; }
+  // True when nobody named the provider and we chose it over libfabric's first.
+  bool chosen_by_default() const { return by_default_; }
   size_t inject_size() const { return inject_size_; }
   size_t max_msg_size() const { return max_msg_size_; }
   // The provider needs local buffers of sends and receives registered.
@@ -118,6 +126,7 @@ class Fabric {
   size_t inject_size_ = 0;
   size_t max_msg_size_ = 0;
   uint64_t mr_mode_ = 0;
+  bool by_default_ = false;
   uint64_t next_key_ = 1;  // requested keys when the provider does not pick them
   bool concurrent_ = true;
   std::mutex mutex_;
