@@ -7,7 +7,8 @@
  * other rank's segment. Handlers check payload sizes always, and contents
  * (first and last byte) in the untimed warm-up runs only. Other ranks only
  * take part in the barriers.
- * Prints figures only.   gasnetrun -n 2 am_bench [iterations]
+ * Prints figures only.   gasnetrun -n 2 am_bench [iterations [short]]
+ * With "short", only the AMShort round trip is measured.
  */
 #define _POSIX_C_SOURCE 200112L
 #include <gasnet.h>
@@ -245,6 +246,8 @@ int main(int argc, char **argv) {
   gex_Rank_t me = gasnet_mynode(), n = gasnet_nodes();
   long base = argc > 1 ? atol(argv[1]) : 100000;
   if (base < 1) base = 1;
+  /* "short": only the AMShort round trip (bench/ofi_vs_raw.py). */
+  int short_only = argc > 2 && strcmp(argv[2], "short") == 0;
   gex_EP_t ep;
   gasnet_QueryGexObjects(NULL, &ep, &tm, NULL);
   register_handlers(ep);
@@ -276,16 +279,16 @@ int main(int argc, char **argv) {
         NRUNS);
   }
   report(SHORT, 0, 0, measure(SHORT, 0, NULL, 0, base));
-  for (int i = 0; i < nsizes && sizes[i] <= maxmed; ++i)
+  for (int i = 0; i < nsizes && sizes[i] <= maxmed && !short_only; ++i)
     report(MEDIUM, 0, sizes[i],
            measure(MEDIUM, 0, src, sizes[i], iterations(base, sizes[i], 256e6)));
-  for (int i = 0; i < nsizes && sizes[i] <= maxlong; ++i)
+  for (int i = 0; i < nsizes && sizes[i] <= maxlong && !short_only; ++i)
     report(LONG, 0, sizes[i], measure(LONG, 0, src, sizes[i], iterations(base, sizes[i], 256e6)));
-  report(SHORT, 1, 0, measure(SHORT, 1, NULL, 0, 4 * base));
-  for (int i = 0; i < nsizes && sizes[i] <= maxmed; ++i)
+  if (!short_only) report(SHORT, 1, 0, measure(SHORT, 1, NULL, 0, 4 * base));
+  for (int i = 0; i < nsizes && sizes[i] <= maxmed && !short_only; ++i)
     report(MEDIUM, 1, sizes[i],
            measure(MEDIUM, 1, src, sizes[i], iterations(4 * base, sizes[i], 1e9)));
-  for (int i = 0; i < nsizes && sizes[i] <= maxlong; ++i)
+  for (int i = 0; i < nsizes && sizes[i] <= maxlong && !short_only; ++i)
     report(LONG, 1, sizes[i], measure(LONG, 1, src, sizes[i], iterations(4 * base, sizes[i], 1e9)));
 
   if (bad) printf("# WARNING: rank %u saw %ld bad payloads or counts\n", me, bad);

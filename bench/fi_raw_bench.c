@@ -1,16 +1,17 @@
 /* fi_raw_bench: what libfabric itself does between two processes on this
  * host, with no GASNet above it: the floor the ofi conduit is judged against.
  *
- *   fi_raw_bench [-p provider] [-n reps] [rt|write|all]
+ *   fi_raw_bench [-p provider] [-n reps] [-s bytes] [rt|write|all]
  *
  * Forks into two processes, each opening a reliable-datagram endpoint with
  * the hints the ofi conduit uses (messages and RMA, the same registration
  * modes), exchanges endpoint names over a socket pair, and measures
  *   rt:    8-byte send/receive round trip (inject when the provider allows,
  *          receives posted ahead), as fi_pingpong does;
- *   write: fi_write bandwidth to a registered buffer, 64 KiB to 4 MiB, one
+ *   write: fi_write bandwidth to a registered buffer, 4 KiB to 4 MiB, one
  *          write at a time (FI_DELIVERY_COMPLETE, what a blocking put waits
- *          for) and 8 in flight (transmit completion, the pipe's capacity).
+ *          for) and 8 in flight (transmit completion, the pipe's capacity);
+ *          -s measures only writes of that size.
  * Prints medians of 5 runs; figures only, never fails on speed.
  * The provider defaults to GASNET_OFI_PROVIDER, then FI_PROVIDER, then
  * libfabric's first match. bench/ofi_vs_raw.py runs it beside the conduit.
@@ -243,7 +244,7 @@ static void write_one(char *src, void *desc, size_t len, uint64_t addr, uint64_t
   if (rc) die("fi_writemsg", rc);
 }
 
-static void bench_write(void) {
+static void bench_write(size_t only) {
   char *buf = NULL;
   if (posix_memalign((void **)&buf, 4096, MAXSIZE)) die("posix_memalign", -FI_ENOMEM);
   memset(buf, me + 1, MAXSIZE);
@@ -259,7 +260,8 @@ static void bench_write(void) {
     printf("# raw fi_write bandwidth, MB/s (10^6 B), medians of %d (%s, max message %zu B)\n", RUNS,
            info->fabric_attr->prov_name, max);
     printf("%-10s %12s %12s\n", "bytes", "1 in flight", "8 in flight");
-    for (size_t len = 65536; len <= MAXSIZE; len *= 4) {
+    for (size_t len = 4096; len <= MAXSIZE; len *= 4) {
+      if (only && len != only) continue;
       long reps = (long)((256u << 20) / len);
       if (reps < 16) reps = 16;
       double one[RUNS], many[RUNS];
@@ -311,15 +313,18 @@ int main(int argc, char **argv) {
   if (!provider || !*provider) provider = getenv("FI_PROVIDER");
   long reps = 20000;
   const char *what = "all";
+  size_t only = 0;
   for (int i = 1; i < argc; ++i) {
     if (!strcmp(argv[i], "-p") && i + 1 < argc)
       provider = argv[++i];
     else if (!strcmp(argv[i], "-n") && i + 1 < argc)
       reps = atol(argv[++i]);
+    else if (!strcmp(argv[i], "-s") && i + 1 < argc)
+      only = (size_t)atol(argv[++i]);
     else if (!strcmp(argv[i], "rt") || !strcmp(argv[i], "write") || !strcmp(argv[i], "all"))
       what = argv[i];
     else {
-      fprintf(stderr, "usage: %s [-p provider] [-n reps] [rt|write|all]\n", prog);
+      fprintf(stderr, "usage: %s [-p provider] [-n reps] [-s bytes] [rt|write|all]\n", prog);
       return 2;
     }
   }
@@ -344,7 +349,7 @@ int main(int argc, char **argv) {
     signal(SIGCHLD, child_ended);
   open_endpoint(provider);
   if (!strcmp(what, "rt") || !strcmp(what, "all")) bench_rt(reps);
-  if (!strcmp(what, "write") || !strcmp(what, "all")) bench_write();
+  if (!strcmp(what, "write") || !strcmp(what, "all")) bench_write(only);
   fflush(stdout);
   sync_both();
   fi_close(&ep->fid);

@@ -1,8 +1,9 @@
 /* rma_bench: put/get latency (8 B to 1 KiB; blocking, NB, NBI) and bandwidth
  * (4 KiB to 16 MiB) from rank 0 to rank 1's segment, beside memcpy of the
  * same sizes measured in the same run; then barrier latency over all ranks.
- * Prints figures only.   gasnetrun -n 2 rma_bench [reps [barrier]]
- * With "barrier", only the barrier latency is measured.
+ * Prints figures only.   gasnetrun -n 2 rma_bench [reps [barrier|bandwidth [bytes]]]
+ * With "barrier", only the barrier latency is measured; with "bandwidth",
+ * only the bandwidth table (or its one row of `bytes`).
  * Where rank 1's segment is not mapped here (ofi conduit, network peers),
  * the memcpy column copies between two local buffers and the cache-line
  * round trip is left out.
@@ -90,6 +91,8 @@ int main(int argc, char **argv) {
   gasnet_node_t me = gasnet_mynode(), n = gasnet_nodes();
   long reps = argc > 1 ? atol(argv[1]) : 200000;
   int barrier_only = argc > 2 && strcmp(argv[2], "barrier") == 0;
+  int bandwidth_only = argc > 2 && strcmp(argv[2], "bandwidth") == 0;
+  size_t bw_only = bandwidth_only && argc > 3 ? (size_t)atol(argv[3]) : 0;
   gasnet_QueryGexObjects(NULL, NULL, &tm, NULL);
   gasnet_seginfo_t *seg = calloc(n, sizeof *seg);
   gasnet_getSegmentInfo(seg, (int)n);
@@ -106,10 +109,12 @@ int main(int argc, char **argv) {
 
   if (me == 0 && !barrier_only) {
     printf("# rma_bench: rank 0 -> rank %u, %u rank(s); medians of 5 runs\n", peer, n);
-    printf("# latency, ns per operation (NBI: issue + final sync, per op)\n");
-    printf("%-8s %9s %9s %9s %9s %9s %9s %9s %9s %9s\n", "bytes", "memcpy", "put", "put_nb",
-           "put_nbi", "ex_put", "get", "get_nb", "get_nbi", "ex_get");
-    for (size_t len = 8; len <= 1024; len *= 2) {
+    if (!bandwidth_only) {
+      printf("# latency, ns per operation (NBI: issue + final sync, per op)\n");
+      printf("%-8s %9s %9s %9s %9s %9s %9s %9s %9s %9s\n", "bytes", "memcpy", "put", "put_nb",
+             "put_nbi", "ex_put", "get", "get_nb", "get_nbi", "ex_get");
+    }
+    for (size_t len = 8; len <= 1024 && !bandwidth_only; len *= 2) {
       printf("%-8zu %9.2f %9.2f %9.2f %9.2f %9.2f %9.2f %9.2f %9.2f %9.2f\n", len,
              time_op(copy_in, seg[peer].addr, local, len, reps, 0),
              time_op(put_blocking, seg[peer].addr, local, len, reps, 0),
@@ -125,6 +130,7 @@ int main(int argc, char **argv) {
     printf("%-10s %10s %10s %10s %8s %8s\n", "bytes", "memcpy", "put_bulk", "get_bulk", "put/cpy",
            "get/cpy");
     for (size_t len = 4096; len <= MAXBW; len *= 4) {
+      if (bw_only && len != bw_only) continue;
       long r = (long)((256u << 20) / len);
       if (r < 8) r = 8;
       double c = time_op(copy_in, seg[peer].addr, local, len, r, 0);

@@ -552,6 +552,31 @@ def case_ofi_exit(provider):
     return run
 
 
+def case_ofi_kills(provider):
+    """On the ofi conduit, every peer through libfabric: a rank killed with
+    SIGKILL, or the launcher killed with SIGKILL, while the ranks spin. The
+    shm provider's endpoint files are gone even though no endpoint closed."""
+    def run():
+        env = ofi_env(provider)
+        for what in ("rank", "SIGKILL"):
+            before = shm_entries()
+            job = exit_job(3, ["ready", "0"], env=env)
+            ready = dict(job.wait_for_lines(r"exitcheck rank (\d+) of \d+: ready pid (\d+)", 3))
+            if what == "rank":
+                os.kill(int(ready["1"]), signal.SIGKILL)
+            else:
+                job.proc.send_signal(signal.SIGKILL)
+            job.wait(timeout=60)
+            if what == "rank":
+                job.expect(128 + 9, stderr_has=[
+                    r"rank 1 \(pid %s\) was killed by signal 9 \(SIGKILL\); ending the job"
+                    % ready["1"]])
+            else:
+                check(job.code == -9, "launcher exit %s after SIGKILL" % job.code)
+            job.assert_nothing_left(before)
+    return run
+
+
 def case_exit_collective():
     """Every rank calls gasnet_exit(5), returns 6 from main, or calls exit(7); one rank."""
     ways = (("collective", 5), ("return", 6), ("exit", 7))
@@ -1233,6 +1258,8 @@ CASES = {
     "ofi_exit_tcp": case_ofi_exit("tcp"),
     "ofi_exit_shm": case_ofi_exit("shm"),
     "ofi_default_provider": case_ofi_default_provider(),
+    "ofi_kills_shm": case_ofi_kills("shm"),
+    "ofi_kills_net": case_ofi_kills("net"),
     "ofi_am_3_net": case_ofi_am(3, "net"),
     "ofi_am_flood_2_net": case_ofi_am_flood(2, "net"),
     "ofi_rma_2_net": case_ofi_rma(2, "net"),

@@ -4,6 +4,9 @@
 #include <rdma/fi_endpoint.h>
 #include <rdma/fi_errno.h>
 
+#include <sys/mman.h>
+
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
@@ -144,11 +147,13 @@ Fabric::Fabric(bootstrap::Bootstrap &boot, const std::string &provider) {
   check("fi_endpoint", fi_endpoint(domain_, info_, &ep_, nullptr));
   check("fi_ep_bind(cq)", fi_ep_bind(ep_, &cq_->fid, FI_TRANSMIT | FI_RECV));
   check("fi_ep_bind(av)", fi_ep_bind(ep_, &av_->fid, 0));
+  std::string shm_name;
   if (provider_ == "shm") {
     // The shm provider names a /dev/shm file after its endpoint and removes
     // it only when the endpoint closes, which a rank that is killed or calls
-    // _exit never does; in the job's namespace the launcher sweeps it.
-    std::string shm_name = util::format("gexx-%s-ofi-%u", boot.job_id().c_str(), boot.rank());
+    // _exit never does. In the job's namespace the launcher sweeps it, and
+    // once every peer has it mapped we remove the name ourselves (below).
+    shm_name = util::format("gexx-%s-ofi-%u", boot.job_id().c_str(), boot.rank());
     check("fi_setname", fi_setname(&ep_->fid, shm_name.data(), shm_name.size() + 1));
   }
   check("fi_enable", fi_enable(ep_));
@@ -181,6 +186,43 @@ Fabric::Fabric(bootstrap::Bootstrap &boot, const std::string &provider) {
     int n = fi_av_insert(av_, c.data() + at + 1, 1, &addrs_[r], 0, nullptr);
     if (n != 1) util::fatal("%s", fi_error("fi_av_insert", n).c_str());
   }
+  if (!shm_name.empty()) release_shm_name(boot, shm_name);
+}
+
+namespace {
+// Whether this process maps the shm provider's file of every rank of the job.
+bool maps_every_shm_file(bootstrap::Bootstrap &boot) {
+  FILE *f = std::fopen("/proc/self/maps", "r");
+  if (!f) return false;
+  std::vector<bool> seen(boot.size(), false);
+  std::string prefix = util::format("/dev/shm/gexx-%s-ofi-", boot.job_id().c_str());
+  char line[4096];
+  while (std::fgets(line, sizeof line, f)) {
+    const char *at = std::strstr(line, prefix.c_str());
+    if (!at) continue;
+    char *end = nullptr;
+    unsigned long r = std::strtoul(at + prefix.size(), &end, 10);
+    if (end != at + prefix.size() && (*end == '\n' || *end == ' ' || !*end) && r < seen.size())
+      seen[r] = true;
+  }
+  std::fclose(f);
+  for (bool s : seen)
+    if (!s) return false;
+  return true;
+}
+}  // namespace
+
+void Fabric::release_shm_name(bootstrap::Bootstrap &boot, const std::string &name) {
+  // libfabric's shm provider (1.17) maps a peer's file when its address is
+  // inserted. When every rank says it has mapped every file, no one will
+  // open a name again, and each removes its own: a launcher killed outright
+  // then leaves nothing in /dev/shm. A provider that maps later keeps its
+  // names, for the endpoint's close or the launcher's sweep.
+  uint8_t mine = maps_every_shm_file(boot) ? 1 : 0;
+  bool all = true;
+  for (const auto &v : boot.exchange(&mine, 1)) all = all && !v.empty() && v[0] == 1;
+  if (all) ::shm_unlink(("/" + name).c_str());
+  shm_name_released_ = all;
 }
 
 Fabric::~Fabric() {

@@ -78,6 +78,9 @@ class Fabric {
   const std::string &provider() const { return provider_; }
   // True when nobody named the provider and we chose it over libfabric's first.
   bool chosen_by_default() const { return by_default_; }
+  // shm provider: the endpoint's /dev/shm name is gone already (every peer
+  // had mapped it at wire-up).
+  bool shm_name_released() const { return shm_name_released_; }
   size_t inject_size() const { return inject_size_; }
   size_t max_msg_size() const { return max_msg_size_; }
   // The provider needs local buffers of sends and receives registered.
@@ -114,6 +117,7 @@ class Fabric {
 
  private:
   void close_all();
+  void release_shm_name(bootstrap::Bootstrap &boot, const std::string &name);
 
   fi_info *info_ = nullptr;
   fid_fabric *fabric_ = nullptr;
@@ -127,6 +131,7 @@ class Fabric {
   size_t max_msg_size_ = 0;
   uint64_t mr_mode_ = 0;
   bool by_default_ = false;
+  bool shm_name_released_ = false;
   uint64_t next_key_ = 1;  // requested keys when the provider does not pick them
   bool concurrent_ = true;
   std::mutex mutex_;
