@@ -300,6 +300,43 @@ def case_cut(hosts, bin_dir):
     check_no_new_shm_files(before)
 
 
+def case_cut_ofi(hosts, bin_dir):
+    """The link is cut while an ofi job has AMs, puts and gets in flight
+    across it (threadstress, 2 threads a rank, over the default provider):
+    the ranks blocked in libfabric are ended too, with a clear error, and
+    nothing is left on either host."""
+    prog = os.path.join(bin_dir, "tests", "integration", "threadstress_ofi")
+    if not os.path.exists(prog):
+        raise Skip("the ofi conduit is not built here (no libfabric found at configure time)")
+    before = shm_files()
+    p = launch(hosts, bin_dir, ["-n", "4", prog, "100000000", "1", "2", "0"],
+               env_extra={"GASNET_VERBOSEENV": "1"})
+    # Wait until the job is past start-up (rank 0's verbose report), then
+    # give the traffic a moment to fill the link.
+    deadline = time.monotonic() + HANG_BOUND
+    said = []
+    while time.monotonic() < deadline:
+        line = p.stderr.readline()
+        if not line:
+            break
+        said.append(line)
+        if "libfabric provider" in line:
+            break
+    check(any("libfabric provider" in l for l in said), "the job did not start: %s" % said)
+    time.sleep(1.5)
+    check(p.poll() is None, "the job ended before the cut: %s" % "".join(said))
+    start = time.monotonic()
+    hosts.cut()
+    out, err = p.communicate(timeout=HANG_BOUND)
+    took = time.monotonic() - start
+    check(p.returncode == 1, "the job ended with %d after the cut: %s" % (p.returncode, err))
+    check("lost host %s" % hosts.ip["b"] in err, "no 'lost host' report: " + err)
+    check(took < HANG_BOUND, "the job took %.1f s to end" % took)
+    print("ended %.1f s after the cut: %s" % (took, err.strip().splitlines()[-1]))
+    settle(hosts)
+    check_no_new_shm_files(before)
+
+
 def run_ofi_job(hosts, bin_dir, program, args, provider="tcp;ofi_rxm"):
     """Runs tests/integration/<program> (the ofi build) on 4 ranks over the
     two hosts, placed round-robin (ranks 0 and 2 on host a, 1 and 3 on b):
@@ -382,7 +419,8 @@ def case_fake_ssh(bin_dir):
         check(r.returncode == 2 and "-N 3 asks for more hosts" in r.stderr, "-N: " + r.stderr)
 
 
-CASES = {"hosts": case_hosts, "job": case_job, "cut": case_cut, "ofi": case_ofi}
+CASES = {"hosts": case_hosts, "job": case_job, "cut": case_cut, "ofi": case_ofi,
+         "cut_ofi": case_cut_ofi}
 
 
 def main():
