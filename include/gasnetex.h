@@ -112,9 +112,7 @@ extern gex_Rank_t gex_System_QueryJobSize(void);
  * index in it; any pointer may be NULL. MyPosition gives the number of
  * neighbourhoods in the job and the index of the caller's, then the same
  * for hosts. */
-typedef const struct {
-  gex_Rank_t gex_jobrank;
-} gex_RankInfo_t;
+typedef const struct { gex_Rank_t gex_jobrank; } gex_RankInfo_t;
 extern void gex_System_QueryNbrhdInfo(gex_RankInfo_t **info_p, gex_Rank_t *info_count_p,
                                       gex_Rank_t *my_info_index_p);
 extern void gex_System_QueryHostInfo(gex_RankInfo_t **info_p, gex_Rank_t *info_count_p,
