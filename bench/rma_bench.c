@@ -108,6 +108,11 @@ int main(int argc, char **argv) {
   int mapped = other_view != NULL;
 
   if (me == 0 && !barrier_only) {
+    /* Warm-up: a network provider may connect on first use (rxm does). */
+    for (int i = 0; i < 100; ++i) {
+      put_blocking(seg[peer].addr, local, 8);
+      get_blocking(seg[peer].addr, local, 8);
+    }
     printf("# rma_bench: rank 0 -> rank %u, %u rank(s); medians of 5 runs\n", peer, n);
     if (!bandwidth_only) {
       printf("# latency, ns per operation (NBI: issue + final sync, per op)\n");
