@@ -886,7 +886,7 @@ def amcheck(par=False):
     return os.path.join(ARGS.bin_dir, "tests", "integration", "amcheck_par" if par else "amcheck")
 
 
-OFI_PROVIDERS = {"tcp": "tcp;ofi_rxm", "net": "net", "shm": "shm"}
+OFI_PROVIDERS = {"tcp": "tcp;ofi_rxm", "net": "net", "shm": "shm", "sockets": "sockets"}
 # What rank 0 says (verbose) when the job barrier runs over active messages.
 AM_BARRIER_NOTE = "barrier algorithm: am-dissem (peers over the network"
 
@@ -1266,6 +1266,13 @@ CASES = {
     "ofi_barrier_3_net": case_barrier(3, ofi="net"),
     "ofi_threads_2x4_net": case_threads(2, 4, ofi="net"),
     "ofi_exit_net": case_ofi_exit("net"),
+    "ofi_am_3_sockets": case_ofi_am(3, "sockets"),
+    "ofi_am_flood_2_sockets": case_ofi_am_flood(2, "sockets"),
+    "ofi_am_pingpong_1cpu_sockets": case_am_pingpong_1cpu("sockets"),
+    "ofi_rma_2_sockets": case_ofi_rma(2, "sockets"),
+    "ofi_barrier_3_sockets": case_barrier(3, ofi="sockets"),
+    "ofi_threads_2x4_sockets": case_threads(2, 4, ofi="sockets"),
+    "ofi_exit_sockets": case_ofi_exit("sockets"),
 }
 
 

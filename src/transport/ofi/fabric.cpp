@@ -5,7 +5,9 @@
 #include <rdma/fi_errno.h>
 
 #include <sys/mman.h>
+#include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -130,6 +132,17 @@ Fabric::Fabric(bootstrap::Bootstrap &boot, const std::string &provider) {
     }
   }
   provider_ = info_->fabric_attr->prov_name ? info_->fabric_attr->prov_name : "?";
+  if (provider_ == "sockets") {
+    // sockets' automatic progress is a thread that spins 10 ms after each
+    // wake-up (FI_SOCKETS_PE_WAITTIME) beside our own polling: with ranks
+    // sharing cores every hand-off between the two waits for a time slice,
+    // about 10 ms a round trip, so the job seems to lose messages. Every
+    // wait of ours reads the CQ, which is all manual progress needs.
+    info_->domain_attr->data_progress = FI_PROGRESS_MANUAL;
+    // Its sends then wait in a queue for our next progress call, which a
+    // rank that leaves the job at once would never make.
+    queues_sends_ = true;
+  }
   inject_size_ = info_->tx_attr->inject_size;
   max_msg_size_ = info_->ep_attr->max_msg_size;
   mr_mode_ = static_cast<uint64_t>(info_->domain_attr->mr_mode);
@@ -263,6 +276,26 @@ bool Fabric::progress() {
     op->sink->completed(op, entries[i]);
   }
   return n > 0;
+}
+
+bool Fabric::retry_post(long rc, double &since) {
+  if (rc == -FI_EAGAIN) {
+    progress();
+    return true;
+  }
+  if (rc != -FI_ENOENT) return false;
+  // The peer's endpoint is gone (sockets says so at once, where other
+  // providers hold the message): it has left the job, and the launcher ends
+  // this rank with the job's exit code within its grace period. Failing
+  // first would replace that code with ours, so wait a while for the notice.
+  constexpr double kDepartedWaitSeconds = 10;
+  double now =
+      std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+  if (since == 0) since = now;
+  if (now - since > kDepartedWaitSeconds) return false;
+  progress();
+  ::usleep(1000);
+  return true;
 }
 
 MemoryRegion Fabric::register_memory(void *addr, size_t len, uint64_t access) {

@@ -115,6 +115,18 @@ class Fabric {
   // operation stops the job. Callers hold the lock. True if any completed.
   bool progress();
 
+  // A post (fi_send, fi_inject, fi_writemsg ...) returned `rc`, not 0: true
+  // when the caller should post again, after progress or a pause here;
+  // false when rc is an error for the caller to report. `since` (0 at first)
+  // keeps the time a departed peer was first seen. Callers hold the lock.
+  bool retry_post(long rc, double &since);
+
+  // Pushes a message just posted onto the wire where the provider would
+  // leave it queued until the next progress call. Callers hold the lock.
+  void push_sends() {
+    if (queues_sends_) fi_cq_read(cq_, nullptr, 0);
+  }
+
  private:
   void close_all();
   void release_shm_name(bootstrap::Bootstrap &boot, const std::string &name);
@@ -132,6 +144,7 @@ class Fabric {
   uint64_t mr_mode_ = 0;
   bool by_default_ = false;
   bool shm_name_released_ = false;
+  bool queues_sends_ = false;
   uint64_t next_key_ = 1;  // requested keys when the provider does not pick them
   bool concurrent_ = true;
   std::mutex mutex_;
