@@ -365,7 +365,8 @@ def case_ofi(hosts, bin_dir):
     """The ofi conduit across the two hosts: locality (two hosts, each its
     own neighbourhood, memory really shared within one), the AM and RMA
     conformance programs and the barrier conformance, with data checked;
-    the first two over the default provider, the others over tcp;ofi_rxm."""
+    the first two over the default provider, the others over tcp;ofi_rxm;
+    then a remote exit that raises SIGQUIT on both hosts."""
     before = shm_files()
     out = run_ofi_job(hosts, bin_dir, "topocheck_ofi", [], provider=None)
     want = {0: "host 0 of 2 [0,2] nbrhd 0 of 2 [0,2]", 1: "host 1 of 2 [1,3] nbrhd 1 of 2 [1,3]",
@@ -375,6 +376,15 @@ def case_ofi(hosts, bin_dir):
     run_ofi_job(hosts, bin_dir, "amcheck_ofi", [], provider=None)
     run_ofi_job(hosts, bin_dir, "rmacheck_ofi", ["262144"])
     run_ofi_job(hosts, bin_dir, "barrierconf_ofi", [])
+    # A remote exit across hosts: rank 1 (host b) calls gasnet_exit(3); the
+    # others, two of them on host a, catch SIGQUIT and exit 4; the job's code
+    # is the first caller's.
+    prog = os.path.join(bin_dir, "tests", "integration", "exitcheck_ofi")
+    p = launch(hosts, bin_dir, ["-n", "4", prog, "sigquit", "3", "1", "4"])
+    out, err = p.communicate(timeout=3 * HANG_BOUND)
+    check(p.returncode == 3, "sigquit job ended %d: %s%s" % (p.returncode, out, err))
+    caught = sorted(int(r) for r in re.findall(r"exitcheck rank (\d+): caught SIGQUIT", out))
+    check(caught == [0, 2, 3], "ranks that caught SIGQUIT: %s: %s%s" % (caught, out, err))
     settle(hosts)
     check_no_new_shm_files(before)
 
