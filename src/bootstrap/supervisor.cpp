@@ -270,8 +270,13 @@ int Supervisor::run() {
     begin_exit();
     if (!abort_seen_ && hub_.abort_request()) {
       abort_seen_ = true;
-      if (!failure_) failure_ = hub_.abort_request()->code ? hub_.abort_request()->code : 1;
-      end_all(SIGTERM);
+      // A rank that fails once the job is ending (a peer already gone under
+      // it, say) has said why on its own; the job keeps the exit's code and
+      // the exit's schedule.
+      if (!exit_) {
+        if (!failure_) failure_ = hub_.abort_request()->code ? hub_.abort_request()->code : 1;
+        end_all(SIGTERM);
+      }
     }
     std::vector<pollfd> fds;
     fds.push_back({sigfd_, POLLIN, 0});

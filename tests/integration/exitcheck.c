@@ -19,6 +19,8 @@
  *                  say so, leave their non-polling spin and gasnet_exit(CODE2)
  *   sigquit_exit   the same, but the SIGQUIT handler calls gasnet_exit(CODE2)
  *   sigquit_ignore the same, but the handler returns and the rank spins on
+ *   sigquit_fatal  the same as sigquit, but the others then stop with a fatal
+ *                  error (a put outside the segment) instead of exiting
  *   vanish         WHO leaves with _exit(CODE), telling nobody; the others spin
  *   ready          nothing: every rank spins without polling (kill tests)
  */
@@ -130,6 +132,10 @@ int main(int argc, char **argv) {
     while (!quit_seen) {
     }
     if (!strcmp(mode, "sigquit_ignore")) spin_forever();
+    if (!strcmp(mode, "sigquit_fatal")) { /* gexx's own fatal error: a put outside the segment */
+      long x = 0;
+      gasnet_put(me, (void *)&x, &x, sizeof x);
+    }
     gasnet_exit(code2);
   } else if (!strcmp(mode, "vanish")) {
     if (me == who) _exit(code);

@@ -593,10 +593,12 @@ def case_exit_collective():
 def case_exit_sigquit():
     """A remote exit raises SIGQUIT in the other ranks; a client handler that calls
     gasnet_exit is honoured; one that returns leaves its rank to be killed after
-    GASNET_EXITTIMEOUT. The job's code is always the first caller's."""
+    GASNET_EXITTIMEOUT. The job's code is always the first caller's, even when the
+    other ranks then stop with a fatal error."""
     runs = [(n, [mode, "3", "1", "4"], 3, pshm, env) for pshm in (False, True) for n in (2, 4)
             for mode, env in (("sigquit", None), ("sigquit_exit", None),
-                              ("sigquit_ignore", {"GASNET_EXITTIMEOUT": "0.5"}))]
+                              ("sigquit_ignore", {"GASNET_EXITTIMEOUT": "0.5"}),
+                              ("sigquit_fatal", None))]
     for (n, args, _, _, _), job in zip(runs, run_exits(runs)):
         others = [r for r in range(n) if r != 1]
         caught = sorted(int(r) for r in re.findall(r"exitcheck rank (\d+): caught SIGQUIT",
@@ -606,6 +608,9 @@ def case_exit_sigquit():
                            r"\(GASNET_EXITTIMEOUT sets this wait\)"
                            % ", ".join(map(str, others)), job.stderr)
         check(bool(killed) == (args[0] == "sigquit_ignore"), job.show())
+        if args[0] == "sigquit_fatal":
+            said = re.findall(r"rank (\d+) on \S+: fatal error: gasnet_put: the range", job.stderr)
+            check(sorted(map(int, said)) == others, job.show())
 
 
 def case_exit_kills():
