@@ -289,6 +289,12 @@ def case_cut(hosts, bin_dir):
             break
         seen.add(line.strip())
     check(len(seen) == 4, "the ranks did not all start: %s" % seen)
+    cut_and_check(hosts, p, before)
+
+
+def cut_and_check(hosts, p, shm_before):
+    """Cuts the link under the running job `p`: it must end with 1 and a
+    'lost host' report within the bound, leaving nothing behind."""
     start = time.monotonic()
     hosts.cut()
     out, err = p.communicate(timeout=HANG_BOUND)
@@ -296,8 +302,9 @@ def case_cut(hosts, bin_dir):
     check(p.returncode == 1, "the job ended with %d after the cut: %s" % (p.returncode, err))
     check("lost host %s" % hosts.ip["b"] in err, "no 'lost host' report: " + err)
     check(took < HANG_BOUND, "the job took %.1f s to end" % took)
+    print("ended %.1f s after the cut: %s" % (took, err.strip().splitlines()[-1]))
     settle(hosts)
-    check_no_new_shm_files(before)
+    check_no_new_shm_files(shm_before)
 
 
 def case_cut_ofi(hosts, bin_dir):
@@ -325,16 +332,7 @@ def case_cut_ofi(hosts, bin_dir):
     check(any("libfabric provider" in l for l in said), "the job did not start: %s" % said)
     time.sleep(1.5)
     check(p.poll() is None, "the job ended before the cut: %s" % "".join(said))
-    start = time.monotonic()
-    hosts.cut()
-    out, err = p.communicate(timeout=HANG_BOUND)
-    took = time.monotonic() - start
-    check(p.returncode == 1, "the job ended with %d after the cut: %s" % (p.returncode, err))
-    check("lost host %s" % hosts.ip["b"] in err, "no 'lost host' report: " + err)
-    check(took < HANG_BOUND, "the job took %.1f s to end" % took)
-    print("ended %.1f s after the cut: %s" % (took, err.strip().splitlines()[-1]))
-    settle(hosts)
-    check_no_new_shm_files(before)
+    cut_and_check(hosts, p, before)
 
 
 def run_ofi_job(hosts, bin_dir, program, args, provider="tcp;ofi_rxm"):
