@@ -275,21 +275,14 @@ void Agent::flush() {
 }
 
 void Agent::pump_output() {
-  char buf[65536];
-  while (out_pipe_ >= 0 && outq_.size() < kMaxQueuedOutput) {
-    ssize_t n = ::read(out_pipe_, buf, sizeof buf);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0 && errno == EAGAIN) return;
-    if (n <= 0) {
-      ::close(out_pipe_);
-      out_pipe_ = -1;
-      return;
-    }
+  if (outq_.size() >= kMaxQueuedOutput) return;
+  read_available(out_pipe_, [&](const char *data, size_t n) {
     if (!gone_) {
-      queue(util::format("out %zd\n", n));
-      outq_.append(buf, static_cast<size_t>(n));
+      queue(util::format("out %zu\n", n));
+      outq_.append(data, n);
     }
-  }
+    return outq_.size() < kMaxQueuedOutput;
+  });
 }
 
 int Agent::run() {

@@ -20,6 +20,7 @@
 #include "bootstrap/hub.hpp"
 #include "bootstrap/ssh_hosts.hpp"
 #include "bootstrap/supervisor.hpp"
+#include "bootstrap/wire.hpp"
 #include "util/config.hpp"
 #include "util/strings.hpp"
 
@@ -211,18 +212,10 @@ double SshAgents::tick(double now) {
 }
 
 void SshAgents::read_out(AgentLink &l) {
-  char buf[65536];
-  for (;;) {
-    ssize_t n = ::read(l.out, buf, sizeof buf);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0 && errno == EAGAIN) break;
-    if (n <= 0) {
-      ::close(l.out);
-      l.out = -1;
-      break;
-    }
-    l.outbuf.append(buf, static_cast<size_t>(n));
-  }
+  read_available(l.out, [&](const char *data, size_t n) {
+    l.outbuf.append(data, n);
+    return true;
+  });
   parse_out(l);
 }
 
@@ -272,21 +265,12 @@ void SshAgents::parse_out(AgentLink &l) {
 }
 
 void SshAgents::read_err(AgentLink &l) {
-  char buf[65536];
-  for (;;) {
-    ssize_t n = ::read(l.err, buf, sizeof buf);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0 && errno == EAGAIN) return;
-    if (n <= 0) {
-      ::close(l.err);
-      l.err = -1;
-      return;
-    }
-    if (!l.ready && l.startup_err.size() < kKeptStartupStderr)
-      l.startup_err.append(buf, static_cast<size_t>(n));
-    ssize_t ignored = ::write(STDERR_FILENO, buf, static_cast<size_t>(n));
+  read_available(l.err, [&](const char *data, size_t n) {
+    if (!l.ready && l.startup_err.size() < kKeptStartupStderr) l.startup_err.append(data, n);
+    ssize_t ignored = ::write(STDERR_FILENO, data, n);
     (void)ignored;
-  }
+    return true;
+  });
 }
 
 // After its ssh ended: what is still in the pipes is read to its end (a

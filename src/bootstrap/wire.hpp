@@ -4,6 +4,9 @@
 // descriptors travel as SCM_RIGHTS ancillary data on Unix sockets.
 #pragma once
 
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -70,6 +73,25 @@ bool write_all(int fd, const void *data, size_t len);
 bool read_all(int fd, void *data, size_t len);
 bool send_message(int fd, Op op, uint32_t arg, const void *payload, size_t len,
                   const int *fds = nullptr, size_t nfds = 0);
+
+// Reads what the non-blocking `fd` holds now, handing each chunk to
+// `take(data, n)`, until it would block or `take` returns false (enough for
+// now). At end of stream or on an error it closes `fd` and sets it to -1.
+template <class Take>
+void read_available(int &fd, Take &&take) {
+  char buf[65536];
+  while (fd >= 0) {
+    ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && errno == EAGAIN) return;
+    if (n <= 0) {
+      ::close(fd);
+      fd = -1;
+      return;
+    }
+    if (!take(buf, static_cast<size_t>(n))) return;
+  }
+}
 
 // Reads up to `len` bytes with recvmsg, appending any received fds to `fds`.
 // Returns bytes read, 0 at end of stream, -1 on error (errno set).

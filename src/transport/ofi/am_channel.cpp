@@ -115,12 +115,12 @@ void AmChannel::commit(AmSlot &slot, const AmHeader &h, const int32_t *args) {
   fi_addr_t to = fabric_.addr(slot.peer);
   Fabric::Guard g(fabric_);
   bool inject = len <= limits_.inline_limit;
-  double since = 0;
+  uint32_t pauses = 0;
   for (;;) {
     ssize_t rc = inject ? fi_inject(fabric_.ep(), b->data, len, to)
                         : fi_send(fabric_.ep(), b->data, len, b->desc, to, &b->ctx);
     if (rc == 0) break;
-    if (!fabric_.retry_post(rc, since)) {
+    if (!fabric_.retry_post(rc, pauses)) {
       util::fatal("sending an AM of %zu bytes to rank %u: %s", len, slot.peer,
                   fi_error(inject ? "fi_inject" : "fi_send", rc).c_str());
     }

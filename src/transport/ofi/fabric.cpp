@@ -7,7 +7,6 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -33,10 +32,10 @@ void check(const char *call, int rc) {
 }  // namespace
 
 namespace {
-// Providers that run over plain Ethernet and IP (or over nothing but this
-// host): where nothing faster exists the choice among them is ours.
+// Providers that run over plain Ethernet and IP: where nothing faster
+// exists the choice among them is ours.
 bool ethernet_core(const std::string &core) {
-  return core == "tcp" || core == "net" || core == "udp" || core == "sockets" || core == "shm";
+  return core == "tcp" || core == "net" || core == "udp" || core == "sockets";
 }
 
 // Our order for Ethernet, fastest first (docs/performance.md, "choosing the
@@ -235,7 +234,6 @@ void Fabric::release_shm_name(bootstrap::Bootstrap &boot, const std::string &nam
   bool all = true;
   for (const auto &v : boot.exchange(&mine, 1)) all = all && !v.empty() && v[0] == 1;
   if (all) ::shm_unlink(("/" + name).c_str());
-  shm_name_released_ = all;
 }
 
 Fabric::~Fabric() {
@@ -278,7 +276,7 @@ bool Fabric::progress() {
   return n > 0;
 }
 
-bool Fabric::retry_post(long rc, double &since) {
+bool Fabric::retry_post(long rc, uint32_t &pauses) {
   if (rc == -FI_EAGAIN) {
     progress();
     return true;
@@ -287,12 +285,10 @@ bool Fabric::retry_post(long rc, double &since) {
   // The peer's endpoint is gone (sockets says so at once, where other
   // providers hold the message): it has left the job, and the launcher ends
   // this rank with the job's exit code within its grace period. Failing
-  // first would replace that code with ours, so wait a while for the notice.
-  constexpr double kDepartedWaitSeconds = 10;
-  double now =
-      std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-  if (since == 0) since = now;
-  if (now - since > kDepartedWaitSeconds) return false;
+  // first would replace that code with ours, so wait a while (at least 10 s
+  // of 1 ms pauses) for the notice.
+  constexpr uint32_t kDepartedPauses = 10000;
+  if (++pauses > kDepartedPauses) return false;
   progress();
   ::usleep(1000);
   return true;

@@ -78,9 +78,6 @@ class Fabric {
   const std::string &provider() const { return provider_; }
   // True when nobody named the provider and we chose it over libfabric's first.
   bool chosen_by_default() const { return by_default_; }
-  // shm provider: the endpoint's /dev/shm name is gone already (every peer
-  // had mapped it at wire-up).
-  bool shm_name_released() const { return shm_name_released_; }
   size_t inject_size() const { return inject_size_; }
   size_t max_msg_size() const { return max_msg_size_; }
   // The provider needs local buffers of sends and receives registered.
@@ -117,9 +114,9 @@ class Fabric {
 
   // A post (fi_send, fi_inject, fi_writemsg ...) returned `rc`, not 0: true
   // when the caller should post again, after progress or a pause here;
-  // false when rc is an error for the caller to report. `since` (0 at first)
-  // keeps the time a departed peer was first seen. Callers hold the lock.
-  bool retry_post(long rc, double &since);
+  // false when rc is an error for the caller to report. `pauses` (0 at
+  // first) counts the pauses made for a departed peer. Callers hold the lock.
+  bool retry_post(long rc, uint32_t &pauses);
 
   // Pushes a message just posted onto the wire where the provider would
   // leave it queued until the next progress call. Callers hold the lock.
@@ -143,7 +140,6 @@ class Fabric {
   size_t max_msg_size_ = 0;
   uint64_t mr_mode_ = 0;
   bool by_default_ = false;
-  bool shm_name_released_ = false;
   bool queues_sends_ = false;
   uint64_t next_key_ = 1;  // requested keys when the provider does not pick them
   bool concurrent_ = true;

@@ -129,14 +129,14 @@ void RmaChannel::post(bool write, Op *op, void *local, void *desc, uint32_t peer
   msg.rma_iov = &rma;
   msg.rma_iov_count = 1;
   msg.context = &op->ctx;
-  double since = 0;
+  uint32_t pauses = 0;
   for (;;) {
     // Delivery completion: a completed put is visible at the target, which
     // is what the client's completion promises.
     ssize_t rc = write ? fi_writemsg(fabric_.ep(), &msg, FI_COMPLETION | FI_DELIVERY_COMPLETE)
                        : fi_readmsg(fabric_.ep(), &msg, FI_COMPLETION);
     if (rc == 0) return;
-    if (!fabric_.retry_post(rc, since)) {
+    if (!fabric_.retry_post(rc, pauses)) {
       util::fatal("%s %zu bytes %s rank %u: %s", write ? "writing" : "reading", op->len,
                   write ? "to" : "from", peer,
                   fi_error(write ? "fi_writemsg" : "fi_readmsg", rc).c_str());
