@@ -8,7 +8,7 @@
 get_target_property(GEXX_TOOLS_SOURCES gexx_objects SOURCES)
 list(FILTER GEXX_TOOLS_SOURCES INCLUDE REGEX "^src/tools/")
 list(APPEND GEXX_TOOLS_SOURCES src/util/strings.cpp src/util/log.cpp src/util/config.cpp
-     src/util/debug.cpp)
+     src/util/debug.cpp src/transport/smp/knobs.cpp src/transport/ofi/knobs.cpp)
 set(GEXX_TOOLS_MODES seq par)
 foreach(mode ${GEXX_TOOLS_MODES})
   set(lib gasnet_tools-${mode})

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Keeps docs/environment.md in step with the registry of GASNET_* variables.
 
-The registry (src/util/config.cpp) is printed by `gasnetrun --help-env`. This
+The registry (src/util/config.cpp for the core, transport/<conduit>/knobs.cpp
+for each conduit) is printed by `gasnetrun --help-env`. This
 script writes the summary table of docs/environment.md from it (--write), or
 checks (--check) that the table is current, that every `## GASNET_*` section
 names a registered variable and that its Default row is the registry's.
@@ -93,7 +94,8 @@ def main():
     for p in found:
         print("%s: %s" % (os.path.normpath(args.doc), p))
     if found:
-        print("The registry of variables is src/util/config.cpp. Regenerate the table with:\n"
+        print("The registry of variables is src/util/config.cpp (the core) and "
+              "src/transport/<conduit>/knobs.cpp (each conduit). Regenerate the table with:\n"
               "  python3 scripts/envdoc.py --gasnetrun <build dir>/gasnetrun --write\n"
               "and fix the sections named above by hand.")
         return 1

@@ -285,7 +285,7 @@ std::unique_ptr<Bootstrap> join_job() {
   }
   // Reported once here, before the ranks are started, rather than by each.
   config::validate_environment();
-  int64_t n = config::get_int("GASNET_PSHM_NODES", 1, 1 << 20);
+  int64_t n = config::get_int("GASNET_PSHM_NODES");
   if (n == 1) return std::make_unique<Singleton>();
 
   LocalJobOptions o;

@@ -114,13 +114,13 @@ Engine::Engine(Runtime &rt)
           std::min<uint64_t>(config::get_bytes("GASNET_PACKEDLONG_LIMIT"), max_medium_)),
       concurrent_(rt.concurrent()),
       peers_(std::make_unique<Peer[]>(rt.size())) {
-  int64_t per_peer = config::get_int("GASNET_AM_CREDITS_PP", 1, 1 << 20);
-  int64_t total = config::get_int("GASNET_AM_CREDITS_TOTAL", 0, INT32_MAX);
+  int64_t per_peer = config::get_int("GASNET_AM_CREDITS_PP");
+  int64_t total = config::get_int("GASNET_AM_CREDITS_TOTAL");
   if (total > 0 && size_ > 1)
     per_peer = std::min<int64_t>(per_peer, std::max<int64_t>(1, total / (size_ - 1)));
   // Banking more than a peer holds would stall it.
   slack_ = static_cast<uint32_t>(
-      std::clamp<int64_t>(config::get_int("GASNET_AM_CREDITS_SLACK", 1, 1 << 20), 1, per_peer));
+      std::min<int64_t>(config::get_int("GASNET_AM_CREDITS_SLACK"), per_peer));
   for (uint32_t r = 0; r < size_; ++r)
     peers_[r].avail.store(static_cast<int32_t>(per_peer), std::memory_order_relaxed);
 }

@@ -56,7 +56,7 @@ void serve(transport::Transport &tp, bool oversubscribed, uint64_t max_sleep_ns)
 
 void start_progress_thread(Runtime &rt) {
   if (!config::get_bool("GASNET_RCV_THREAD") || g_started.exchange(true)) return;
-  int64_t rate = config::get_int("GASNET_RCV_THREAD_RATE", 0, 1000000000);
+  int64_t rate = config::get_int("GASNET_RCV_THREAD_RATE");
   uint64_t max_sleep_ns = rate > 0 ? 1000000000u / static_cast<uint64_t>(rate) : 0;
   g_running.store(true, std::memory_order_relaxed);
   transport::Transport &tp = rt.transport();

@@ -1,5 +1,6 @@
 #include "util/config.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <cmath>
@@ -9,165 +10,196 @@
 #include "util/log.hpp"
 #include "util/strings.hpp"
 
+using gexx::config::Kind;
+
+// The core's variables; each conduit declares its own in transport/<conduit>/knobs.cpp.
+GEXX_KNOB_GROUP_DEFINE(
+    core,
+    {
+        {"GASNET_PSHM_NODES", Kind::Int, "1",
+         "Ranks to start when an smp-conduit program runs without gasnetrun "
+         "(GASNET_PSHM_NODES=4 ./prog runs 4 ranks).",
+         true, 1, 1 << 20},
+        {"GASNET_MAX_SEGSIZE", Kind::Size, "0.5",
+         "Largest segment a rank may attach: a size per rank (K, M, G, T suffixes: 512M, 2G), or "
+         "a fraction of physical memory shared by the ranks of a host (0.5, 5/8).",
+         false},
+        {"GASNET_VERBOSEENV", Kind::Bool, "0",
+         "Print every variable's value in effect, the conduit, the spawner, the segment sizes and "
+         "the shared-memory backing, once, from rank 0.",
+         false},
+        {"GASNET_BARRIER", Kind::List, "auto",
+         "Barrier algorithm among the ranks of a host: auto (dissem when every rank has a core, "
+         "central when the host is oversubscribed), dissem (dissemination, one cache-line transfer "
+         "per round) or central (one shared word; the last rank to arrive releases the others). A "
+         "job with peers over the network (the ofi conduit's network peers, several hosts) ignores "
+         "it: its barrier is a dissemination over active messages (am-dissem).",
+         true, INT64_MIN, INT64_MAX, "auto,dissem,central"},
+        {"GASNET_EXITTIMEOUT", Kind::Seconds, "",
+         "Seconds ranks get to end once the job is ending (after a gasnet_exit, an exit, or a "
+         "signal to the launcher) before they are killed, and that the others get to finish after "
+         "a rank ends with status 0 unannounced. Unset: min(GASNET_EXITTIMEOUT_MAX, "
+         "GASNET_EXITTIMEOUT_MIN + ranks x GASNET_EXITTIMEOUT_FACTOR).",
+         false},
+        {"GASNET_EXITTIMEOUT_MAX", Kind::Seconds, "360",
+         "Upper bound of the exit timeout computed when GASNET_EXITTIMEOUT is unset.", false},
+        {"GASNET_EXITTIMEOUT_MIN", Kind::Seconds, "2",
+         "Base of the exit timeout computed when GASNET_EXITTIMEOUT is unset.", false},
+        {"GASNET_EXITTIMEOUT_FACTOR", Kind::Seconds, "0.25",
+         "Seconds per rank added to GASNET_EXITTIMEOUT_MIN when GASNET_EXITTIMEOUT is unset.",
+         false},
+        // threads (core/progress_thread.cpp)
+        {"GASNET_RCV_THREAD", Kind::Bool, "0",
+         "Start a progress thread per rank at attach that runs incoming AM handlers while the "
+         "application computes without polling; handlers then run concurrently with the client's "
+         "threads in every thread mode (docs/threads.md).",
+         false},
+        {"GASNET_RCV_THREAD_RATE", Kind::Int, "10000",
+         "Most polls per second of an idle progress thread (GASNET_RCV_THREAD): it sleeps up to "
+         "1/RATE seconds between polls once idle; 0 never sleeps (it yields the CPU instead).",
+         false, 0, 1000000000},
+        {"GASNET_AM_CREDITS_PP", Kind::Int, "256",
+         "AM requests a rank may have outstanding toward one peer (each takes a credit the reply "
+         "returns).",
+         true, 1, 1 << 20},
+        {"GASNET_AM_CREDITS_TOTAL", Kind::Int, "0",
+         "Most AM credits a rank holds over all its peers (shared evenly, at least 1 each); 0: no "
+         "bound beyond GASNET_AM_CREDITS_PP.",
+         true, 0, INT32_MAX},
+        {"GASNET_AM_CREDITS_SLACK", Kind::Int, "64",
+         "Credits of requests answered without a reply that a rank banks before returning them in "
+         "a message of their own (at most the credits per peer).",
+         true, 1, 1 << 20},
+        {"GASNET_PACKEDLONG_LIMIT", Kind::Bytes, "4096",
+         "ofi conduit: Long AM payloads up to this size travel in the AM message itself; larger "
+         "ones are written into the target's segment first.",
+         false},
+        // the ssh spawner (bootstrap/ssh_hosts.cpp)
+        {"GASNET_SSH_SERVERS", Kind::String, "",
+         "Hosts of an ssh-spawned job, separated by commas or spaces; GASNET_SSH_NODEFILE wins "
+         "when both are set.",
+         false},
+        {"GASNET_SSH_NODEFILE", Kind::String, "",
+         "File naming the hosts of an ssh-spawned job, one per line; blank lines and text after "
+         "'#' are ignored.",
+         false},
+        {"GASNET_SSH_KEEPDUP", Kind::Bool, "0",
+         "Keep a host named more than once in the host list (each entry then takes its own "
+         "ranks); by default later repeats are dropped.",
+         false},
+        {"GASNET_SPAWNFN", Kind::String, "L",
+         "How gasnetrun starts ranks: L (local: fork them on this host) or S (ssh: through an "
+         "agent on each host of GASNET_SSH_SERVERS); gasnetrun --spawner overrides it.",
+         false},
+        {"GASNET_SSH_CMD", Kind::String, "ssh",
+         "Remote shell command of the ssh spawner (split into words as a shell would, nothing "
+         "expanded).",
+         false},
+        {"GASNET_SSH_OPTIONS", Kind::String, "",
+         "Extra options for GASNET_SSH_CMD, before the host name. gexx adds -o BatchMode=yes, "
+         "ConnectTimeout=5, ServerAliveInterval=1 and ServerAliveCountMax=3 unless these set them.",
+         false},
+        {"GASNET_SSH_REMOTE_PATH", Kind::String, "",
+         "Working directory of the ranks on the other hosts (default: the launcher's own).", false},
+        {"GASNET_MASTERIP", Kind::String, "",
+         "Address (numeric IPv4 or IPv6) of this host where ranks on other hosts reach the "
+         "launcher (default: this host's address on the route to the first other host).",
+         false},
+        // crash diagnostics (util/debug.cpp)
+        {"GASNET_BACKTRACE", Kind::Bool, "0",
+         "Print a backtrace of a rank that dies of a fatal signal (SIGSEGV, SIGBUS, SIGILL, "
+         "SIGFPE, SIGABRT) or stops on a fatal error.",
+         false},
+        {"GASNET_BACKTRACE_TYPE", Kind::List, "addr2line,gdb,execinfo",
+         "Ways to produce a backtrace, tried in order: addr2line (function, file and line of each "
+         "frame), gdb (gdb's own backtrace of the thread), execinfo (symbols only, always works).",
+         false, INT64_MIN, INT64_MAX, "addr2line,gdb,execinfo"},
+        {"GASNET_FREEZE", Kind::Bool, "0",
+         "Stop every rank at startup until a debugger releases it; each rank prints how to attach.",
+         false},
+        {"GASNET_FREEZE_ON_ERROR", Kind::Bool, "0",
+         "Stop a rank that hits a fatal signal or a fatal error until a debugger releases it; the "
+         "rank prints how to attach.",
+         false},
+        // tracing and statistics
+        {"GASNET_TRACEFILE", Kind::String, "",
+         "File for the trace, one line per operation: '%' in the name becomes the rank, '-' is "
+         "standard error; unset, nothing is traced.",
+         false},
+        {"GASNET_TRACEMASK", Kind::String, "GPRSWBLAXIOCDNHU",
+         "Categories to trace, as letters: G gets, P puts, S syncs, B barriers, A active messages, "
+         "X AMPoll, D details, N source lines, H client lines, ... (docs/tracing.md).",
+         false},
+        {"GASNET_STATSFILE", Kind::String, "",
+         "File for the statistics printed at exit (counts, bytes, latencies per operation kind); "
+         "'%' becomes the rank, '-' is standard error; unset, nothing is counted.",
+         false},
+        {"GASNET_STATSMASK", Kind::String, "GPRSWBLAXIOCDNHU",
+         "Categories to count, with the letters of GASNET_TRACEMASK.", false},
+        {"GASNET_TRACEFLUSH", Kind::Bool, "0",
+         "Flush the trace file after every line (slow; keeps the last lines of a rank that "
+         "crashes).",
+         false},
+        {"GASNET_TRACELOCAL", Kind::Bool, "1",
+         "Trace puts and gets whose peer is the calling rank itself (set 0 to leave them out).",
+         false},
+    });
+
+// Every conduit's knob group (declared in transport/<conduit>/knobs.cpp),
+// named here, in the one file every user of the registry links, so that a
+// static link keeps the objects that register them: --help-env and the
+// unknown-name check know every conduit's variables, whichever conduit the
+// program links. A new conduit adds its knobs.cpp and one name here.
+GEXX_KNOB_GROUP_USE(smp);
+GEXX_KNOB_GROUP_USE(ofi);
+extern const void *const gexx_knob_group_anchors[];
+const void *const gexx_knob_group_anchors[] = {&gexx_knob_group_smp, &gexx_knob_group_ofi};
+
 namespace gexx::config {
 
 namespace {
 
-const std::vector<Var> kRegistry = {
-    {"GASNET_PSHM_NODES", Kind::Int, "1",
-     "Ranks to start when an smp-conduit program runs without gasnetrun "
-     "(GASNET_PSHM_NODES=4 ./prog runs 4 ranks).",
-     true, 1, 1 << 20},
-    {"GASNET_MAX_SEGSIZE", Kind::Size, "0.5",
-     "Largest segment a rank may attach: a size per rank (K, M, G, T suffixes: 512M, 2G), or "
-     "a fraction of physical memory shared by the ranks of a host (0.5, 5/8).",
-     false},
-    {"GASNET_SHM_BACKING", Kind::List, "memfd,shm,file",
-     "Shared-memory backings to try, in order: memfd (anonymous memory), shm (an unnamed "
-     "file in /dev/shm), file (an unnamed file in GASNET_TMPDIR).",
-     false, INT64_MIN, INT64_MAX, "memfd,shm,file"},
-    {"GASNET_TMPDIR", Kind::String, "",
-     "Folder for the 'file' shared-memory backing (default: $TMPDIR, else /tmp).", false},
-    {"GASNET_VERBOSEENV", Kind::Bool, "0",
-     "Print every variable's value in effect, the conduit, the spawner, the segment sizes and "
-     "the shared-memory backing, once, from rank 0.",
-     false},
-    {"GASNET_BARRIER", Kind::List, "auto",
-     "Barrier algorithm among the ranks of a host: auto (dissem when every rank has a core, "
-     "central when the host is oversubscribed), dissem (dissemination, one cache-line transfer "
-     "per round) or central (one shared word; the last rank to arrive releases the others). A "
-     "job with peers over the network (the ofi conduit's network peers, several hosts) ignores "
-     "it: its barrier is a dissemination over active messages (am-dissem).",
-     true, INT64_MIN, INT64_MAX, "auto,dissem,central"},
-    {"GASNET_EXITTIMEOUT", Kind::Seconds, "",
-     "Seconds ranks get to end once the job is ending (after a gasnet_exit, an exit, or a "
-     "signal to the launcher) before they are killed, and that the others get to finish after "
-     "a rank ends with status 0 unannounced. Unset: min(GASNET_EXITTIMEOUT_MAX, "
-     "GASNET_EXITTIMEOUT_MIN + ranks x GASNET_EXITTIMEOUT_FACTOR).",
-     false},
-    {"GASNET_EXITTIMEOUT_MAX", Kind::Seconds, "360",
-     "Upper bound of the exit timeout computed when GASNET_EXITTIMEOUT is unset.", false},
-    {"GASNET_EXITTIMEOUT_MIN", Kind::Seconds, "2",
-     "Base of the exit timeout computed when GASNET_EXITTIMEOUT is unset.", false},
-    {"GASNET_EXITTIMEOUT_FACTOR", Kind::Seconds, "0.25",
-     "Seconds per rank added to GASNET_EXITTIMEOUT_MIN when GASNET_EXITTIMEOUT is unset.", false},
-    // threads (core/progress_thread.cpp)
-    {"GASNET_RCV_THREAD", Kind::Bool, "0",
-     "Start a progress thread per rank at attach that runs incoming AM handlers while the "
-     "application computes without polling; handlers then run concurrently with the client's "
-     "threads in every thread mode (docs/threads.md).",
-     false},
-    {"GASNET_RCV_THREAD_RATE", Kind::Int, "10000",
-     "Most polls per second of an idle progress thread (GASNET_RCV_THREAD): it sleeps up to "
-     "1/RATE seconds between polls once idle; 0 never sleeps (it yields the CPU instead).",
-     false, 0, 1000000000},
-    // ofi conduit (transport/ofi/)
-    {"GASNET_OFI_PROVIDER", Kind::String, "",
-     "ofi conduit: the libfabric provider to use ('net', 'tcp;ofi_rxm', 'shm', 'verbs;ofi_rxm', "
-     "...); unset, FI_PROVIDER's first match, or else a host's own network (verbs, cxi, efa, ...) "
-     "or on Ethernet the fastest we measured (net, then tcp, then tcp;ofi_rxm).",
-     true},
-    {"GASNET_SUPERNODE_MAXSIZE", Kind::Int, "0",
-     "Network conduits: most ranks of one host that reach each other through shared memory; "
-     "0 means all of them, 1 sends every peer through the network.",
-     true, 0, 1 << 20},
-    {"GASNET_NONBULKPUT_BOUNCE_LIMIT", Kind::Bytes, "64K",
-     "ofi conduit: puts to network peers up to this size are copied into a bounce buffer, so "
-     "their source is free when the call returns; larger ones are sent from the source.",
-     false},
-    {"GASNET_NETWORKDEPTH_TOTAL", Kind::Int, "256",
-     "ofi conduit: most AM sends a rank has in flight on the network at once.", false, 1, 1 << 20},
-    {"GASNET_NETWORKDEPTH_PP", Kind::Int, "64",
-     "ofi conduit: most AM sends a rank has in flight toward one peer at once.", false, 1, 1 << 20},
-    {"GASNET_INLINESEND_LIMIT", Kind::Int, "-1",
-     "ofi conduit: largest AM (header, arguments and payload, in bytes) sent inline (the "
-     "provider copies it at once); -1: the provider's inject size, 0: none.",
-     false, -1, 1 << 20},
-    {"GASNET_AM_CREDITS_PP", Kind::Int, "256",
-     "AM requests a rank may have outstanding toward one peer (each takes a credit the reply "
-     "returns).",
-     true, 1, 1 << 20},
-    {"GASNET_AM_CREDITS_TOTAL", Kind::Int, "0",
-     "Most AM credits a rank holds over all its peers (shared evenly, at least 1 each); 0: no "
-     "bound beyond GASNET_AM_CREDITS_PP.",
-     true, 0, INT32_MAX},
-    {"GASNET_AM_CREDITS_SLACK", Kind::Int, "64",
-     "Credits of requests answered without a reply that a rank banks before returning them in "
-     "a message of their own (at most the credits per peer).",
-     true, 1, 1 << 20},
-    {"GASNET_PACKEDLONG_LIMIT", Kind::Bytes, "4096",
-     "ofi conduit: Long AM payloads up to this size travel in the AM message itself; larger "
-     "ones are written into the target's segment first.",
-     false},
-    // the ssh spawner (bootstrap/ssh_hosts.cpp)
-    {"GASNET_SSH_SERVERS", Kind::String, "",
-     "Hosts of an ssh-spawned job, separated by commas or spaces; GASNET_SSH_NODEFILE wins "
-     "when both are set.",
-     false},
-    {"GASNET_SSH_NODEFILE", Kind::String, "",
-     "File naming the hosts of an ssh-spawned job, one per line; blank lines and text after "
-     "'#' are ignored.",
-     false},
-    {"GASNET_SSH_KEEPDUP", Kind::Bool, "0",
-     "Keep a host named more than once in the host list (each entry then takes its own "
-     "ranks); by default later repeats are dropped.",
-     false},
-    {"GASNET_SPAWNFN", Kind::String, "L",
-     "How gasnetrun starts ranks: L (local: fork them on this host) or S (ssh: through an "
-     "agent on each host of GASNET_SSH_SERVERS); gasnetrun --spawner overrides it.",
-     false},
-    {"GASNET_SSH_CMD", Kind::String, "ssh",
-     "Remote shell command of the ssh spawner (split into words as a shell would, nothing "
-     "expanded).",
-     false},
-    {"GASNET_SSH_OPTIONS", Kind::String, "",
-     "Extra options for GASNET_SSH_CMD, before the host name. gexx adds -o BatchMode=yes, "
-     "ConnectTimeout=5, ServerAliveInterval=1 and ServerAliveCountMax=3 unless these set them.",
-     false},
-    {"GASNET_SSH_REMOTE_PATH", Kind::String, "",
-     "Working directory of the ranks on the other hosts (default: the launcher's own).", false},
-    {"GASNET_MASTERIP", Kind::String, "",
-     "Address (numeric IPv4 or IPv6) of this host where ranks on other hosts reach the "
-     "launcher (default: this host's address on the route to the first other host).",
-     false},
-    // crash diagnostics (util/debug.cpp)
-    {"GASNET_BACKTRACE", Kind::Bool, "0",
-     "Print a backtrace of a rank that dies of a fatal signal (SIGSEGV, SIGBUS, SIGILL, SIGFPE, "
-     "SIGABRT) or stops on a fatal error.",
-     false},
-    {"GASNET_BACKTRACE_TYPE", Kind::List, "addr2line,gdb,execinfo",
-     "Ways to produce a backtrace, tried in order: addr2line (function, file and line of each "
-     "frame), gdb (gdb's own backtrace of the thread), execinfo (symbols only, always works).",
-     false, INT64_MIN, INT64_MAX, "addr2line,gdb,execinfo"},
-    {"GASNET_FREEZE", Kind::Bool, "0",
-     "Stop every rank at startup until a debugger releases it; each rank prints how to attach.",
-     false},
-    {"GASNET_FREEZE_ON_ERROR", Kind::Bool, "0",
-     "Stop a rank that hits a fatal signal or a fatal error until a debugger releases it; the "
-     "rank prints how to attach.",
-     false},
-    // tracing and statistics
-    {"GASNET_TRACEFILE", Kind::String, "",
-     "File for the trace, one line per operation: '%' in the name becomes the rank, '-' is "
-     "standard error; unset, nothing is traced.",
-     false},
-    {"GASNET_TRACEMASK", Kind::String, "GPRSWBLAXIOCDNHU",
-     "Categories to trace, as letters: G gets, P puts, S syncs, B barriers, A active messages, "
-     "X AMPoll, D details, N source lines, H client lines, ... (docs/tracing.md).",
-     false},
-    {"GASNET_STATSFILE", Kind::String, "",
-     "File for the statistics printed at exit (counts, bytes, latencies per operation kind); "
-     "'%' becomes the rank, '-' is standard error; unset, nothing is counted.",
-     false},
-    {"GASNET_STATSMASK", Kind::String, "GPRSWBLAXIOCDNHU",
-     "Categories to count, with the letters of GASNET_TRACEMASK.", false},
-    {"GASNET_TRACEFLUSH", Kind::Bool, "0",
-     "Flush the trace file after every line (slow; keeps the last lines of a rank that "
-     "crashes).",
-     false},
-    {"GASNET_TRACELOCAL", Kind::Bool, "1",
-     "Trace puts and gets whose peer is the calling rank itself (set 0 to leave them out).", false},
+struct Group {
+  const char *name;
+  std::vector<Var> vars;
 };
+
+// Filled during static initialisation, before main; read-only afterwards.
+std::vector<Group> &groups() {
+  static std::vector<Group> all;
+  return all;
+}
+
+// The registry in its fixed order: core, then the other groups by name.
+struct Assembled {
+  std::vector<Var> vars;
+  std::vector<const char *> group;  // the group of each entry of vars
+};
+
+const Assembled &assembled() {
+  static const Assembled all = [] {
+    std::vector<const Group *> order;
+    for (const auto &g : groups()) order.push_back(&g);
+    std::stable_sort(order.begin(), order.end(), [](const Group *a, const Group *b) {
+      bool a_core = std::strcmp(a->name, "core") == 0, b_core = std::strcmp(b->name, "core") == 0;
+      if (a_core != b_core) return a_core;
+      return std::strcmp(a->name, b->name) < 0;
+    });
+    Assembled out;
+    for (const Group *g : order) {
+      for (const Var &v : g->vars) {
+        for (const Var &seen : out.vars) {
+          if (std::strcmp(seen.name, v.name) == 0)
+            util::fatal("internal error: %s is declared twice (knob groups)", v.name);
+        }
+        out.vars.push_back(v);
+        out.group.push_back(g->name);
+      }
+    }
+    return out;
+  }();
+  return all;
+}
 
 using util::trim;
 
@@ -221,6 +253,27 @@ std::optional<std::string> int_problem(std::string_view value, int64_t min, int6
                       static_cast<long long>(max));
 }
 
+bool bytes_bounded(const Var &v) {
+  return v.min > 0 || v.max != INT64_MAX;
+}
+
+std::optional<std::string> bytes_problem(const Var &v, std::string_view value) {
+  auto b = parse_bytes(value);
+  int64_t lo = std::max<int64_t>(v.min, 0);
+  if (b && (!bytes_bounded(v) ||
+            (*b >= static_cast<uint64_t>(lo) && *b <= static_cast<uint64_t>(v.max))))
+    return std::nullopt;
+  if (!bytes_bounded(v)) return std::string(kBytesAccepted);
+  return util::format(
+      "use a number of bytes from %lld to %lld, with an optional K, M, G or T "
+      "suffix",
+      static_cast<long long>(lo), static_cast<long long>(v.max));
+}
+
+std::vector<std::string> choices_of(const Var &v) {
+  return v.choices ? util::split(v.choices, ",") : std::vector<std::string>{};
+}
+
 std::optional<std::string> list_problem(std::string_view value,
                                         const std::vector<std::string> &allowed) {
   auto items = util::split(std::string(value), ", ");
@@ -248,16 +301,14 @@ std::optional<std::string> check_value(const Var &v, std::string_view value) {
       if (!parse_size_spec(value)) return std::string(kSizeAccepted);
       return std::nullopt;
     case Kind::Bytes:
-      if (!parse_bytes(value)) return std::string(kBytesAccepted);
-      return std::nullopt;
+      return bytes_problem(v, value);
     case Kind::Seconds:
       // An empty default means "unset": the value is then computed.
       if (value.empty() && !*v.default_value) return std::nullopt;
       if (!parse_seconds(value)) return std::string(kSecondsAccepted);
       return std::nullopt;
     case Kind::List:
-      return list_problem(value,
-                          v.choices ? util::split(v.choices, ",") : std::vector<std::string>{});
+      return list_problem(value, choices_of(v));
     case Kind::String:
       return std::nullopt;
   }
@@ -265,7 +316,7 @@ std::optional<std::string> check_value(const Var &v, std::string_view value) {
 }
 
 std::optional<std::string> first_invalid() {
-  for (const auto &v : kRegistry) {
+  for (const auto &v : registry()) {
     const char *env = std::getenv(v.name);
     if (!env) continue;
     if (auto problem = check_value(v, env)) return invalid_message(v, env, *problem);
@@ -277,13 +328,24 @@ void validate_environment() {
   if (auto message = first_invalid()) util::fatal("%s", message->c_str());
 }
 
+KnobGroup::KnobGroup(const char *name, std::initializer_list<Var> vars) {
+  groups().push_back(Group{name, std::vector<Var>(vars)});
+}
+
 const std::vector<Var> &registry() {
-  return kRegistry;
+  return assembled().vars;
 }
 
 const Var *find(std::string_view name) {
-  for (const auto &v : kRegistry)
+  for (const auto &v : registry())
     if (name == v.name) return &v;
+  return nullptr;
+}
+
+const char *group_of(std::string_view name) {
+  const auto &all = assembled();
+  for (size_t i = 0; i < all.vars.size(); ++i)
+    if (name == all.vars[i].name) return all.group[i];
   return nullptr;
 }
 
@@ -377,10 +439,11 @@ bool get_bool(const char *name) {
   return *b;
 }
 
-int64_t get_int(const char *name, int64_t min, int64_t max) {
+int64_t get_int(const char *name) {
   const Var &v = lookup(name);
+  if (v.kind != Kind::Int) util::fatal("internal error: %s is not a whole-number variable", name);
   std::string value = raw_value(v);
-  if (auto problem = int_problem(value, min, max)) bad_value(v, value, *problem);
+  if (auto problem = int_problem(value, v.min, v.max)) bad_value(v, value, *problem);
   return *parse_int(value);
 }
 
@@ -403,15 +466,14 @@ SizeSpec get_size_spec(const char *name) {
 uint64_t get_bytes(const char *name) {
   const Var &v = lookup(name);
   std::string value = raw_value(v);
-  auto b = parse_bytes(value);
-  if (!b) bad_value(v, value, kBytesAccepted);
-  return *b;
+  if (auto problem = bytes_problem(v, value)) bad_value(v, value, *problem);
+  return *parse_bytes(value);
 }
 
-std::vector<std::string> get_list(const char *name, const std::vector<std::string> &allowed) {
+std::vector<std::string> get_list(const char *name) {
   const Var &v = lookup(name);
   std::string value = raw_value(v);
-  if (auto problem = list_problem(value, allowed)) bad_value(v, value, *problem);
+  if (auto problem = list_problem(value, choices_of(v))) bad_value(v, value, *problem);
   auto items = util::split(value, ", ");
   for (auto &item : items) item = lower(item);
   return items;
@@ -419,7 +481,7 @@ std::vector<std::string> get_list(const char *name, const std::vector<std::strin
 
 std::string describe_all() {
   std::string out;
-  for (const auto &v : kRegistry) {
+  for (const auto &v : registry()) {
     out += util::format("%-22s default: %s%s\n    %s\n", v.name,
                         v.default_value[0] ? v.default_value : "(unset)",
                         v.must_agree ? "  [same on every rank]" : "", v.help);

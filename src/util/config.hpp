@@ -1,11 +1,16 @@
 // The registry of every GASNET_* environment variable gexx reads.
 //
-// Each variable is declared once, with its type, default and help text;
-// typed getters parse it and stop the job with a message naming the variable,
-// the value and what is accepted when the value is malformed.
+// Each variable is declared once, with its type, default, range and help
+// text, in a knob group next to the code that reads it: util/config.cpp holds
+// the core's, each conduit registers its own from its folder
+// (transport/<conduit>/knobs.cpp) with a static KnobGroup. Typed getters
+// parse a value, check it against the declared range or choices, and stop
+// the job with a message naming the variable, the value and what is
+// accepted when it is malformed.
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <map>
 #include <optional>
 #include <string>
@@ -23,13 +28,33 @@ struct Var {
   const char *default_value;  // as a user would write it; "" when unset means "not used"
   const char *help;
   bool must_agree;          // must hold the same value on every rank
-  int64_t min = INT64_MIN;  // Int: the range accepted
+  int64_t min = INT64_MIN;  // Int and Bytes: the range accepted
   int64_t max = INT64_MAX;
   const char *choices = nullptr;  // List: the names accepted, comma separated
 };
 
+// A group of variables, registered with the registry when it is constructed
+// (a namespace-scope object: static registration). Define one per folder with
+// GEXX_KNOB_GROUP_DEFINE; name it in util/config_check.cpp's anchor list with
+// GEXX_KNOB_GROUP_USE so that a static link keeps it.
+class KnobGroup {
+ public:
+  KnobGroup(const char *name, std::initializer_list<Var> vars);
+  KnobGroup(const KnobGroup &) = delete;
+  KnobGroup &operator=(const KnobGroup &) = delete;
+};
+
+#define GEXX_KNOB_GROUP_USE(group) extern const ::gexx::config::KnobGroup gexx_knob_group_##group
+#define GEXX_KNOB_GROUP_DEFINE(group, ...) \
+  GEXX_KNOB_GROUP_USE(group);              \
+  const ::gexx::config::KnobGroup gexx_knob_group_##group(#group, __VA_ARGS__)
+
+// Every registered variable: the "core" group first, then the others by
+// group name, each in its declared order.
 const std::vector<Var> &registry();
 const Var *find(std::string_view name);
+// The group that declared `name` ("core", "smp", "ofi", ...), or nullptr.
+const char *group_of(std::string_view name);
 
 // Pure parsers (unit tested). They return nullopt on malformed input.
 struct SizeSpec {
@@ -43,14 +68,18 @@ std::optional<bool> parse_bool(std::string_view text);
 std::optional<int64_t> parse_int(std::string_view text);
 std::optional<double> parse_seconds(std::string_view text);
 
-// Typed getters: the environment value, else the registered default.
+// Typed getters: the environment value, else the registered default. Each
+// checks the value against what the registry declares (an Int's range, a
+// Bytes' range, a List's choices) and stops the job naming the variable, the
+// value and what is allowed; callers restate no range.
 std::string get_string(const char *name);
 bool get_bool(const char *name);
-int64_t get_int(const char *name, int64_t min, int64_t max);
+int64_t get_int(const char *name);
 double get_seconds(const char *name);
 SizeSpec get_size_spec(const char *name);
 uint64_t get_bytes(const char *name);
-std::vector<std::string> get_list(const char *name, const std::vector<std::string> &allowed);
+// The items, lower-cased.
+std::vector<std::string> get_list(const char *name);
 
 // "NAME  default  help" lines for `gasnetrun --help-env`.
 std::string describe_all();

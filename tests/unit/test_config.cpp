@@ -266,3 +266,88 @@ TEST(Agreement, NamesTheVariableAndBothValues) {
             "GASNET_PSHM_NODES must be the same on every rank, but rank 0 has '4' and rank 1 has "
             "'1'; set it once for the whole job");
 }
+
+// A knob group registered the way each conduit registers its own
+// (transport/<conduit>/knobs.cpp): a static object in its own file.
+GEXX_KNOB_GROUP_DEFINE(
+    zz_unit_test,
+    {
+        {"GASNET_UNITTEST_RANGED", Kind::Int, "5",
+         "A whole number from 2 to 9, declared only by this unit test.", false, 2, 9},
+        {"GASNET_UNITTEST_BYTES", Kind::Bytes, "1K",
+         "A byte count from 16 to 64K, declared only by this unit test.", false, 16, 64 << 10},
+    });
+
+TEST(Registry, GroupsRegisterStaticallyInAFixedOrder) {
+  ASSERT_NE(find("GASNET_UNITTEST_RANGED"), nullptr);
+  EXPECT_STREQ(group_of("GASNET_UNITTEST_RANGED"), "zz_unit_test");
+  // Each conduit's variables come from its own folder.
+  EXPECT_STREQ(group_of("GASNET_OFI_PROVIDER"), "ofi");
+  EXPECT_STREQ(group_of("GASNET_NETWORKDEPTH_PP"), "ofi");
+  EXPECT_STREQ(group_of("GASNET_SHM_BACKING"), "smp");
+  EXPECT_STREQ(group_of("GASNET_PSHM_NODES"), "core");
+  EXPECT_EQ(group_of("GASNET_NO_SUCH_THING"), nullptr);
+  // core first, then the groups by name, each in declared order.
+  std::vector<std::string> order;
+  for (const auto &v : registry()) {
+    std::string g = group_of(v.name);
+    if (order.empty() || order.back() != g) order.push_back(g);
+  }
+  EXPECT_EQ(order, (std::vector<std::string>{"core", "ofi", "smp", "zz_unit_test"}));
+  EXPECT_EQ(std::string(registry().front().name), "GASNET_PSHM_NODES");
+}
+
+TEST(Registry, EveryNameIsDeclaredOnce) {
+  std::map<std::string, int> seen;
+  for (const auto &v : registry()) EXPECT_EQ(++seen[v.name], 1) << v.name;
+}
+
+TEST(GetInt, EnforcesTheDeclaredRange) {
+  Env env;
+  EXPECT_EQ(get_int("GASNET_UNITTEST_RANGED"), 5);
+  env.set("GASNET_UNITTEST_RANGED", "2");
+  EXPECT_EQ(get_int("GASNET_UNITTEST_RANGED"), 2);
+  env.set("GASNET_UNITTEST_RANGED", "9");
+  EXPECT_EQ(get_int("GASNET_UNITTEST_RANGED"), 9);
+  env.set("GASNET_UNITTEST_RANGED", "10");
+  EXPECT_EXIT(get_int("GASNET_UNITTEST_RANGED"), testing::ExitedWithCode(1),
+              "GASNET_UNITTEST_RANGED='10' is not valid: use a whole number from 2 to 9");
+  env.set("GASNET_UNITTEST_RANGED", "1");
+  EXPECT_EXIT(get_int("GASNET_UNITTEST_RANGED"), testing::ExitedWithCode(1),
+              "GASNET_UNITTEST_RANGED='1' is not valid: use a whole number from 2 to 9");
+  // A conduit's variable, with the range its own folder declares.
+  env.set("GASNET_NETWORKDEPTH_PP", "0");
+  EXPECT_EXIT(get_int("GASNET_NETWORKDEPTH_PP"), testing::ExitedWithCode(1),
+              "GASNET_NETWORKDEPTH_PP='0' is not valid: use a whole number from 1 to 1048576");
+  env.set("GASNET_INLINESEND_LIMIT", "-1");
+  EXPECT_EQ(get_int("GASNET_INLINESEND_LIMIT"), -1);
+  env.set("GASNET_AM_CREDITS_SLACK", "0");
+  EXPECT_EXIT(get_int("GASNET_AM_CREDITS_SLACK"), testing::ExitedWithCode(1),
+              "GASNET_AM_CREDITS_SLACK='0' is not valid: use a whole number from 1 to 1048576");
+}
+
+TEST(GetBytes, EnforcesTheDeclaredRange) {
+  Env env;
+  EXPECT_EQ(get_bytes("GASNET_UNITTEST_BYTES"), 1024u);
+  env.set("GASNET_UNITTEST_BYTES", "64K");
+  EXPECT_EQ(get_bytes("GASNET_UNITTEST_BYTES"), 64u << 10);
+  env.set("GASNET_UNITTEST_BYTES", "8");
+  EXPECT_EXIT(get_bytes("GASNET_UNITTEST_BYTES"), testing::ExitedWithCode(1),
+              "GASNET_UNITTEST_BYTES='8' is not valid: use a number of bytes from 16 to 65536, "
+              "with an optional K, M, G or T suffix");
+  EXPECT_EQ(check_value(*find("GASNET_UNITTEST_BYTES"), "1M"),
+            "use a number of bytes from 16 to 65536, with an optional K, M, G or T suffix");
+  // Unbounded byte counts keep the plain message.
+  EXPECT_EQ(check_value(*find("GASNET_PACKEDLONG_LIMIT"), "x"),
+            "use a number of bytes with an optional K, M, G or T suffix (0, 4096, 64K)");
+}
+
+TEST(GetList, EnforcesTheDeclaredChoices) {
+  Env env;
+  env.set("GASNET_SHM_BACKING", "SHM, file");
+  EXPECT_EQ(get_list("GASNET_SHM_BACKING"), (std::vector<std::string>{"shm", "file"}));
+  env.set("GASNET_SHM_BACKING", "memfd,disk");
+  EXPECT_EXIT(get_list("GASNET_SHM_BACKING"), testing::ExitedWithCode(1),
+              "GASNET_SHM_BACKING='memfd,disk' is not valid: 'disk' is not one of: memfd, shm, "
+              "file");
+}

@@ -29,7 +29,7 @@ class OfiTransport final : public Transport {
     // Supernodes: the ranks of a host, in consecutive groups of at most
     // GASNET_SUPERNODE_MAXSIZE (0: one group); every other peer is reached
     // through the network.
-    int64_t maxsize = config::get_int("GASNET_SUPERNODE_MAXSIZE", 0, 1 << 20);
+    int64_t maxsize = config::get_int("GASNET_SUPERNODE_MAXSIZE");
     const auto &host = boot.host_ranks();
     size_t me = std::find(host.begin(), host.end(), boot.rank()) - host.begin();
     size_t group = maxsize > 0 ? static_cast<size_t>(maxsize) : host.size();
@@ -43,9 +43,9 @@ class OfiTransport final : public Transport {
     if (any) {
       fabric_ = std::make_unique<Fabric>(boot, config::get_string("GASNET_OFI_PROVIDER"));
       AmChannel::Limits limits;
-      limits.depth_total = config::get_int("GASNET_NETWORKDEPTH_TOTAL", 1, 1 << 20);
-      limits.depth_per_peer = config::get_int("GASNET_NETWORKDEPTH_PP", 1, 1 << 20);
-      int64_t inline_limit = config::get_int("GASNET_INLINESEND_LIMIT", -1, 1 << 20);
+      limits.depth_total = config::get_int("GASNET_NETWORKDEPTH_TOTAL");
+      limits.depth_per_peer = config::get_int("GASNET_NETWORKDEPTH_PP");
+      int64_t inline_limit = config::get_int("GASNET_INLINESEND_LIMIT");
       limits.inline_limit = inline_limit < 0 ? SIZE_MAX : static_cast<size_t>(inline_limit);
       am_ = std::make_unique<AmChannel>(*fabric_, boot.size(), limits);
       rma_ = std::make_unique<RmaChannel>(*fabric_,

@@ -86,7 +86,7 @@ const char *backing_name(Backing b) {
 
 std::vector<Backing> backings_from_config() {
   std::vector<Backing> out;
-  for (const auto &name : config::get_list("GASNET_SHM_BACKING", {"memfd", "shm", "file"})) {
+  for (const auto &name : config::get_list("GASNET_SHM_BACKING")) {
     if (name == "memfd")
       out.push_back(Backing::Memfd);
     else if (name == "shm")

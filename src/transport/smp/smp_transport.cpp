@@ -303,7 +303,7 @@ class SmpTransport final : public Transport {
       for (int fd : v) ::close(fd);
     if (!host_area_.addr())
       util::fatal("cannot map the host's shared control area: %s", std::strerror(errno));
-    std::string algorithm = config::get_list("GASNET_BARRIER", {"auto", "dissem", "central"})[0];
+    std::string algorithm = config::get_list("GASNET_BARRIER")[0];
     bool central = algorithm == "central" || (algorithm == "auto" && oversubscribed_);
     coll::ShmBarrier::init_area(host_area_.addr(), n, me_ == 0, central);
     uint32_t nrings = 2 * n;
