@@ -12,9 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "bootstrap/local_job.hpp"
-#include "bootstrap/ssh_hosts.hpp"
-#include "bootstrap/ssh_job.hpp"
+#include "launcher/spawner.hpp"
+#include "launcher/ssh_job.hpp"
 #include "util/config.hpp"
 #include "util/strings.hpp"
 
@@ -22,28 +21,35 @@ namespace {
 
 std::string g_name = "gasnetrun";
 
-const char *kUsage =
-    "usage: %s -n N [-N HOSTS] [--spawner local|ssh] [-E VAR,...] [-v] [--] program "
-    "[args...]\n"
-    "\n"
-    "Starts N ranks of program and returns the job's exit status.\n"
-    "\n"
-    "  -n N, -np N   number of ranks (1 or more)\n"
-    "  -N HOSTS      ssh spawner: run on the first HOSTS hosts, in blocks of ranks\n"
-    "                (default: every host, ranks dealt round-robin)\n"
-    "  --spawner S   local (fork here, the default) or ssh (the hosts of\n"
-    "                GASNET_SSH_SERVERS or GASNET_SSH_NODEFILE); GASNET_SPAWNFN=L|S\n"
-    "  -E VAR,...    environment variables the ranks must receive (the local\n"
-    "                spawner passes the whole environment; listed names are checked)\n"
-    "  -v            say what the launcher does (also makes the ranks verbose)\n"
-    "  --help        this text\n"
-    "  --help-env    the GASNET_* environment variables gexx reads\n"
-    "  --version     the gexx release\n";
+void print_usage() {
+  std::string names, letters;
+  for (const auto &s : gexx::launcher::spawners()) {
+    names += (names.empty() ? "" : "|") + std::string(s.name);
+    letters += (letters.empty() ? "" : "|") + std::string(1, s.spawnfn);
+  }
+  std::printf(
+      "usage: %s -n N [-N HOSTS] [--spawner %s] [-E VAR,...] [-v] [--] program [args...]\n"
+      "\n"
+      "Starts N ranks of program and returns the job's exit status.\n"
+      "\n"
+      "  -n N, -np N   number of ranks (1 or more)\n"
+      "  -N HOSTS      ssh spawner: run on the first HOSTS hosts, in blocks of ranks\n"
+      "                (default: every host, ranks dealt round-robin)\n"
+      "  --spawner S   how the ranks start (default: the first below; GASNET_SPAWNFN=%s):\n",
+      g_name.c_str(), names.c_str(), letters.c_str());
+  for (const auto &s : gexx::launcher::spawners())
+    std::printf("                  %-6s (%c) %s\n", s.name, s.spawnfn, s.description);
+  std::printf(
+      "  -E VAR,...    environment variables the ranks must receive (the local\n"
+      "                spawner passes the whole environment; listed names are checked)\n"
+      "  -v            say what the launcher does (also makes the ranks verbose)\n"
+      "  --help        this text\n"
+      "  --help-env    the GASNET_* environment variables gexx reads\n"
+      "  --version     the gexx release\n");
+}
 
 [[noreturn]] void usage_error(const std::string &msg) {
-  std::fprintf(stderr, "%s: %s\n(run '%s --help' for usage)\n", g_name.c_str(), msg.c_str(),
-               g_name.c_str());
-  std::exit(2);
+  gexx::launcher::usage_error(g_name, msg);
 }
 
 bool is_executable_file(const std::string &path) {
@@ -84,10 +90,14 @@ int main(int argc, char **argv) {
   }
   // The ssh spawner's agent on another host (not for users: see ssh_job.hpp).
   if (argc == 2 && std::strcmp(argv[1], "--ssh-agent") == 0)
-    return gexx::bootstrap::run_ssh_agent(g_name);
+    return gexx::launcher::run_ssh_agent(g_name);
+  // The supervisor of a GASNET_PSHM_NODES program (not for users: see
+  // bootstrap/pshm.hpp); the program exec'd this in its own process.
+  if (argc == 2 && std::strcmp(argv[1], gexx::bootstrap::kSupervisePshmFlag) == 0)
+    return gexx::launcher::supervise_pshm(g_name);
   long ranks = -1;
   long used_hosts = 0;
-  std::string spawner;
+  const gexx::launcher::Spawner *spawner = nullptr;
   bool verbose = false;
   std::vector<std::string> env_names;
   int i = 1;
@@ -99,7 +109,7 @@ int main(int argc, char **argv) {
     }
     if (a.empty() || a[0] != '-') break;
     if (a == "--help" || a == "-h") {
-      std::printf(kUsage, g_name.c_str());
+      print_usage();
       return 0;
     }
     if (a == "--help-env") {
@@ -132,10 +142,14 @@ int main(int argc, char **argv) {
         usage_error("-N expects a positive number of hosts, got '" + value + "'");
       used_hosts = static_cast<long>(*n);
     } else if (a == "--spawner" || a.rfind("--spawner=", 0) == 0) {
-      if (a == "--spawner" && i + 1 >= argc) usage_error("--spawner needs local or ssh");
-      spawner = a == "--spawner" ? argv[++i] : a.substr(10);
-      if (spawner != "local" && spawner != "ssh")
-        usage_error("--spawner expects local or ssh, got '" + spawner + "'");
+      if (a == "--spawner" && i + 1 >= argc)
+        usage_error("--spawner needs " + gexx::launcher::spawner_names());
+      std::string name = a == "--spawner" ? argv[++i] : a.substr(10);
+      spawner = gexx::launcher::find_spawner(name);
+      if (!spawner) {
+        usage_error("--spawner expects " + gexx::launcher::spawner_names() + ", got '" + name +
+                    "'");
+      }
     } else if (a == "-E") {
       if (i + 1 >= argc) usage_error("-E needs a comma-separated list of variable names");
       for (const auto &name : gexx::util::split(argv[++i], ",")) {
@@ -149,46 +163,28 @@ int main(int argc, char **argv) {
   if (ranks < 0) usage_error("say how many ranks to start with -n N");
   if (i >= argc) usage_error("no program given to run");
 
-  gexx::bootstrap::LocalJobOptions o;
+  gexx::launcher::JobOptions o;
   o.ranks = static_cast<uint32_t>(ranks);
   o.program = resolve_program(argv[i]);
   for (int k = i; k < argc; ++k) o.argv.emplace_back(argv[k]);
   o.verbose = verbose;
   o.who = g_name;
+  o.used_hosts = static_cast<uint32_t>(used_hosts);
   // A malformed variable is caught once, here, rather than by every rank.
   if (auto message = gexx::config::first_invalid()) {
     std::fprintf(stderr, "%s: %s\n(run '%s --help-env' for the variables and what they accept)\n",
                  g_name.c_str(), message->c_str(), g_name.c_str());
     return 2;
   }
-  o.exit_timeout_seconds = gexx::bootstrap::exit_timeout_seconds(o.ranks);
-  if (spawner.empty()) {
+  o.exit_timeout_seconds = gexx::launcher::exit_timeout_seconds(o.ranks);
+  if (!spawner) {
     std::string fn = gexx::config::get_string("GASNET_SPAWNFN");
-    if (fn == "L" || fn == "l") {
-      spawner = "local";
-    } else if (fn == "S" || fn == "s") {
-      spawner = "ssh";
-    } else {
-      std::fprintf(stderr, "%s: GASNET_SPAWNFN='%s' is not valid: use L (local) or S (ssh)\n",
-                   g_name.c_str(), fn.c_str());
+    if (fn.size() == 1) spawner = gexx::launcher::find_spawner_by_letter(fn[0]);
+    if (!spawner) {
+      std::fprintf(stderr, "%s: GASNET_SPAWNFN='%s' is not valid: use %s\n", g_name.c_str(),
+                   fn.c_str(), gexx::launcher::spawner_letters().c_str());
       return 2;
     }
-  }
-  std::vector<std::string> hosts;
-  std::vector<uint32_t> placement;
-  if (spawner == "ssh") {
-    auto found = gexx::bootstrap::ssh::hosts_from_environment();
-    if (!found.error.empty()) usage_error(found.error);
-    hosts = found.hosts;
-    if (used_hosts > static_cast<long>(hosts.size())) {
-      usage_error(gexx::util::format("-N %ld asks for more hosts than %s names (%zu)", used_hosts,
-                                     found.source.c_str(), hosts.size()));
-    }
-    placement = gexx::bootstrap::ssh::place_ranks(o.ranks, static_cast<uint32_t>(hosts.size()),
-                                                  static_cast<uint32_t>(used_hosts));
-  } else if (used_hosts > 1) {
-    usage_error("-N " + std::to_string(used_hosts) +
-                ": the local spawner runs every rank on this host (--spawner ssh spreads them)");
   }
   if (verbose) {
     for (const auto &name : env_names) {
@@ -196,6 +192,5 @@ int main(int argc, char **argv) {
                    std::getenv(name.c_str()) ? "passed to every rank" : "not set here");
     }
   }
-  if (spawner == "ssh") return gexx::bootstrap::run_ssh_job(o, hosts, placement);
-  return gexx::bootstrap::run_local_job(o).exit_code;
+  return spawner->run(o);
 }

@@ -11,7 +11,7 @@
 #include <mutex>
 
 #include "bootstrap/bootstrap.hpp"
-#include "bootstrap/local_job.hpp"
+#include "bootstrap/pshm.hpp"
 #include "bootstrap/wire.hpp"
 #include "util/config.hpp"
 #include "util/log.hpp"
@@ -288,19 +288,10 @@ std::unique_ptr<Bootstrap> join_job() {
   int64_t n = config::get_int("GASNET_PSHM_NODES");
   if (n == 1) return std::make_unique<Singleton>();
 
-  LocalJobOptions o;
-  o.ranks = static_cast<uint32_t>(n);
-  o.argv = {"(this program)"};
-  o.verbose = config::get_bool("GASNET_VERBOSEENV");
-  o.exit_timeout_seconds = exit_timeout_seconds(o.ranks);
-  o.who = "gexx";
-  LocalJobResult r = run_local_job(o);
-  if (!r.is_rank) {
-    std::fflush(nullptr);
-    _exit(r.exit_code);
-  }
-  auto client = std::make_unique<HubClient>(r.rank, o.ranks, r.job_id, "GASNET_PSHM_NODES");
-  client->connect(r.address, r.secret);
+  PshmRank me = fork_pshm_ranks(static_cast<uint32_t>(n), config::get_bool("GASNET_VERBOSEENV"));
+  auto client = std::make_unique<HubClient>(me.rank, static_cast<uint32_t>(n), me.job_id,
+                                            "GASNET_PSHM_NODES");
+  client->connect(me.address, me.secret);
   return client;
 }
 

@@ -4,6 +4,7 @@
 // descriptors travel as SCM_RIGHTS ancillary data on Unix sockets.
 #pragma once
 
+#include <signal.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -34,6 +35,24 @@ constexpr const char *kEnvHost = "GEXX_BOOT_HOST";
 // every rank of the job is on this host and the launcher's hub serves.
 constexpr const char *kEnvHostAddress = "GEXX_BOOT_HOST_ADDR";
 constexpr const char *kEnvHostRanks = "GEXX_BOOT_HOST_RANKS";
+// GASNET_PSHM_NODES=N ./prog: the program forks its N ranks at init
+// (bootstrap/pshm.cpp), then execs `gasnetrun --supervise-pshm` in the
+// original process with these: the listening socket it opened (descriptor
+// and address), the secret, the job id, the ranks' pids in rank order
+// (comma-separated), verbose, and kProtocolVersion, which gasnetrun checks.
+constexpr const char *kEnvPshmProtocol = "GEXX_PSHM_PROTOCOL";
+constexpr const char *kEnvPshmFd = "GEXX_PSHM_FD";
+constexpr const char *kEnvPshmAddress = "GEXX_PSHM_ADDR";
+constexpr const char *kEnvPshmSecret = "GEXX_PSHM_SECRET";
+constexpr const char *kEnvPshmJob = "GEXX_PSHM_JOB";
+constexpr const char *kEnvPshmPids = "GEXX_PSHM_PIDS";
+constexpr const char *kEnvPshmVerbose = "GEXX_PSHM_VERBOSE";
+// The signals a supervisor takes through a signalfd (blocked otherwise):
+// gasnetrun's, and those the GASNET_PSHM_NODES program blocks before it
+// forks so that none is lost while it execs gasnetrun.
+constexpr int kSupervisorSignals[] = {SIGCHLD, SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+// gasnetrun's hidden modes (not for users).
+constexpr const char *kSupervisePshmFlag = "--supervise-pshm";
 
 enum class Op : uint32_t {
   Hello = 1,    // rank -> hub: HelloBody

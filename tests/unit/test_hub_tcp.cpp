@@ -9,10 +9,10 @@
 #include <thread>
 #include <vector>
 
-#include "bootstrap/hub.hpp"
+#include "launcher/hub.hpp"
 #include "bootstrap/wire.hpp"
 
-using namespace gexx::bootstrap;
+using namespace gexx::launcher;
 
 namespace {
 

@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "bootstrap/ssh_hosts.hpp"
+#include "launcher/ssh_hosts.hpp"
 
-using namespace gexx::bootstrap::ssh;
+using namespace gexx::launcher::ssh;
 using Hosts = std::vector<std::string>;
 
 TEST(SshHosts, ServersTakeCommasAndSpaces) {

@@ -11,10 +11,10 @@
 #include <string>
 #include <vector>
 
-#include "bootstrap/hub.hpp"
-#include "bootstrap/local_job.hpp"
+#include "launcher/hub.hpp"
+#include "launcher/spawner.hpp"
 
-namespace gexx::bootstrap {
+namespace gexx::launcher {
 
 double now_seconds();
 const char *signal_name(int sig);
@@ -64,7 +64,7 @@ struct RankProc {
 
 class Supervisor {
  public:
-  Supervisor(const LocalJobOptions &o, Hub &hub, int sigfd, std::string job_id,
+  Supervisor(const JobOptions &o, Hub &hub, int sigfd, std::string job_id,
              RemoteRanks *remote = nullptr)
       : o_(o),
         hub_(hub),
@@ -92,7 +92,7 @@ class Supervisor {
     return n;
   }
 
-  const LocalJobOptions &o_;
+  const JobOptions &o_;
   Hub &hub_;
   int sigfd_;
   std::string job_id_;
@@ -108,4 +108,4 @@ class Supervisor {
   bool quit_sent_ = false;
 };
 
-}  // namespace gexx::bootstrap
+}  // namespace gexx::launcher

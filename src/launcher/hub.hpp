@@ -11,7 +11,10 @@
 
 #include "bootstrap/wire.hpp"
 
-namespace gexx::bootstrap {
+namespace gexx::launcher {
+
+// The wire vocabulary the ranks speak (bootstrap/wire.hpp).
+using namespace gexx::bootstrap;
 
 class Hub {
  public:
@@ -25,6 +28,9 @@ class Hub {
   // set) if it cannot. Over TCP the job secret alone admits a rank.
   bool listen();
   bool listen_tcp(const std::string &ip);
+  // Serves on a listening socket opened by another (the program that
+  // forked GASNET_PSHM_NODES ranks and exec'd gasnetrun); takes `fd`.
+  void adopt(int fd, const std::string &address);
   const std::string &address() const { return address_; }
   int listen_fd() const { return listen_fd_; }
   // Closes the listening socket in a forked child that is not the hub.
@@ -96,4 +102,4 @@ class Hub {
   std::optional<ExitNotice> first_exit_;
 };
 
-}  // namespace gexx::bootstrap
+}  // namespace gexx::launcher

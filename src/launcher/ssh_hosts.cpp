@@ -1,4 +1,4 @@
-#include "bootstrap/ssh_hosts.hpp"
+#include "launcher/ssh_hosts.hpp"
 
 #include <cctype>
 #include <cerrno>
@@ -10,7 +10,7 @@
 
 #include "util/config.hpp"
 
-namespace gexx::bootstrap::ssh {
+namespace gexx::launcher::ssh {
 
 namespace {
 bool is_space(char c) {
@@ -151,4 +151,4 @@ std::vector<uint32_t> place_ranks(uint32_t ranks, uint32_t hosts, uint32_t used_
   return out;
 }
 
-}  // namespace gexx::bootstrap::ssh
+}  // namespace gexx::launcher::ssh

@@ -18,9 +18,9 @@
 #include <string_view>
 #include <vector>
 
-#include "bootstrap/local_job.hpp"
+#include "launcher/spawner.hpp"
 
-namespace gexx::bootstrap {
+namespace gexx::launcher {
 
 constexpr const char *kAgentGreeting = "gexx-agent 2";
 // An agent that hears nothing from its launcher for this long ends its ranks.
@@ -32,11 +32,11 @@ constexpr double kHeartbeatSeconds = 0.5;
 bool forwarded_variable(std::string_view name);
 
 // Runs `o` with rank r on hosts[host_of_rank[r]]; returns the job's exit code.
-int run_ssh_job(const LocalJobOptions &o, const std::vector<std::string> &hosts,
+int run_ssh_job(const JobOptions &o, const std::vector<std::string> &hosts,
                 const std::vector<uint32_t> &host_of_rank);
 
 // `gasnetrun --ssh-agent`: reads a job from standard input and runs its
 // host's ranks; returns the agent's exit status.
 int run_ssh_agent(const std::string &who);
 
-}  // namespace gexx::bootstrap
+}  // namespace gexx::launcher

@@ -1,9 +1,10 @@
-#include "bootstrap/hub.hpp"
+#include "launcher/hub.hpp"
 
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <sys/socket.h>
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -12,7 +13,7 @@
 
 #include "util/strings.hpp"
 
-namespace gexx::bootstrap {
+namespace gexx::launcher {
 
 namespace {
 constexpr size_t kMaxPayload = 1u << 30;
@@ -53,6 +54,13 @@ bool Hub::listen() {
 bool Hub::listen_tcp(const std::string &ip) {
   listen_fd_ = bootstrap::listen_tcp(ip, address_);
   return listen_fd_ >= 0;
+}
+
+void Hub::adopt(int fd, const std::string &address) {
+  ::fcntl(fd, F_SETFD, FD_CLOEXEC);
+  ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK);
+  listen_fd_ = fd;
+  address_ = address;
 }
 
 void Hub::forget_in_child() {
@@ -315,4 +323,4 @@ void Hub::finish_fds() {
   pending_ = Pending::None;
 }
 
-}  // namespace gexx::bootstrap
+}  // namespace gexx::launcher

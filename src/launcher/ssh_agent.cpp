@@ -17,15 +17,15 @@
 #include <memory>
 #include <optional>
 
-#include "bootstrap/hub.hpp"
-#include "bootstrap/ssh_job.hpp"
-#include "bootstrap/supervisor.hpp"
+#include "launcher/hub.hpp"
+#include "launcher/ssh_job.hpp"
+#include "launcher/supervisor.hpp"
 #include "bootstrap/wire.hpp"
 #include "util/config.hpp"
 #include "util/log.hpp"
 #include "util/strings.hpp"
 
-namespace gexx::bootstrap {
+namespace gexx::launcher {
 
 namespace {
 
@@ -379,4 +379,4 @@ int run_ssh_agent(const std::string &who) {
   return Agent(who).run();
 }
 
-}  // namespace gexx::bootstrap
+}  // namespace gexx::launcher

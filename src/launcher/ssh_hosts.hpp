@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-namespace gexx::bootstrap::ssh {
+namespace gexx::launcher::ssh {
 
 // Hosts separated by commas and/or white space, as GASNET_SSH_SERVERS has them.
 std::vector<std::string> parse_servers(std::string_view text);
@@ -43,4 +43,4 @@ HostsOrError hosts_from_environment();
 // ranks % used_hosts of them one rank more than the others.
 std::vector<uint32_t> place_ranks(uint32_t ranks, uint32_t hosts, uint32_t used_hosts);
 
-}  // namespace gexx::bootstrap::ssh
+}  // namespace gexx::launcher::ssh

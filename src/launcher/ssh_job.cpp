@@ -1,6 +1,6 @@
 // The launcher's side of the ssh spawner: one ssh (and agent) per host,
 // heartbeats, the ranks' output, and what it means when an ssh ends.
-#include "bootstrap/ssh_job.hpp"
+#include "launcher/ssh_job.hpp"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -17,20 +17,19 @@
 #include <cstring>
 #include <utility>
 
-#include "bootstrap/hub.hpp"
-#include "bootstrap/ssh_hosts.hpp"
-#include "bootstrap/supervisor.hpp"
+#include "launcher/hub.hpp"
+#include "launcher/ssh_hosts.hpp"
+#include "launcher/supervisor.hpp"
 #include "bootstrap/wire.hpp"
 #include "util/config.hpp"
 #include "util/strings.hpp"
 
 extern char **environ;
 
-namespace gexx::bootstrap {
+namespace gexx::launcher {
 
 namespace {
 
-constexpr int kHandledSignals[] = {SIGCHLD, SIGINT, SIGTERM, SIGHUP, SIGQUIT};
 constexpr size_t kKeptStartupStderr = 8192;
 constexpr double kAgentFinishSeconds = 2.0;
 
@@ -85,8 +84,7 @@ struct AgentLink {
 
 class SshAgents final : public RemoteRanks {
  public:
-  SshAgents(const LocalJobOptions &o, std::vector<AgentLink> links)
-      : o_(o), links_(std::move(links)) {}
+  SshAgents(const JobOptions &o, std::vector<AgentLink> links) : o_(o), links_(std::move(links)) {}
   ~SshAgents() override {
     for (auto &l : links_)
       for (int *fd : {&l.in, &l.out, &l.err})
@@ -131,7 +129,7 @@ class SshAgents final : public RemoteRanks {
   void drain(AgentLink &l);
   std::string why_failed(const AgentLink &l, int &code) const;
 
-  const LocalJobOptions &o_;
+  const JobOptions &o_;
   std::vector<AgentLink> links_;
   std::vector<RemoteEvent> events_;
 };
@@ -153,7 +151,7 @@ bool SshAgents::start(const std::vector<std::string> &prefix, const std::string 
       ::setpgid(0, 0);
       ::prctl(PR_SET_PDEATHSIG, SIGKILL);
       if (::getppid() != self) _exit(1);
-      for (int sig : kHandledSignals) ::signal(sig, SIG_DFL);
+      for (int sig : kSupervisorSignals) ::signal(sig, SIG_DFL);
       ::sigprocmask(SIG_SETMASK, &old_mask, nullptr);
       ::dup2(in[0], STDIN_FILENO);
       ::dup2(out[1], STDOUT_FILENO);
@@ -437,7 +435,7 @@ bool forwarded_variable(std::string_view name) {
   return true;
 }
 
-int run_ssh_job(const LocalJobOptions &o, const std::vector<std::string> &hosts,
+int run_ssh_job(const JobOptions &o, const std::vector<std::string> &hosts,
                 const std::vector<uint32_t> &host_of_rank) {
   std::string error;
   auto prefix = ssh_prefix(error);
@@ -494,7 +492,7 @@ int run_ssh_job(const LocalJobOptions &o, const std::vector<std::string> &hosts,
 
   sigset_t mask, old_mask;
   sigemptyset(&mask);
-  for (int sig : kHandledSignals) sigaddset(&mask, sig);
+  for (int sig : kSupervisorSignals) sigaddset(&mask, sig);
   ::sigprocmask(SIG_BLOCK, &mask, &old_mask);
   int sigfd = ::signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
   ::signal(SIGPIPE, SIG_IGN);  // an ssh gone is seen when it is reaped
@@ -522,4 +520,18 @@ int run_ssh_job(const LocalJobOptions &o, const std::vector<std::string> &hosts,
   return code;
 }
 
-}  // namespace gexx::bootstrap
+// The ssh row of the spawner table: the hosts from the environment, -N,
+// then the job.
+int run_ssh_spawner(const JobOptions &o) {
+  auto found = ssh::hosts_from_environment();
+  if (!found.error.empty()) usage_error(o.who, found.error);
+  if (o.used_hosts > found.hosts.size()) {
+    usage_error(o.who, util::format("-N %u asks for more hosts than %s names (%zu)", o.used_hosts,
+                                    found.source.c_str(), found.hosts.size()));
+  }
+  auto placement =
+      ssh::place_ranks(o.ranks, static_cast<uint32_t>(found.hosts.size()), o.used_hosts);
+  return run_ssh_job(o, found.hosts, placement);
+}
+
+}  // namespace gexx::launcher

@@ -1,4 +1,4 @@
-#include "bootstrap/supervisor.hpp"
+#include "launcher/supervisor.hpp"
 
 #include <dirent.h>
 #include <signal.h>
@@ -15,7 +15,7 @@
 
 #include "util/strings.hpp"
 
-namespace gexx::bootstrap {
+namespace gexx::launcher {
 
 namespace {
 constexpr double kKillEscalationSeconds = 0.5;
@@ -321,4 +321,4 @@ int Supervisor::run() {
   return code;
 }
 
-}  // namespace gexx::bootstrap
+}  // namespace gexx::launcher

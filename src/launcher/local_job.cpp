@@ -1,0 +1,204 @@
+#include "launcher/spawner.hpp"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <optional>
+
+#include "launcher/hub.hpp"
+#include "launcher/supervisor.hpp"
+#include "util/config.hpp"
+#include "util/strings.hpp"
+
+namespace gexx::launcher {
+
+namespace {
+
+// In a freshly forked rank: die with the supervisor, restore signals. A rank
+// that returns into the program keeps the handlers the program installed.
+void become_rank(pid_t supervisor, uint32_t rank, const sigset_t &old_mask, bool execs) {
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (::getppid() != supervisor) _exit(1);
+  if (execs)
+    for (int sig : kSupervisorSignals) ::signal(sig, SIG_DFL);
+  ::sigprocmask(SIG_SETMASK, &old_mask, nullptr);
+  if (rank != 0) {
+    int devnull = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+    if (devnull >= 0) {
+      ::dup2(devnull, STDIN_FILENO);
+      ::close(devnull);
+    }
+  }
+}
+
+}  // namespace
+
+double exit_timeout_seconds(uint32_t ranks) {
+  const char *fixed = std::getenv("GASNET_EXITTIMEOUT");
+  if (fixed && *fixed) return config::get_seconds("GASNET_EXITTIMEOUT");
+  double computed = config::get_seconds("GASNET_EXITTIMEOUT_MIN") +
+                    config::get_seconds("GASNET_EXITTIMEOUT_FACTOR") * ranks;
+  return std::min(config::get_seconds("GASNET_EXITTIMEOUT_MAX"), computed);
+}
+
+std::string describe_status(int status) {
+  if (WIFEXITED(status)) return util::format("exited with status %d", WEXITSTATUS(status));
+  if (WIFSIGNALED(status)) {
+    int sig = WTERMSIG(status);
+    return util::format("was killed by signal %d (%s)%s", sig, signal_name(sig),
+                        WCOREDUMP(status) ? ", core dumped" : "");
+  }
+  return util::format("ended with wait status %#x", status);
+}
+
+// The local row of the spawner table: forks the ranks here, each execs the
+// program, and this process supervises them.
+int run_local_job(const JobOptions &o) {
+  if (o.used_hosts > 1) {
+    usage_error(o.who, "-N " + std::to_string(o.used_hosts) + ": the local spawner runs every " +
+                           "rank on this host (--spawner ssh spreads them)");
+  }
+  uint8_t secret[kSecretBytes];
+  random_bytes(secret, kSecretBytes);
+  uint8_t id[4];
+  random_bytes(id, sizeof id);
+  std::string job_id = util::hex(id, sizeof id);
+
+  Hub hub(o.ranks, secret, o.who, o.verbose);
+  if (!hub.listen()) {
+    say(o.who, util::format("cannot open the bootstrap socket: %s", std::strerror(errno)));
+    return 1;
+  }
+
+  sigset_t mask, old_mask;
+  sigemptyset(&mask);
+  for (int sig : kSupervisorSignals) sigaddset(&mask, sig);
+  ::sigprocmask(SIG_BLOCK, &mask, &old_mask);
+  int sigfd = ::signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+
+  // Descendants that outlive their rank come back to us, so none is orphaned.
+  ::prctl(PR_SET_CHILD_SUBREAPER, 1);
+  std::string secret_hex = util::hex(secret, kSecretBytes);
+  pid_t self = ::getpid();
+  std::fflush(nullptr);
+  Supervisor sup(o, hub, sigfd, job_id);
+  if (o.verbose) {
+    say(o.who, util::format("starting %u rank(s) of %s on %s (local spawner, bootstrap %s)",
+                            o.ranks, o.program.c_str(), "this host", hub.address().c_str()));
+  }
+  for (uint32_t r = 0; r < o.ranks; ++r) {
+    pid_t pid = ::fork();
+    if (pid < 0) {
+      say(o.who, util::format("cannot start rank %u: fork failed: %s", r, std::strerror(errno)));
+      sup.procs()[r].alive = false;
+      ::kill(self, SIGTERM);  // the supervisor loop ends the ranks already started
+      break;
+    }
+    if (pid == 0) {
+      become_rank(self, r, old_mask, true);
+      ::close(sigfd);
+      ::setenv(kEnvAddress, hub.address().c_str(), 1);
+      ::setenv(kEnvSecret, secret_hex.c_str(), 1);
+      ::setenv(kEnvRank, std::to_string(r).c_str(), 1);
+      ::setenv(kEnvSize, std::to_string(o.ranks).c_str(), 1);
+      ::setenv(kEnvJob, job_id.c_str(), 1);
+      if (o.verbose) ::setenv(kEnvVerbose, "1", 1);
+      std::vector<char *> args;
+      for (const auto &a : o.argv) args.push_back(const_cast<char *>(a.c_str()));
+      args.push_back(nullptr);
+      ::execv(o.program.c_str(), args.data());
+      say(o.who, util::format("cannot run %s: %s", o.program.c_str(), std::strerror(errno)));
+      _exit(127);
+    }
+    sup.procs()[r].pid = pid;
+    sup.procs()[r].alive = true;
+    if (o.verbose) say(o.who, util::format("rank %u is pid %d", r, pid));
+  }
+  int code = sup.run();
+  ::close(sigfd);
+  ::sigprocmask(SIG_SETMASK, &old_mask, nullptr);
+  return code;
+}
+
+namespace {
+
+std::string take_env(const char *name) {
+  const char *v = std::getenv(name);
+  std::string out = v ? v : "";
+  ::unsetenv(name);
+  return out;
+}
+
+}  // namespace
+
+// `gasnetrun --supervise-pshm`: this process was the program, which forked
+// its ranks in bootstrap/pshm.cpp and then exec'd gasnetrun; the ranks are
+// its children and connect to the listening socket it kept open.
+int supervise_pshm(const std::string &who) {
+  std::string protocol = take_env(kEnvPshmProtocol), fd_text = take_env(kEnvPshmFd);
+  std::string address = take_env(kEnvPshmAddress), secret_hex = take_env(kEnvPshmSecret);
+  std::string job_id = take_env(kEnvPshmJob), pid_list = take_env(kEnvPshmPids);
+  bool verbose = !take_env(kEnvPshmVerbose).empty();
+  std::vector<pid_t> pids;
+  for (const auto &word : util::split(pid_list, ",")) {
+    auto pid = config::parse_int(word);
+    pids.push_back(pid && *pid > 0 ? static_cast<pid_t>(*pid) : -1);
+  }
+  std::vector<uint8_t> secret;
+  auto fd = config::parse_int(fd_text);
+  bool pids_ok = !pids.empty() && std::find(pids.begin(), pids.end(), -1) == pids.end();
+  if (protocol != std::to_string(kProtocolVersion) || !fd || *fd < 0 || address.empty() ||
+      !util::unhex(secret_hex, secret) || secret.size() != kSecretBytes || !pids_ok) {
+    say(who, util::format("--supervise-pshm: the job handed over by a GASNET_PSHM_NODES program "
+                          "is malformed or of another gexx version (protocol '%s', this "
+                          "gasnetrun speaks %u); ending its ranks",
+                          protocol.c_str(), kProtocolVersion));
+    for (pid_t pid : pids)
+      if (pid > 0) ::kill(pid, SIGKILL);
+    return 1;
+  }
+  JobOptions o;
+  o.ranks = static_cast<uint32_t>(pids.size());
+  o.argv = {"(this program)"};
+  o.verbose = verbose;
+  o.who = who;
+  o.exit_timeout_seconds = exit_timeout_seconds(o.ranks);
+
+  Hub hub(o.ranks, secret.data(), o.who, o.verbose);
+  hub.adopt(static_cast<int>(*fd), address);
+  sigset_t mask;
+  sigemptyset(&mask);
+  for (int sig : kSupervisorSignals) sigaddset(&mask, sig);
+  // Already blocked by the program before it forked; signals that arrived
+  // since (a rank's SIGCHLD) are pending and reach the signalfd.
+  ::sigprocmask(SIG_BLOCK, &mask, nullptr);
+  int sigfd = ::signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+  ::prctl(PR_SET_CHILD_SUBREAPER, 1);
+  Supervisor sup(o, hub, sigfd, job_id);
+  if (o.verbose) {
+    say(o.who, util::format("started %u rank(s) of %s on %s (GASNET_PSHM_NODES, bootstrap %s)",
+                            o.ranks, o.argv[0].c_str(), "this host", hub.address().c_str()));
+  }
+  for (uint32_t r = 0; r < o.ranks; ++r) {
+    sup.procs()[r].pid = pids[r];
+    sup.procs()[r].alive = true;
+    if (o.verbose) say(o.who, util::format("rank %u is pid %d", r, pids[r]));
+  }
+  int code = sup.run();
+  ::close(sigfd);
+  return code;
+}
+
+}  // namespace gexx::launcher
