@@ -184,7 +184,10 @@ def case_data(n, segsize="1048576"):
     return run
 
 
-def case_rma(n):
+def case_rma(n, ofi=None, max_bytes="4194304", knobs=None):
+    """rmacheck; `ofi`: on the ofi conduit over that provider (case_ofi_rma)."""
+    if ofi:
+        return case_ofi_rma(n, ofi, max_bytes, knobs)
     def run():
         before = shm_entries()
         prog = os.path.join(ARGS.bin_dir, "tests", "integration", "rmacheck")
@@ -1041,8 +1044,11 @@ def case_ofi_topo_supernodes(n):
     return run
 
 
-def case_am(n, pshm=False, par=False):
-    """The whole AM conformance program (amcheck.c) on n ranks."""
+def case_am(n, pshm=False, par=False, ofi=None, knobs=None):
+    """The whole AM conformance program (amcheck.c) on n ranks; `ofi`: on the
+    ofi conduit over that provider (case_ofi_am)."""
+    if ofi:
+        return case_ofi_am(n, ofi, knobs, par)
     def run():
         before = shm_entries()
         if pshm:
@@ -1076,8 +1082,11 @@ def case_am_credits(n, credits):
     return run
 
 
-def case_am_flood(n, par=False):
-    """n - 1 ranks flood rank 0 with 100000 Short and Medium requests in all."""
+def case_am_flood(n, par=False, ofi=None):
+    """n - 1 ranks flood rank 0 with 100000 Short and Medium requests in all;
+    `ofi`: on the ofi conduit over that provider (case_ofi_am_flood)."""
+    if ofi:
+        return case_ofi_am_flood(n, ofi, par)
     def run():
         before = shm_entries()
         job = Job([amcheck(par), "flood"], ranks=n).wait(timeout=300).expect(0)
@@ -1191,22 +1200,88 @@ def case_am_rules():
         job.assert_nothing_left(before)
 
 
-CASES = {
-    "am_1": case_am(1), "am_2": case_am(2), "am_5": case_am(5), "am_pshm_3": case_am(3, True),
-    "am_par_3": case_am(3, par=True), "am_flood_par_4": case_am_flood(4, par=True),
-    "am_flood_8": case_am_flood(8), "am_flood_2": case_am_flood(2), "am_rules": case_am_rules,
-    "am_pingpong_1cpu": case_am_pingpong_1cpu(),
-    "threads_4x8": case_threads(4, 8),
-    "threads_rcv_2x4": case_threads(2, 4, {"GASNET_RCV_THREAD": "1"}),
+# ---- the case x conduit x provider matrix ----------------------------------
+# One row per case: its name, how to build it for a cell, and its cells. A
+# cell is SMP (the smp conduit) or an ofi provider (OFI_PROVIDERS: the ofi
+# conduit with every peer through that provider). The builder receives the
+# provider, or None on smp. Test names: the row's name on smp,
+# ofi_<name>_<provider> on ofi. CMakeLists.txt registers what --list prints,
+# so a case is added in this table only.
+SMP = "smp"
+ALL_CELLS = (SMP, "tcp", "shm", "net", "sockets")
+OFI_CELLS = ALL_CELLS[1:]
+
+MATRIX = [
+    # Active messages.
+    ("am_1", lambda ofi: case_am(1, ofi=ofi), (SMP,)),
+    ("am_2", lambda ofi: case_am(2, ofi=ofi), (SMP, "shm")),
+    ("am_3", lambda ofi: case_am(3, ofi=ofi), ("tcp", "net", "sockets")),
+    ("am_5", lambda ofi: case_am(5, ofi=ofi), (SMP,)),
+    ("am_par_3", lambda ofi: case_am(3, par=True, ofi=ofi), (SMP, "tcp")),
+    ("am_packed0_2", lambda ofi: case_am(2, ofi=ofi, knobs={"GASNET_PACKEDLONG_LIMIT": "0"}),
+     ("tcp",)),
+    ("am_tight_3", lambda ofi: case_am(3, ofi=ofi, knobs={
+        "GASNET_AM_CREDITS_PP": "7", "GASNET_AM_CREDITS_SLACK": "3",
+        "GASNET_NETWORKDEPTH_PP": "2", "GASNET_NETWORKDEPTH_TOTAL": "3",
+        "GASNET_INLINESEND_LIMIT": "0"}), ("tcp",)),
+    ("am_flood_2", lambda ofi: case_am_flood(2, ofi=ofi), ALL_CELLS),
+    ("am_flood_4", lambda ofi: case_am_flood(4, ofi=ofi), ("tcp",)),
+    ("am_flood_8", lambda ofi: case_am_flood(8, ofi=ofi), (SMP,)),
+    ("am_flood_par_3", lambda ofi: case_am_flood(3, par=True, ofi=ofi), ("tcp", "shm")),
+    ("am_flood_par_4", lambda ofi: case_am_flood(4, par=True, ofi=ofi), (SMP,)),
+    ("am_pingpong_1cpu", lambda ofi: case_am_pingpong_1cpu(ofi), (SMP, "tcp", "shm", "sockets")),
+    # Puts and gets.
+    ("rma_1", lambda ofi: case_rma(1, ofi), (SMP,)),
+    ("rma_2", lambda ofi: case_rma(2, ofi), ALL_CELLS),
+    ("rma_3", lambda ofi: case_rma(3, ofi, max_bytes="1048576"), ("tcp",)),
+    ("rma_5", lambda ofi: case_rma(5, ofi), (SMP,)),
+    ("rma_bounce0_2", lambda ofi: case_rma(2, ofi, knobs={"GASNET_NONBULKPUT_BOUNCE_LIMIT": "0"}),
+     ("tcp",)),
+    # Barriers.
+    ("barrier_1", lambda ofi: case_barrier(1, ofi=ofi), (SMP,)),
+    ("barrier_2", lambda ofi: case_barrier(2, ofi=ofi), ("shm",)),
+    ("barrier_3", lambda ofi: case_barrier(3, ofi=ofi), (SMP, "tcp", "net", "sockets")),
+    ("barrier_5", lambda ofi: case_barrier(5, ofi=ofi), (SMP, "tcp")),
+    ("barrier_try_3", lambda ofi: case_barrier(3, "try", ofi=ofi), (SMP,)),
+    ("barrier_try_5", lambda ofi: case_barrier(5, "try", ofi=ofi), (SMP, "tcp")),
+    ("barrier_dissem_5", lambda ofi: case_barrier(5, None, "dissem", ofi=ofi), (SMP,)),
+    ("barrier_central_2", lambda ofi: case_barrier(2, "try", "central", ofi=ofi), (SMP,)),
+    # Threads.
+    ("threads_2x4", lambda ofi: case_threads(2, 4, ofi=ofi), OFI_CELLS),
+    ("threads_4x8", lambda ofi: case_threads(4, 8, ofi=ofi), (SMP,)),
+    ("threads_rcv_2x4", lambda ofi: case_threads(2, 4, {"GASNET_RCV_THREAD": "1"}, ofi=ofi),
+     (SMP,)),
     # More threads than GASNet 1.29 allows by default (256): nothing is sized per thread.
-    "threads_2x300": case_threads(2, 300, ops="20"),
+    ("threads_2x300", lambda ofi: case_threads(2, 300, ops="20", ofi=ofi), (SMP,)),
+    ("threads_barrier_3x4", lambda ofi: case_threads(3, 4, ofi=ofi, barriers=100), ("tcp",)),
+    ("threads_barrier_rcv_2x4", lambda ofi: case_threads(2, 4, {"GASNET_RCV_THREAD": "1"},
+                                                         ofi=ofi, barriers=100), ("shm",)),
+    # Exits and kills with every peer through the network (smp: the exit_* cases).
+    ("exit", case_ofi_exit, OFI_CELLS),
+    ("kills", case_ofi_kills, ("shm", "net")),
+]
+
+
+def matrix_name(name, cell):
+    return name if cell == SMP else "ofi_%s_%s" % (name, cell)
+
+
+def matrix_cases():
+    """[(test name, run, cell)] for every row and each of its cells."""
+    out = []
+    for name, build, cells in MATRIX:
+        for cell in cells:
+            check(cell in ALL_CELLS, "%s: unknown cell %s" % (name, cell))
+            out.append((matrix_name(name, cell), build(None if cell == SMP else cell), cell))
+    return out
+
+
+# Cases outside the matrix: one conduit's own behaviour, or the launcher's.
+CASES = {
+    "am_pshm_3": case_am(3, True),
     "rcv_compute_3": case_rcv_compute(3), "rcv_compute_seq_3": case_rcv_compute(3, True),
     "bootstrap_3": case_bootstrap(3, False), "bootstrap_pshm_5": case_bootstrap(5, True),
-    "rma_1": case_rma(1), "rma_2": case_rma(2), "rma_5": case_rma(5),
-    "barrier_1": case_barrier(1), "barrier_3": case_barrier(3), "barrier_5": case_barrier(5),
-    "barrier_try_3": case_barrier(3, "try"), "barrier_try_5": case_barrier(5, "try"),
-    "barrier_dissem_5": case_barrier(5, None, "dissem"),
-    "barrier_central_2": case_barrier(2, "try", "central"),
+    "am_rules": case_am_rules, "am_credits_7_2": case_am_credits(2, 7), "topo_4": case_topo(4),
     "data_1": case_data(1), "data_2": case_data(2), "data_4": case_data(4),
     "data_8": case_data(8), "data_8_large": case_data(8, str(64 << 20)),
     "ex_1": case_ex(1), "ex_4": case_ex(4), "ex_8": case_ex(8),
@@ -1228,57 +1303,25 @@ CASES = {
     "small_shm": case_small_shm, "absent_shm": case_absent_shm,
     "inner_small_shm": case_inner_small_shm, "inner_absent_shm": case_inner_absent_shm,
     "rogue_client": case_rogue_client, "examples": case_examples,
-    "ofi_am_flood_2_tcp": case_ofi_am_flood(2, "tcp"),
-    "ofi_am_flood_4_tcp": case_ofi_am_flood(4, "tcp"),
-    "ofi_am_flood_2_shm": case_ofi_am_flood(2, "shm"),
-    "ofi_am_pingpong_1cpu_tcp": case_am_pingpong_1cpu("tcp"),
-    "ofi_am_pingpong_1cpu_shm": case_am_pingpong_1cpu("shm"),
-    "ofi_am_flood_par_3_tcp": case_ofi_am_flood(3, "tcp", par=True),
-    "ofi_am_flood_par_3_shm": case_ofi_am_flood(3, "shm", par=True),
-    "ofi_rma_2_tcp": case_ofi_rma(2, "tcp"),
-    "ofi_rma_3_tcp": case_ofi_rma(3, "tcp", max_bytes="1048576"),
-    "ofi_rma_2_shm": case_ofi_rma(2, "shm"),
-    "ofi_rma_bounce0_2_tcp": case_ofi_rma(2, "tcp",
-                                          knobs={"GASNET_NONBULKPUT_BOUNCE_LIMIT": "0"}),
-    "ofi_am_3_tcp": case_ofi_am(3, "tcp"),
-    "ofi_am_2_shm": case_ofi_am(2, "shm"),
-    "ofi_am_packed0_2_tcp": case_ofi_am(2, "tcp", knobs={"GASNET_PACKEDLONG_LIMIT": "0"}),
-    "ofi_am_tight_3_tcp": case_ofi_am(3, "tcp", knobs={
-        "GASNET_AM_CREDITS_PP": "7", "GASNET_AM_CREDITS_SLACK": "3",
-        "GASNET_NETWORKDEPTH_PP": "2", "GASNET_NETWORKDEPTH_TOTAL": "3",
-        "GASNET_INLINESEND_LIMIT": "0"}),
-    "am_credits_7_2": case_am_credits(2, 7),
-    "topo_4": case_topo(4),
     "ofi_topo_supernodes_5": case_ofi_topo_supernodes(5),
-    "ofi_barrier_3_tcp": case_barrier(3, ofi="tcp"),
-    "ofi_barrier_2_shm": case_barrier(2, ofi="shm"),
-    "ofi_barrier_5_tcp": case_barrier(5, ofi="tcp"),
-    "ofi_barrier_try_5_tcp": case_barrier(5, "try", ofi="tcp"),
-    "ofi_threads_barrier_3x4_tcp": case_threads(3, 4, ofi="tcp", barriers=100),
-    "ofi_threads_barrier_rcv_2x4_shm": case_threads(2, 4, {"GASNET_RCV_THREAD": "1"}, ofi="shm",
-                                                    barriers=100),
-    "ofi_threads_2x4_tcp": case_threads(2, 4, ofi="tcp"),
-    "ofi_threads_2x4_shm": case_threads(2, 4, ofi="shm"),
-    "ofi_am_par_3_tcp": case_ofi_am(3, "tcp", par=True),
-    "ofi_exit_tcp": case_ofi_exit("tcp"),
-    "ofi_exit_shm": case_ofi_exit("shm"),
     "ofi_default_provider": case_ofi_default_provider(),
-    "ofi_kills_shm": case_ofi_kills("shm"),
-    "ofi_kills_net": case_ofi_kills("net"),
-    "ofi_am_3_net": case_ofi_am(3, "net"),
-    "ofi_am_flood_2_net": case_ofi_am_flood(2, "net"),
-    "ofi_rma_2_net": case_ofi_rma(2, "net"),
-    "ofi_barrier_3_net": case_barrier(3, ofi="net"),
-    "ofi_threads_2x4_net": case_threads(2, 4, ofi="net"),
-    "ofi_exit_net": case_ofi_exit("net"),
-    "ofi_am_3_sockets": case_ofi_am(3, "sockets"),
-    "ofi_am_flood_2_sockets": case_ofi_am_flood(2, "sockets"),
-    "ofi_am_pingpong_1cpu_sockets": case_am_pingpong_1cpu("sockets"),
-    "ofi_rma_2_sockets": case_ofi_rma(2, "sockets"),
-    "ofi_barrier_3_sockets": case_barrier(3, ofi="sockets"),
-    "ofi_threads_2x4_sockets": case_threads(2, 4, ofi="sockets"),
-    "ofi_exit_sockets": case_ofi_exit("sockets"),
 }
+# Run by other cases (in a private /dev/shm), not registered as tests.
+HELPER_CASES = {"inner_small_shm", "inner_absent_shm"}
+# Cases that need the ofi conduit (CTest label "ofi").
+OFI_CASES = {"ofi_topo_supernodes_5", "ofi_default_provider"}
+for _name, _run, _cell in matrix_cases():
+    check(_name not in CASES, "case %s is defined twice" % _name)
+    CASES[_name] = _run
+    if _cell != SMP:
+        OFI_CASES.add(_name)
+
+
+def list_cases():
+    """`jobtests.py --list`: one line per test, "NAME LABELS" (CMakeLists.txt reads it)."""
+    for name in sorted(CASES):
+        if name not in HELPER_CASES:
+            print("%s %s" % (name, "integration,ofi" if name in OFI_CASES else "integration"))
 
 
 def run_case(cases, take_args):
@@ -1299,6 +1342,10 @@ def run_case(cases, take_args):
 
 
 def main():
+    if sys.argv[1:] == ["--list"]:
+        list_cases()
+        return 0
+
     def take_args(args):
         global ARGS
         ARGS = args
