@@ -1,3 +1,7 @@
+// The local spawner (the spawner table's "local" row): forks the ranks of a
+// job on this host, each execs the program, and this process serves their
+// bootstrap through a Hub and supervises them until the last one is gone.
+// Also the supervisor a GASNET_PSHM_NODES program execs (supervise_pshm).
 #include "launcher/spawner.hpp"
 
 #include <dirent.h>

@@ -36,7 +36,7 @@ struct RemoteEvent {
   int code = 1;
 };
 
-// Ranks reached through agents on other hosts (bootstrap/ssh_job.cpp).
+// Ranks reached through agents on other hosts (launcher/ssh_job.cpp).
 class RemoteRanks {
  public:
   virtual ~RemoteRanks() = default;

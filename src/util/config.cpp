@@ -74,7 +74,7 @@ GEXX_KNOB_GROUP_DEFINE(
          "ofi conduit: Long AM payloads up to this size travel in the AM message itself; larger "
          "ones are written into the target's segment first.",
          false},
-        // the ssh spawner (bootstrap/ssh_hosts.cpp)
+        // the launcher and its ssh spawner (launcher/ssh_hosts.cpp, ssh_job.cpp)
         {"GASNET_SSH_SERVERS", Kind::String, "",
          "Hosts of an ssh-spawned job, separated by commas or spaces; GASNET_SSH_NODEFILE wins "
          "when both are set.",
