@@ -54,7 +54,8 @@ void end_children(const std::vector<pid_t> &pids) {
 
 std::vector<std::string> gasnetrun_candidates() {
   std::vector<std::string> out;
-  if (const char *env = std::getenv("GEXX_GASNETRUN"); env && *env) out.emplace_back(env);
+  // Named by the user: that one or none.
+  if (const char *env = std::getenv("GEXX_GASNETRUN"); env && *env) return {env};
   Dl_info info;
   if (::dladdr(reinterpret_cast<void *>(&gasnetrun_candidates), &info) && info.dli_fname) {
     std::string object = real_path(info.dli_fname);

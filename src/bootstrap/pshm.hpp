@@ -26,9 +26,9 @@ struct PshmRank {
 // error when no gasnetrun is found (nothing is forked then).
 PshmRank fork_pshm_ranks(uint32_t ranks, bool verbose);
 
-// Where the supervisor is looked for, in order: $GEXX_GASNETRUN, beside the
-// shared library holding this code (../bin/gasnetrun, ./gasnetrun), the
-// build tree's, the install's.
+// Where the supervisor is looked for: $GEXX_GASNETRUN alone when set; else,
+// in order, beside the shared library holding this code (../bin/gasnetrun,
+// ./gasnetrun), the build tree's, the install's.
 std::vector<std::string> gasnetrun_candidates();
 
 }  // namespace gexx::bootstrap

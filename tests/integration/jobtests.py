@@ -244,6 +244,31 @@ def case_pshm(n):
     return run
 
 
+def case_pshm_supervisor():
+    """A GASNET_PSHM_NODES program execs gasnetrun to supervise its ranks: one
+    that finds none stops before it forks any, naming where it looked; one
+    given the path with GEXX_GASNETRUN runs; gasnetrun refuses a malformed
+    hand-over."""
+    before = shm_entries()
+    job = Job([jobcheck(), "data"], env={"GASNET_PSHM_NODES": "3",
+                                         "GEXX_GASNETRUN": "/nonexistent/gasnetrun"},
+              launcher=False).wait()
+    job.expect(1, stderr_has=[
+        r"fatal error: GASNET_PSHM_NODES=3 needs gasnetrun to supervise the ranks, and none was "
+        r"found \(looked at: /nonexistent/gasnetrun\); set GEXX_GASNETRUN to its path, or start "
+        r"the job with gasnetrun -n 3"])
+    check("PASS" not in job.stdout, job.show())
+    job.assert_nothing_left(before)
+    job = Job([jobcheck(), "data"], env={"GASNET_PSHM_NODES": "2",
+                                         "GEXX_GASNETRUN": os.path.join(ARGS.bin_dir, "gasnetrun")},
+              launcher=False).wait().expect(0)
+    pass_lines(job, 2)
+    job.assert_nothing_left(before)
+    job = Job([os.path.join(ARGS.bin_dir, "gasnetrun"), "--supervise-pshm"], launcher=False)
+    job.wait().expect(1, stderr_has=[r"gasnetrun: --supervise-pshm: the job handed over by a "
+                                     r"GASNET_PSHM_NODES program is malformed"])
+
+
 def case_singleton():
     """A program started on its own is a job of one rank."""
     before = shm_entries()
@@ -1290,7 +1315,8 @@ CASES = {
     "data_1": case_data(1), "data_2": case_data(2), "data_4": case_data(4),
     "data_8": case_data(8), "data_8_large": case_data(8, str(64 << 20)),
     "ex_1": case_ex(1), "ex_4": case_ex(4), "ex_8": case_ex(8),
-    "pshm_4": case_pshm(4), "singleton": case_singleton,
+    "pshm_4": case_pshm(4), "pshm_supervisor": case_pshm_supervisor,
+    "singleton": case_singleton,
     "bad_usage": case_bad_usage, "environment": case_environment, "bad_env": case_bad_env,
     "unknown_env": case_unknown_env, "verboseenv": case_verboseenv,
     "must_agree": case_must_agree, "env_doc": case_env_doc,
