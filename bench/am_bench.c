@@ -291,7 +291,13 @@ int main(int argc, char **argv) {
   for (int i = 0; i < nsizes && sizes[i] <= maxlong && !short_only; ++i)
     report(LONG, 1, sizes[i], measure(LONG, 1, src, sizes[i], iterations(4 * base, sizes[i], 1e9)));
 
-  if (bad) printf("# WARNING: rank %u saw %ld bad payloads or counts\n", me, bad);
+  if (bad) {
+    /* Figures over corrupted data mean nothing: fail the job (a lone
+       gasnet_exit ends every rank with this code). */
+    fprintf(stderr, "am_bench: ERROR: rank %u saw %ld bad payloads or counts\n", me, bad);
+    fflush(stdout);
+    gasnet_exit(3);
+  }
   fflush(stdout);
   gasnet_barrier(0, GASNET_BARRIERFLAG_ANONYMOUS);
   free(src);
