@@ -184,6 +184,13 @@ extern void gasnet_memset(gasnet_node_t node, void *dest, int val, size_t nbytes
 extern gasnet_handle_t gasnet_memset_nb(gasnet_node_t node, void *dest, int val, size_t nbytes);
 extern void gasnet_memset_nbi(gasnet_node_t node, void *dest, int val, size_t nbytes);
 
+/* ---- collectives set-up (GASNet-1) ----
+ * Collective, once, after gasnet_attach. images must be NULL (one image per
+ * node); the collective operations themselves are not part of this header. */
+typedef uint32_t gasnet_image_t;
+extern void gasnet_coll_init(gasnet_image_t *images, gasnet_image_t my_image,
+                             gasnet_seginfo_t *scratch_segs, int scratch_size, int flags);
+
 /* ---- synchronisation ---- */
 extern void gasnet_wait_syncnb(gasnet_handle_t handle);
 extern int gasnet_try_syncnb(gasnet_handle_t handle);

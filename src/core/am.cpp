@@ -109,7 +109,9 @@ Engine::Engine(Runtime &rt)
       rank_(rt.rank()),
       size_(rt.size()),
       max_medium_(rt.transport().am_max_medium()),
-      max_long_(rt.max_global_segment() > 512 ? rt.max_global_segment() : 512),
+      // At least 512 bytes, at most INT32_MAX: GASNet clients keep the
+      // gasnet_AMMaxLong* values in an int.
+      max_long_(std::clamp<uint64_t>(rt.max_global_segment(), 512, INT32_MAX)),
       packed_long_limit_(
           std::min<uint64_t>(config::get_bytes("GASNET_PACKEDLONG_LIMIT"), max_medium_)),
       concurrent_(rt.concurrent()),
