@@ -11,8 +11,12 @@
 #     PREFIX  a gexx install (make install puts one in ./install)
 #     SUITES  folder holding run-ex.sh, run-g1.sh and the tarballs
 #             [../shared/suites beside the repository]
-# Environment: SUITES_ONLY=ex|g1 runs one of the two.
+# Environment: SUITES_ONLY=ex|g1 runs one of the two. EXSUITE_TIMEOUT and
+# G1_TIMEOUT (seconds per run, default 180 here) only guard against hangs:
+# testcore2 at 8 ranks is byte-by-byte checking that takes ~50 s on a loaded
+# 2-core machine, past the runners' own 60 s default.
 set -u
+export EXSUITE_TIMEOUT=${EXSUITE_TIMEOUT:-180} G1_TIMEOUT=${G1_TIMEOUT:-180}
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 prefix=$(cd "${1:?usage: run-suites.sh PREFIX [SUITES]}" && pwd) || exit 2
 suites=${2:-$here/../../../shared/suites}
