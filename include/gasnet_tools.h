@@ -1,8 +1,8 @@
 /* gasnet_tools.h: the GASNet tools API (gasnett_*, GASNETT_*), version 1 of
  * the GASNet tools specification as README-tools describes it.
  *
- * Usable with the communication API or without it. A source file that uses
- * both includes gasnet.h (or gasnetex.h) first. A tools-only client links
+ * Usable with the communication API or without it (gasnetex.h and gasnet.h
+ * include it, and it may come before or after them). A tools-only client links
  * libgasnet_tools-seq or, defining GASNETT_THREAD_SAFE, libgasnet_tools-par
  * (the installed gasnet_tools-{seq,par}.mak and .pc files do both); a
  * client of libgasnet-<conduit>-<mode> needs no extra library. See
