@@ -11,7 +11,9 @@
 #     PREFIX  a gexx install (make install puts one in ./install)
 #     SUITES  folder holding run-ex.sh, run-g1.sh and the tarballs
 #             [../shared/suites beside the repository]
-# Environment: SUITES_ONLY=ex|g1 runs one of the two. EXSUITE_TIMEOUT and
+# Environment: SUITES_ONLY=ex|g1 runs one of the two; SUITES_OFI_PROVIDERS
+# ("tcp net") adds the EX list on ofi, every peer through the network, once
+# per provider. EXSUITE_TIMEOUT and
 # G1_TIMEOUT (seconds per run, default 180 here) only guard against hangs:
 # testcore2 at 8 ranks is byte-by-byte checking that takes ~50 s on a loaded
 # 2-core machine, past the runners' own 60 s default.
@@ -29,16 +31,32 @@ failed=0
 
 expected() { grep -v -e '^#' -e '^[[:space:]]*$' "$1"; }
 
+# check_ex <results.tsv> <what>: every expected EX test passed there
+check_ex() {
+  local t verdict
+  for t in $(expected "$here/expected-ex.txt"); do
+    verdict=$(awk -F'\t' -v t="$t" '$1 == t { print $5 }' "$1" 2>/dev/null)
+    if [ "$verdict" != PASS ]; then
+      echo "run-suites: EX test $t is expected to pass ($2): ${verdict:-did not run}"
+      failed=1
+    fi
+  done
+}
+
 if [ -z "$only" ] || [ "$only" = ex ]; then
   echo "=== GASNet-EX suite (smp, 2 ranks) against $prefix"
   EXSUITE_WORK=$work/ex bash "$suites/run-ex.sh" "$prefix" smp
-  results=$work/ex/results.tsv
-  for t in $(expected "$here/expected-ex.txt"); do
-    verdict=$(awk -F'\t' -v t="$t" '$1 == t { print $5 }' "$results" 2>/dev/null)
-    if [ "$verdict" != PASS ]; then
-      echo "run-suites: EX test $t is expected to pass: ${verdict:-did not run}"
-      failed=1
-    fi
+  check_ex "$work/ex/results.tsv" smp
+  # Optional: the expected list on the ofi conduit with every peer sent
+  # through the network, once per provider named in SUITES_OFI_PROVIDERS
+  # (e.g. "tcp net"); a few minutes per provider, so CI leaves it out.
+  for prov in ${SUITES_OFI_PROVIDERS:-}; do
+    [ -d "$prefix/include/ofi-conduit" ] || { echo "run-suites: no ofi conduit in $prefix"; failed=1; break; }
+    echo "=== GASNet-EX suite (ofi, provider $prov, GASNET_SUPERNODE_MAXSIZE=1, 2 ranks)"
+    GASNET_SUPERNODE_MAXSIZE=1 GASNET_OFI_PROVIDER=$prov EXSUITE_WORK=$work/ex-ofi-$prov \
+      EXSUITE_TESTS="$(expected "$here/expected-ex.txt" | tr '\n' ' ')" \
+      bash "$suites/run-ex.sh" "$prefix" ofi
+    check_ex "$work/ex-ofi-$prov/results.tsv" "ofi $prov"
   done
 fi
 
