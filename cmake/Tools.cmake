@@ -7,6 +7,8 @@
 # the tools-only libraries add the utilities they use.
 get_target_property(GEXX_TOOLS_SOURCES gexx_objects SOURCES)
 list(FILTER GEXX_TOOLS_SOURCES INCLUDE REGEX "^src/tools/")
+# The self-test exercises communication too: conduit libraries only.
+list(FILTER GEXX_TOOLS_SOURCES EXCLUDE REGEX "^src/tools/comm_diagnostics.cpp$")
 list(APPEND GEXX_TOOLS_SOURCES src/util/strings.cpp src/util/log.cpp src/util/config.cpp
      src/util/debug.cpp src/transport/smp/knobs.cpp src/transport/ofi/knobs.cpp)
 set(GEXX_TOOLS_MODES seq par)
@@ -50,6 +52,9 @@ foreach(mode ${GEXX_TOOLS_MODES})
   # The fragment and the .pc file, relocatable like the conduit ones.
   string(TOUPPER ${mode} GEXX_TOOLS_MODE_UPPER)
   set(GEXX_TOOLS_MODE ${mode})
+  # The tools library needs no conduit, so its fragment names no conduit's
+  # libraries (GEXX_EXTRA_LIBS is last left at the ofi conduit's value).
+  set(GEXX_EXTRA_LIBS "${GEXX_COMMON_EXTRA_LIBS}")
   if(is_par)
     set(GEXX_TOOLS_THREADFLAGS "-DGASNETT_THREAD_SAFE -D_REENTRANT")
   else()

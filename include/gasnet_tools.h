@@ -1,30 +1,37 @@
 /* gasnet_tools.h: the GASNet tools API (gasnett_*, GASNETT_*), version 1 of
  * the GASNet tools specification as README-tools describes it.
  *
- * Usable with the communication API or without it. A source file that uses
- * both includes gasnet.h (or gasnetex.h) first. A tools-only client links
+ * Usable with the communication API or without it (gasnetex.h and gasnet.h
+ * include it, and it may come before or after them). A tools-only client links
  * libgasnet_tools-seq or, defining GASNETT_THREAD_SAFE, libgasnet_tools-par
  * (the installed gasnet_tools-{seq,par}.mak and .pc files do both); a
  * client of libgasnet-<conduit>-<mode> needs no extra library. See
  * docs/tools.md. */
+
+/* A GASNet client (one of GASNET_SEQ, GASNET_PARSYNC, GASNET_PAR defined)
+ * gets the tools through gasnetex.h, which includes this file after it has
+ * settled the thread mode: included first, this file brings in gasnetex.h,
+ * so gasnet.h / gasnetex.h and gasnet_tools.h may come in either order. */
+#if !defined(GASNETEX_H) && !defined(GEXX_BUILDING_TOOLS) && \
+    (defined(GASNET_SEQ) || defined(GASNET_PARSYNC) || defined(GASNET_PAR))
+#include <gasnetex.h>
+#endif
+
 #ifndef GASNET_TOOLS_H
 #define GASNET_TOOLS_H
 #define _INCLUDED_GASNET_TOOLS_H
-
-#if !defined(GASNETEX_H) && !defined(GEXX_BUILDING_TOOLS) && \
-    (defined(GASNET_SEQ) || defined(GASNET_PARSYNC) || defined(GASNET_PAR))
-#error "gexx: a file using GASNet and the GASNet tools includes gasnet.h before gasnet_tools.h"
-#endif
 
 /* ---- thread model: exactly one of THREAD_SAFE, THREAD_SINGLE, LITE ---- */
 #if defined(GASNETT_LITE_MODE) + defined(GASNETT_THREAD_SAFE) + defined(GASNETT_THREAD_SINGLE) > 1
 #error "gexx: define at most one of GASNETT_THREAD_SAFE, GASNETT_THREAD_SINGLE, GASNETT_LITE_MODE"
 #endif
 #if defined(GASNETT_THREAD_SAFE) && defined(GASNET_SEQ)
-#error "gexx: GASNETT_THREAD_SAFE conflicts with GASNET_SEQ"
+#error \
+    "gexx: GASNETT_THREAD_SAFE (thread-safe tools) conflicts with GASNET_SEQ: compile a GASNet client in GASNET_PAR or GASNET_PARSYNC mode to use the thread-safe tools, or drop GASNETT_THREAD_SAFE"
 #endif
 #if defined(GASNETT_THREAD_SINGLE) && (defined(GASNET_PAR) || defined(GASNET_PARSYNC))
-#error "gexx: GASNETT_THREAD_SINGLE conflicts with GASNET_PAR and GASNET_PARSYNC"
+#error \
+    "gexx: GASNETT_THREAD_SINGLE (single-threaded tools) conflicts with GASNET_PAR and GASNET_PARSYNC: drop GASNETT_THREAD_SINGLE or compile the client in GASNET_SEQ mode"
 #endif
 #if defined(GASNETT_LITE_MODE)
 #if defined(GASNETEX_H)
@@ -46,6 +53,7 @@
 #endif
 
 #include <errno.h>
+#include <inttypes.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -57,7 +65,8 @@
 #include <sys/time.h>
 #include <time.h>
 #include <gasnet_config.h>
-#include <gexx_platform.h>
+#include <gasnet_portable_platform.h>
+#include <gexx_basic.h>
 
 /* ---- versions and configuration ---- */
 #define GASNETT_RELEASE_VERSION_MAJOR GASNET_RELEASE_VERSION_MAJOR
@@ -91,6 +100,13 @@
 #define GASNETT_DEBUG_CONFIG debug
 #endif
 #define GASNETT_TIMER_CONFIG timers_clock_monotonic
+
+/* The most threads one process may have in the GASNet library at once (a
+ * compile-time bound clients size their tables by). */
+#ifndef GASNETT_MAX_THREADS
+#define GASNETT_MAX_THREADS 256
+#endif
+#define GASNETT_MAX_THREADS_REASON "the bound gexx advertises; it keeps no fixed per-thread table"
 #define GASNETT_MEMBAR_CONFIG membars_gcc_builtin
 
 /* ---- compiler annotations (GCC and Clang forms) ---- */

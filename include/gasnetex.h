@@ -8,99 +8,122 @@
 #ifndef GASNETEX_H
 #define GASNETEX_H
 
+#define _INCLUDED_GASNETEX_H
+#define _IN_GASNETEX_H
+
+/* The standard headers a GASNet client may rely on after including
+ * gasnetex.h (the PRI* format macros among them). */
+#include <inttypes.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include <gasnet_config.h>
+#include <gasnet_fwd.h>
 #include <gasnet_core_fwd.h>
 #include <gasnet_extended_fwd.h>
 
-#if defined(GASNET_SEQ) && !defined(GASNET_PARSYNC) && !defined(GASNET_PAR)
-#undef GASNET_SEQ
-#define GASNET_SEQ 1
-#define GEXX_THREAD_MODEL SEQ
-#define GEXX_CLIENT_INIT_FN gexx_Client_Init_GASNET_SEQ
-#define GEXX_INIT_FN gexx_init_GASNET_SEQ
-#define GEXX_THREAD_MODE_ID 0
-#elif !defined(GASNET_SEQ) && defined(GASNET_PARSYNC) && !defined(GASNET_PAR)
-#undef GASNET_PARSYNC
-#define GASNET_PARSYNC 1
-#define GEXX_THREAD_MODEL PARSYNC
-#define GEXX_CLIENT_INIT_FN gexx_Client_Init_GASNET_PARSYNC
-#define GEXX_INIT_FN gexx_init_GASNET_PARSYNC
-#define GEXX_THREAD_MODE_ID 1
-#elif !defined(GASNET_SEQ) && !defined(GASNET_PARSYNC) && defined(GASNET_PAR)
-#undef GASNET_PAR
-#define GASNET_PAR 1
-#define GEXX_THREAD_MODEL PAR
-#define GEXX_CLIENT_INIT_FN gexx_Client_Init_GASNET_PAR
-#define GEXX_INIT_FN gexx_init_GASNET_PAR
-#define GEXX_THREAD_MODE_ID 2
-#else
-#error \
-    "gexx: define exactly one of GASNET_SEQ, GASNET_PARSYNC or GASNET_PAR before including gasnetex.h or gasnet.h (the installed .mak/.pc/CMake files add it for you)"
-#endif
+/* ---- identification ---- */
+/* _STRINGIFY, _CONCAT and PRIuSZ come from gexx_basic.h (with the tools). */
+#include <gexx_basic.h>
 
-#ifdef __cplusplus
-#define GEXX_BEGIN_EXTERNC extern "C" {
-#define GEXX_END_EXTERNC }
-#else
-#define GEXX_BEGIN_EXTERNC
-#define GEXX_END_EXTERNC
+/* The conduit's core and extended API versions are the release's; the
+ * names are bare tokens (SMP), the _STR forms strings. */
+#ifndef GASNET_CORE_VERSION
+#define GASNET_CORE_VERSION GASNETI_RELEASE_VERSION
 #endif
+#ifndef GASNET_EXTENDED_VERSION
+#define GASNET_EXTENDED_VERSION GASNETI_RELEASE_VERSION
+#endif
+#define GASNET_RELEASE_VERSION_STR GEXX_VERSION_STRING
+#define GASNETI_THREAD_MODEL_STR _STRINGIFY(GEXX_THREAD_MODEL)
+#if UINTPTR_MAX == UINT64_MAX
+#define GASNETI_PTR_CONFIG 64bit
+#else
+#define GASNETI_PTR_CONFIG 32bit
+#endif
+#if defined(GASNET_DEBUG)
+#define GASNETI_DEBUG_CONFIG debug
+#else
+#define GASNETI_DEBUG_CONFIG nodebug
+#endif
+#define GASNETI_TOOLS_CONDUIT GASNET_CONDUIT_NAME
 
-#if defined(__GNUC__) || defined(__clang__)
-#define GEXX_NORETURN __attribute__((__noreturn__))
-#else
-#define GEXX_NORETURN
-#endif
+/* One line describing this build and the including client's choices, in the
+ * form GASNet's launchers and the suites parse:
+ * RELEASE=r,SPEC=s,CONDUIT=NAME(NAME-core/NAME-extended),THREADMODEL=m,
+ * SEGMENT=FAST,PTR=64bit,noalign,debug|nodebug,notrace,nostats,... */
+#define GASNET_CONFIG_STRING \
+  "RELEASE=" _STRINGIFY(GASNETI_RELEASE_VERSION) ",SPEC=" _STRINGIFY(                    \
+      GEX_SPEC_VERSION_MAJOR) "." _STRINGIFY(GEX_SPEC_VERSION_MINOR) ",CONDUIT="         \
+      GASNET_CONDUIT_NAME_STR "(" GASNET_CORE_NAME_STR "-" _STRINGIFY(                   \
+          GASNET_CORE_VERSION) "/" GASNET_EXTENDED_NAME_STR "-" _STRINGIFY(              \
+          GASNET_EXTENDED_VERSION) "),THREADMODEL=" GASNETI_THREAD_MODEL_STR             \
+      ",SEGMENT=FAST,PTR=" _STRINGIFY(GASNETI_PTR_CONFIG) ",noalign,pshm," _STRINGIFY(   \
+          GASNETI_DEBUG_CONFIG) ",notrace,nostats,nodebugmalloc,nosrclines,timers_native," \
+      "membars_native,atomics_native,atomic32_native,atomic64_native"
 
 GEXX_BEGIN_EXTERNC
 
-/* ---- error codes (shared with GASNet-1; GASNET_OK is zero) ---- */
-#define GASNET_OK 0
-#define _GASNET_ERR_BASE 10000
-#define GASNET_ERR_NOT_INIT (_GASNET_ERR_BASE + 1)
-#define GASNET_ERR_RESOURCE (_GASNET_ERR_BASE + 2)
-#define GASNET_ERR_BAD_ARG (_GASNET_ERR_BASE + 3)
-#define GASNET_ERR_NOT_READY (_GASNET_ERR_BASE + 4)
-#define GASNET_ERR_BARRIER_MISMATCH (_GASNET_ERR_BASE + 5)
-
-/* ---- basic types ---- */
-typedef uint32_t gex_Rank_t;
-#define GEX_RANK_INVALID ((gex_Rank_t)0xFFFFFFFFu)
-
-typedef uint32_t gex_Flags_t;
-typedef void *gex_Addr_t;
-typedef uint16_t gex_EP_Index_t;
-typedef uint8_t gex_AM_Index_t;
-typedef int32_t gex_AM_Arg_t;
-typedef uintptr_t gex_RMA_Value_t;
-typedef uint32_t gex_EC_t;
-
-/* Opaque objects; every handle is pointer-sized and zero is invalid. */
-typedef struct gexx_client_s *gex_Client_t;
-typedef struct gexx_ep_s *gex_EP_t;
-typedef struct gexx_tm_s *gex_TM_t;
-typedef struct gexx_segment_s *gex_Segment_t;
-typedef struct gexx_token_s *gex_Token_t;
-typedef struct gexx_event_s *gex_Event_t;
-
-#define GEX_CLIENT_INVALID ((gex_Client_t)0)
-#define GEX_EP_INVALID ((gex_EP_t)0)
-#define GEX_TM_INVALID ((gex_TM_t)0)
-#define GEX_SEGMENT_INVALID ((gex_Segment_t)0)
-
-#define GEX_EVENT_INVALID ((gex_Event_t)0)
-#define GEX_EVENT_NO_OP ((gex_Event_t)(uintptr_t)1)
-#define GEX_EVENT_NOW ((gex_Event_t *)(uintptr_t)1)
-#define GEX_EVENT_DEFER ((gex_Event_t *)(uintptr_t)2)
-#define GEX_EVENT_GROUP ((gex_Event_t *)(uintptr_t)3)
+/* The identification strings GASNet puts in every executable ("ident" and
+ * "strings" show them; launchers such as upcxx-run read them to recognise a
+ * GASNet program). Weak definitions in the client's own objects, so they land
+ * in the executable whether the library is linked statically or shared, and
+ * one copy is kept however many files include this header. */
+#if defined(__GNUC__) || defined(__clang__)
+#ifdef __cplusplus
+#define GEXX_IDENT_DEF(name, text) \
+  extern __attribute__((__weak__, __used__)) const char name[] = text
+#else
+#define GEXX_IDENT_DEF(name, text) \
+  extern const char name[];        \
+  __attribute__((__weak__, __used__)) const char name[] = text
+#endif
+GEXX_IDENT_DEF(GASNetIdent_ConduitName, "$GASNetConduitName: " GASNET_CONDUIT_NAME_STR " $");
+GEXX_IDENT_DEF(GASNetIdent_CoreLibraryName, "$GASNetCoreLibraryName: " GASNET_CORE_NAME_STR " $");
+GEXX_IDENT_DEF(GASNetIdent_CoreLibraryVersion,
+               "$GASNetCoreLibraryVersion: " _STRINGIFY(GASNET_CORE_VERSION) " $");
+GEXX_IDENT_DEF(GASNetIdent_ExtendedLibraryName,
+               "$GASNetExtendedLibraryName: " GASNET_EXTENDED_NAME_STR " $");
+GEXX_IDENT_DEF(GASNetIdent_ReleaseVersion,
+               "$GASNetReleaseVersion: " _STRINGIFY(GASNETI_RELEASE_VERSION) " $");
+GEXX_IDENT_DEF(GASNetIdent_SpecVersion,
+               "$GASNetEXAPIVersion: " _STRINGIFY(GEX_SPEC_VERSION_MAJOR) "." _STRINGIFY(
+                   GEX_SPEC_VERSION_MINOR) " $");
+GEXX_IDENT_DEF(GASNetIdent_Config, "$GASNetConfig: (gasnetex.h) " GASNET_CONFIG_STRING " $");
+GEXX_IDENT_DEF(GASNetIdent_ThreadModel,
+               "$GASNetThreadModel: GASNET_" GASNETI_THREAD_MODEL_STR " $");
+#endif
 
 /* ---- flags (bits are disjoint within one API family) ---- */
 #define GEX_FLAG_USES_GASNET1 ((gex_Flags_t)1u << 0)
 #define GEX_FLAG_IMMEDIATE ((gex_Flags_t)1u << 1)
 #define GEX_FLAG_RANK_IS_JOBRANK ((gex_Flags_t)1u << 2)
+
+/* Flags gexx accepts and needs nothing from: every segment is shared memory
+ * registered at attach, so what a client says of where the local
+ * (SELF_SEG_*) or remote (PEER_SEG_*) addresses of an RMA or AM Long lie
+ * changes nothing, and a local-completion leaf is always available
+ * (ENABLE_LEAF_LC). Their bits are disjoint from the injection flags above
+ * and from each other. */
+#define GEX_FLAG_ENABLE_LEAF_LC ((gex_Flags_t)1u << 12)
+#define GEX_FLAG_SELF_SEG_UNKNOWN ((gex_Flags_t)1u << 13)
+#define GEX_FLAG_SELF_SEG_SOME ((gex_Flags_t)1u << 14)
+#define GEX_FLAG_SELF_SEG_BOUND ((gex_Flags_t)1u << 15)
+#define GEX_FLAG_SELF_SEG_OFFSET ((gex_Flags_t)1u << 16)
+#define GEX_FLAG_PEER_SEG_UNKNOWN ((gex_Flags_t)1u << 17)
+#define GEX_FLAG_PEER_SEG_SOME ((gex_Flags_t)1u << 18)
+#define GEX_FLAG_PEER_SEG_BOUND ((gex_Flags_t)1u << 19)
+#define GEX_FLAG_PEER_SEG_OFFSET ((gex_Flags_t)1u << 20)
+/* Team-construction flags (gex_TM_Split and friends, which later issues
+ * bring; gex_TM_Split fails loudly until then). */
+#define GEX_FLAG_TM_SCRATCH_SIZE_MIN ((gex_Flags_t)1u << 21)
+#define GEX_FLAG_TM_SCRATCH_SIZE_RECOMMENDED ((gex_Flags_t)1u << 22)
+#define GEX_FLAG_TM_GLOBAL_SCRATCH ((gex_Flags_t)1u << 23)
+#define GEX_FLAG_TM_LOCAL_SCRATCH ((gex_Flags_t)1u << 24)
+#define GEX_FLAG_TM_NO_SCRATCH ((gex_Flags_t)1u << 25)
 
 /* ---- job and system queries ---- */
 extern gex_Rank_t gex_System_QueryJobRank(void);
@@ -212,6 +235,12 @@ extern int gex_RMA_PutNBIVal(gex_TM_t tm, gex_Rank_t rank, void *dest, gex_RMA_V
                              size_t nbytes, gex_Flags_t flags);
 extern gex_Event_t gex_RMA_PutNBVal(gex_TM_t tm, gex_Rank_t rank, void *dest, gex_RMA_Value_t value,
                                     size_t nbytes, gex_Flags_t flags);
+
+/* A vector of memory ranges (the VIS interfaces of a later issue take them). */
+typedef struct {
+  void *gex_addr;
+  size_t gex_len;
+} gex_Memvec_t;
 
 /* ---- NBI access regions (they do not nest) ---- */
 extern void gex_NBI_BeginAccessRegion(gex_Flags_t flags);
@@ -352,6 +381,37 @@ extern void gexx_AM_CommitReplyLong(gex_AM_SrcDesc_t sd, gex_AM_Index_t handler,
 
 /* ---- collectives ---- */
 extern gex_Event_t gex_Coll_BarrierNB(gex_TM_t tm, gex_Flags_t flags);
+/* The barrier, waited for: gex_Event_Wait(gex_Coll_BarrierNB(tm, flags)). */
+extern void gex_Coll_BarrierBlocking(gex_TM_t tm, gex_Flags_t flags);
+
+/* ---- the library's self-test (GASNet's testinternal runs it) ----
+ * gasnett_diagnostic_gethandlers gives the AM handlers the test uses, to be
+ * registered with gex_EP_RegisterHandlers before gasnett_run_diagnostics is
+ * called, collectively, by every rank with the same arguments. Sections (a
+ * string of letters; NULL or "" for all): A timers, B atomics, C locks and
+ * threadcnt threads, D checksum and number helpers, E put/get to peer's
+ * segment (each rank writes only the first 64 KiB of its peer's), F active
+ * messages to peer, G barriers. Returns the number of errors found (each is
+ * also printed to stderr). */
+extern void gasnett_diagnostic_gethandlers(gex_AM_Entry_t **htable, int *htable_cnt);
+extern int gasnett_run_diagnostics(int iters, int threadcnt, const char *testsections,
+                                   gex_TM_t myteam, void *myseg, gex_Rank_t peer, void *peerseg);
+
+/* ---- handler-safe locks ----
+ * A handler may take one and must release it before it returns; they do not
+ * nest in one thread; while a thread holds one, gasnet_hold_interrupts and
+ * gasnet_resume_interrupts are ignored. gasnet_hsl_t is the same type. */
+typedef struct {
+  volatile int gexx_locked;
+  void *gexx_owner;
+} gex_HSL_t;
+#define GEX_HSL_INITIALIZER \
+  { 0, 0 }
+#define gex_HSL_Init(hsl) gasnet_hsl_init(hsl)
+#define gex_HSL_Destroy(hsl) gasnet_hsl_destroy(hsl)
+#define gex_HSL_Lock(hsl) gasnet_hsl_lock(hsl)
+#define gex_HSL_Unlock(hsl) gasnet_hsl_unlock(hsl)
+#define gex_HSL_Trylock(hsl) gasnet_hsl_trylock(hsl)
 
 GEXX_END_EXTERNC
 
@@ -361,5 +421,9 @@ GEXX_END_EXTERNC
 #include <gasnet_core_help.h>
 #include <gasnet_core.h>
 #include <gasnet_extended.h>
+
+/* As in GASNet-EX: the tools, then the legacy GASNet-1 API. */
+#include <gasnet_tools.h>
+#include <gexx_legacy.h>
 
 #endif /* GASNETEX_H */

@@ -27,12 +27,14 @@
 #define GASNETT_ATOMIC_ACQ_IF_TRUE GASNETT_ATOMIC_RMB_POST_IF_TRUE
 #define GASNETT_ATOMIC_ACQ_IF_FALSE GASNETT_ATOMIC_RMB_POST_IF_FALSE
 
-/* gasnett_atomic_t holds a full 64-bit word on every platform gexx supports. */
-typedef uint64_t gasnett_atomic_val_t;
-typedef int64_t gasnett_atomic_sval_t;
-#define GASNETT_ATOMIC_MAX ((gasnett_atomic_val_t)UINT64_MAX)
-#define GASNETT_ATOMIC_SIGNED_MIN ((gasnett_atomic_sval_t)INT64_MIN)
-#define GASNETT_ATOMIC_SIGNED_MAX ((gasnett_atomic_sval_t)INT64_MAX)
+/* gasnett_atomic_t holds a 32-bit word, as GASNet's does on the platforms
+ * gexx supports (clients store GASNETT_ATOMIC_MAX in gasnett_atomic32_t and
+ * compare it back); gasnett_atomic64_t is the 64-bit one. */
+typedef uint32_t gasnett_atomic_val_t;
+typedef int32_t gasnett_atomic_sval_t;
+#define GASNETT_ATOMIC_MAX ((gasnett_atomic_val_t)UINT32_MAX)
+#define GASNETT_ATOMIC_SIGNED_MIN ((gasnett_atomic_sval_t)INT32_MIN)
+#define GASNETT_ATOMIC_SIGNED_MAX ((gasnett_atomic_sval_t)INT32_MAX)
 #define gasnett_atomic_signed(v) ((gasnett_atomic_sval_t)(v))
 
 /* Every operation exists on every platform (lock-free 32- and 64-bit
@@ -145,7 +147,7 @@ static inline int gexxt_atomic_post_bool(int f, int strong, int result) {
 /* The fixed-width types have exactly the size and alignment of the integer,
  * so (int32_t *) and (double *) storage may be cast to them. */
 typedef struct {
-  uint64_t gexxt_ctr;
+  gasnett_atomic_val_t gexxt_ctr;
 } gasnett_strongatomic_t;
 typedef struct {
   uint32_t gexxt_ctr;

@@ -30,6 +30,8 @@ void Barrier::notify(int id, int flags) {
         "gasnet_barrier_notify called twice without a gasnet_barrier_wait or a successful "
         "gasnet_barrier_try in between");
   }
+  // An unnamed barrier (every rank passes UNNAMED) matches like an anonymous one.
+  if (flags & GASNET_BARRIERFLAG_UNNAMED) flags |= GASNET_BARRIERFLAG_ANONYMOUS;
   mine_ = {id, static_cast<uint32_t>(flags) &
                    (GASNET_BARRIERFLAG_ANONYMOUS | GASNET_BARRIERFLAG_MISMATCH)};
   generation_ = arrive(mine_);
@@ -44,7 +46,7 @@ int Barrier::finish(int id, int flags) {
   last_ = all;
   if (all.flags & GASNET_BARRIERFLAG_MISMATCH) return GASNET_ERR_BARRIER_MISMATCH;
   // The wait's value must agree with this rank's notify and with the job's.
-  bool named_wait = !(flags & GASNET_BARRIERFLAG_ANONYMOUS);
+  bool named_wait = !(flags & (GASNET_BARRIERFLAG_ANONYMOUS | GASNET_BARRIERFLAG_UNNAMED));
   if (named_wait && !(mine_.flags & GASNET_BARRIERFLAG_ANONYMOUS) && id != mine_.id)
     return GASNET_ERR_BARRIER_MISMATCH;
   if (named_wait && !(all.flags & GASNET_BARRIERFLAG_ANONYMOUS) && id != all.id)

@@ -109,7 +109,9 @@ Engine::Engine(Runtime &rt)
       rank_(rt.rank()),
       size_(rt.size()),
       max_medium_(rt.transport().am_max_medium()),
-      max_long_(rt.max_global_segment() > 512 ? rt.max_global_segment() : 512),
+      // At least 512 bytes, at most INT32_MAX: GASNet clients keep the
+      // gasnet_AMMaxLong* values in an int.
+      max_long_(std::clamp<uint64_t>(rt.max_global_segment(), 512, INT32_MAX)),
       packed_long_limit_(
           std::min<uint64_t>(config::get_bytes("GASNET_PACKEDLONG_LIMIT"), max_medium_)),
       concurrent_(rt.concurrent()),
@@ -329,7 +331,12 @@ bool Engine::acquire_credit(uint32_t rank, gex_Flags_t flags, const char *api) {
 
 int Engine::request(gex_Rank_t rank, const Message &m) {
   check_client_handler(m.api, m.handler);
-  return internal_request(rank, m);
+  int rc = internal_request(rank, m);
+  // A request to oneself is delivered before the call returns (GASNet's
+  // tests rely on it): another thread of this rank may be waiting for it in
+  // a loop that never polls (blocking puts to shared-memory peers do not).
+  if (rank == rank_ && rc == 0 && !tl_token) tp_.am_poll(false);
+  return rc;
 }
 
 int Engine::internal_request(gex_Rank_t rank, const Message &m) {

@@ -40,6 +40,24 @@ void on_quit(int, siginfo_t *info, void *) {
   leave_job(info->si_code == SI_QUEUE ? info->si_value.sival_int : 128 + SIGQUIT);
 }
 
+// SIGINT reaching a rank runs the client's SIGQUIT handler when it has one
+// (GASNet clients register one to learn that the job is ending, and GASNet
+// turns an interrupt into that notice); otherwise the interrupt does what it
+// did before gexx caught it.
+void on_interrupt(int) {
+  struct sigaction quit = {};
+  sigaction(SIGQUIT, nullptr, &quit);
+  bool client_handler = (quit.sa_flags & SA_SIGINFO)
+                            ? quit.sa_sigaction != on_quit
+                            : (quit.sa_handler != SIG_DFL && quit.sa_handler != SIG_IGN);
+  if (client_handler) {
+    kill(::getpid(), SIGQUIT);
+    return;
+  }
+  signal(SIGINT, SIG_DFL);
+  kill(::getpid(), SIGINT);
+}
+
 void on_process_exit(int status, void *) {
   if (::getpid() != g_rank_pid) return;
   block_quit();
@@ -59,6 +77,14 @@ void install_exit_handling(bootstrap::Bootstrap &boot) {
     now.sa_flags = SA_SIGINFO | SA_RESTART;
     sigemptyset(&now.sa_mask);
     sigaction(SIGQUIT, &now, nullptr);
+  }
+  struct sigaction interrupt = {}, interrupt_before = {};
+  sigaction(SIGINT, nullptr, &interrupt_before);
+  if (!(interrupt_before.sa_flags & SA_SIGINFO) && interrupt_before.sa_handler == SIG_DFL) {
+    interrupt.sa_handler = on_interrupt;
+    interrupt.sa_flags = SA_RESTART;
+    sigemptyset(&interrupt.sa_mask);
+    sigaction(SIGINT, &interrupt, nullptr);
   }
   on_exit(on_process_exit, nullptr);
 }

@@ -34,7 +34,8 @@ int reply(const char *api, gasnet_token_t token, am::Category cat, gasnet_handle
 }
 
 thread_local int tl_interrupts_held = 0;
-thread_local char tl_lock_owner;  // its address names this thread as a lock owner
+thread_local char tl_lock_owner;    // its address names this thread as a lock owner
+thread_local int tl_hsls_held = 0;  // while non-zero, hold/resume_interrupts are ignored
 
 }  // namespace
 
@@ -148,6 +149,7 @@ void gasnet_hsl_lock(gasnet_hsl_t *hsl) {
     gexx::core::relax(spins);
   }
   __atomic_store_n(&hsl->gexx_owner, static_cast<void *>(&tl_lock_owner), __ATOMIC_RELAXED);
+  ++tl_hsls_held;
 }
 
 int gasnet_hsl_trylock(gasnet_hsl_t *hsl) {
@@ -156,6 +158,7 @@ int gasnet_hsl_trylock(gasnet_hsl_t *hsl) {
   if (__atomic_compare_exchange_n(&hsl->gexx_locked, &expected, 1, false, __ATOMIC_ACQUIRE,
                                   __ATOMIC_RELAXED)) {
     __atomic_store_n(&hsl->gexx_owner, static_cast<void *>(&tl_lock_owner), __ATOMIC_RELAXED);
+    ++tl_hsls_held;
     return GASNET_OK;
   }
   return GASNET_ERR_NOT_READY;
@@ -168,15 +171,18 @@ void gasnet_hsl_unlock(gasnet_hsl_t *hsl) {
   }
   __atomic_store_n(&hsl->gexx_owner, static_cast<void *>(nullptr), __ATOMIC_RELAXED);
   __atomic_store_n(&hsl->gexx_locked, 0, __ATOMIC_RELEASE);
+  if (tl_hsls_held > 0) --tl_hsls_held;
 }
 
 // ---- interrupts and wait mode ----
 
 void gasnet_hold_interrupts(void) {
+  if (tl_hsls_held) return;  // GASNet-1: ignored while the thread holds an HSL
   ++tl_interrupts_held;
 }
 
 void gasnet_resume_interrupts(void) {
+  if (tl_hsls_held) return;  // GASNet-1: ignored while the thread holds an HSL
   if (tl_interrupts_held == 0) {
     gexx::util::fatal("gasnet_resume_interrupts called without a matching gasnet_hold_interrupts");
   }

@@ -149,8 +149,8 @@ const char *gasnett_release_version_str(void) {
 }
 
 uint64_t gasnett_release_version(void) {
-  return (uint64_t{GASNETT_RELEASE_VERSION_MAJOR} * 10000 + GASNETT_RELEASE_VERSION_MINOR) * 10000 +
-         GASNETT_RELEASE_VERSION_PATCH;
+  return uint64_t{GASNETT_RELEASE_VERSION_MAJOR} * 1000000 +
+         uint64_t{GASNETT_RELEASE_VERSION_MINOR} * 10000 + GASNETT_RELEASE_VERSION_PATCH;
 }
 
 // A position-dependent mix of 64-bit words (FNV-style): cheap, and any

@@ -258,9 +258,9 @@ static void case_system(void) {
 #endif
   CHECK(strstr(GASNETT_CONFIG_STRING, model) != NULL, "%s", GASNETT_CONFIG_STRING);
   CHECK(strstr(GASNETT_SYSTEM_TUPLE, "linux") != NULL, "tuple");
-  CHECK(gasnett_release_version() ==
-            (GASNETT_RELEASE_VERSION_MAJOR * 10000ull + GASNETT_RELEASE_VERSION_MINOR) * 10000ull +
-                GASNETT_RELEASE_VERSION_PATCH,
+  CHECK(gasnett_release_version() == GASNETT_RELEASE_VERSION_MAJOR * 1000000ull +
+                                         GASNETT_RELEASE_VERSION_MINOR * 10000ull +
+                                         GASNETT_RELEASE_VERSION_PATCH,
         "release version");
   CHECK(gasnett_release_version_str()[0] && gasnett_performance_warning_str() != NULL, "strings");
   CHECK(GASNETT_SPEC_VERSION_MAJOR == 1, "spec major");

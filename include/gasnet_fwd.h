@@ -1,0 +1,95 @@
+/* gasnet_fwd.h: the thread-mode selection and the basic GASNet-EX types
+ * (ranks, flags, handles of the opaque objects), on their own so that a
+ * header can name them without the whole API. Included by gasnetex.h; a
+ * client may include it alone (one of GASNET_SEQ, GASNET_PARSYNC or
+ * GASNET_PAR defined, as for gasnetex.h). */
+#ifndef GASNET_FWD_H
+#define GASNET_FWD_H
+#define _GASNET_FWD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <gasnet_config.h>
+
+#if defined(GASNET_SEQ) && !defined(GASNET_PARSYNC) && !defined(GASNET_PAR)
+#undef GASNET_SEQ
+#define GASNET_SEQ 1
+#define GEXX_THREAD_MODEL SEQ
+#define GEXX_CLIENT_INIT_FN gexx_Client_Init_GASNET_SEQ
+#define GEXX_INIT_FN gexx_init_GASNET_SEQ
+#define GEXX_THREAD_MODE_ID 0
+#elif !defined(GASNET_SEQ) && defined(GASNET_PARSYNC) && !defined(GASNET_PAR)
+#undef GASNET_PARSYNC
+#define GASNET_PARSYNC 1
+#define GEXX_THREAD_MODEL PARSYNC
+#define GEXX_CLIENT_INIT_FN gexx_Client_Init_GASNET_PARSYNC
+#define GEXX_INIT_FN gexx_init_GASNET_PARSYNC
+#define GEXX_THREAD_MODE_ID 1
+#elif !defined(GASNET_SEQ) && !defined(GASNET_PARSYNC) && defined(GASNET_PAR)
+#undef GASNET_PAR
+#define GASNET_PAR 1
+#define GEXX_THREAD_MODEL PAR
+#define GEXX_CLIENT_INIT_FN gexx_Client_Init_GASNET_PAR
+#define GEXX_INIT_FN gexx_init_GASNET_PAR
+#define GEXX_THREAD_MODE_ID 2
+#else
+#error \
+    "gexx: define exactly one of GASNET_SEQ, GASNET_PARSYNC or GASNET_PAR before including gasnetex.h or gasnet.h (the installed .mak/.pc/CMake files add it for you)"
+#endif
+
+#ifdef __cplusplus
+#define GEXX_BEGIN_EXTERNC extern "C" {
+#define GEXX_END_EXTERNC }
+#else
+#define GEXX_BEGIN_EXTERNC
+#define GEXX_END_EXTERNC
+#endif
+
+#if defined(__GNUC__) || defined(__clang__)
+#define GEXX_NORETURN __attribute__((__noreturn__))
+#else
+#define GEXX_NORETURN
+#endif
+
+/* ---- error codes (shared with GASNet-1; GASNET_OK is zero) ---- */
+#define GASNET_OK 0
+#define _GASNET_ERR_BASE 10000
+#define GASNET_ERR_NOT_INIT (_GASNET_ERR_BASE + 1)
+#define GASNET_ERR_RESOURCE (_GASNET_ERR_BASE + 2)
+#define GASNET_ERR_BAD_ARG (_GASNET_ERR_BASE + 3)
+#define GASNET_ERR_NOT_READY (_GASNET_ERR_BASE + 4)
+#define GASNET_ERR_BARRIER_MISMATCH (_GASNET_ERR_BASE + 5)
+
+/* ---- basic types ---- */
+typedef uint32_t gex_Rank_t;
+#define GEX_RANK_INVALID ((gex_Rank_t)0xFFFFFFFFu)
+
+typedef uint32_t gex_Flags_t;
+typedef void *gex_Addr_t;
+typedef uint16_t gex_EP_Index_t;
+typedef uint8_t gex_AM_Index_t;
+typedef int32_t gex_AM_Arg_t;
+typedef uintptr_t gex_RMA_Value_t;
+typedef uint32_t gex_EC_t;
+
+/* Opaque objects; every handle is pointer-sized and zero is invalid. */
+typedef struct gexx_client_s *gex_Client_t;
+typedef struct gexx_ep_s *gex_EP_t;
+typedef struct gexx_tm_s *gex_TM_t;
+typedef struct gexx_segment_s *gex_Segment_t;
+typedef struct gexx_token_s *gex_Token_t;
+typedef struct gexx_event_s *gex_Event_t;
+
+#define GEX_CLIENT_INVALID ((gex_Client_t)0)
+#define GEX_EP_INVALID ((gex_EP_t)0)
+#define GEX_TM_INVALID ((gex_TM_t)0)
+#define GEX_SEGMENT_INVALID ((gex_Segment_t)0)
+
+#define GEX_EVENT_INVALID ((gex_Event_t)0)
+#define GEX_EVENT_NO_OP ((gex_Event_t)(uintptr_t)1)
+#define GEX_EVENT_NOW ((gex_Event_t *)(uintptr_t)1)
+#define GEX_EVENT_DEFER ((gex_Event_t *)(uintptr_t)2)
+#define GEX_EVENT_GROUP ((gex_Event_t *)(uintptr_t)3)
+
+#endif /* GASNET_FWD_H */

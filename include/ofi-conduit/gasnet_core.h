@@ -1,8 +1,0 @@
-/* gasnet_core.h (ofi conduit): the conduit's part of the core API (active messages, job control).
- * gexx keeps every declaration conduit-independent in gasnetex.h and
- * gasnet.h, which include this file at their end; included on its own it
- * brings in gasnetex.h, so it compiles either way. */
-#ifndef GASNET_CORE_H
-#define GASNET_CORE_H
-#include <gasnetex.h>
-#endif
