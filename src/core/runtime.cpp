@@ -203,8 +203,7 @@ void Runtime::start(const char *client_name, gex_Flags_t flags) {
   ep_.client = &client_;
   tm_.client = &client_;
   tm_.ep = &ep_;
-  tm_.rank = rank_;
-  tm_.size = size_;
+  tm_.team = Team::identity(size_, rank_);
   segment_.client = &client_;
   if (rank_ == 0) {
     util::note(

@@ -1191,6 +1191,17 @@ def case_am_rules():
         job.assert_nothing_left(before)
 
 
+def case_ofi_legacy_nb(n, provider):
+    """GASNet-1 NB and NBI puts and gets toward network peers (legacycheck.c):
+    each returns a live handle before the transfer completes and the sync
+    completes it, with the data checked on both sides."""
+    def run():
+        job = run_ofi_check("legacycheck", [], n, provider, {})
+        check(len(re.findall(r"legacycheck rank \d+: put_nb not ready \d+ time", job.stdout)) == n,
+              job.show())
+    return run
+
+
 CASES = {
     "am_1": case_am(1), "am_2": case_am(2), "am_5": case_am(5), "am_pshm_3": case_am(3, True),
     "am_par_3": case_am(3, par=True), "am_flood_par_4": case_am_flood(4, par=True),
@@ -1278,6 +1289,9 @@ CASES = {
     "ofi_barrier_3_sockets": case_barrier(3, ofi="sockets"),
     "ofi_threads_2x4_sockets": case_threads(2, 4, ofi="sockets"),
     "ofi_exit_sockets": case_ofi_exit("sockets"),
+    # The GASNet-1 layer on the EX entry points.
+    "ofi_legacy_nb_2_tcp": case_ofi_legacy_nb(2, "tcp"),
+    "ofi_legacy_nb_3_tcp": case_ofi_legacy_nb(3, "tcp"),
 }
 
 

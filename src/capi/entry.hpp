@@ -1,0 +1,88 @@
+// The entry layer's own interface: each gex_* entry point of capi/ is a
+// thin wrapper over one of these, which take the caller's name (for errors
+// and the trace) and the operation it records. The GASNet-1 layer
+// (legacy/) calls these and the gex_* entry points, and nothing below
+// capi/, so a legacy call behaves exactly as its EX counterpart (a legacy
+// NB put is as asynchronous as gex_RMA_PutNB). The few GASNet-1 services
+// with no EX entry point (memset, named barriers, legacy handler tables,
+// wait modes) are here too.
+#pragma once
+
+#include <gasnet.h>
+
+#include <cstddef>
+#include <cstdint>
+
+#include "util/trace.hpp"
+
+namespace gexx::capi {
+
+// Who calls: the entry point's name and the operation the trace shows.
+struct Call {
+  const char *api;
+  trace::Op op;
+};
+
+// ---- system (capi/system.cpp) ----
+bool initialized();
+// The primordial team; fatal naming `api` before init.
+gex_TM_t job_tm(const char *api);
+// gex_Segment_Attach as `api`.
+gex_Segment_t attach(const char *api, gex_TM_t tm, uintptr_t length);
+uintptr_t max_local_segment(const char *api);
+uintptr_t max_global_segment(const char *api);
+// The host and neighbourhood (supernode) indices of job rank `rank`.
+void rank_location(const char *api, gex_Rank_t rank, gex_Rank_t *host, gex_Rank_t *nbrhd);
+[[noreturn]] void exit_job(int exitcode);
+// Progress: one poll (fatal inside a handler, naming `api`), one step of a
+// polite spin, and the wait mode (GASNET_WAIT_*).
+void poll(const char *api);
+void relax(uint32_t &spins);
+void set_wait_mode(int mode);
+
+// ---- rma (capi/rma.cpp); ranks are team ranks of `tm` ----
+int put_blocking(Call c, gex_TM_t tm, gex_Rank_t rank, void *dest, const void *src, size_t nbytes,
+                 gex_Flags_t flags);
+int put_nbi(Call c, gex_TM_t tm, gex_Rank_t rank, void *dest, const void *src, size_t nbytes,
+            gex_Event_t *lc_opt, gex_Flags_t flags);
+gex_Event_t put_nb(Call c, gex_TM_t tm, gex_Rank_t rank, void *dest, const void *src, size_t nbytes,
+                   gex_Event_t *lc_opt, gex_Flags_t flags);
+int get_blocking(Call c, gex_TM_t tm, void *dest, gex_Rank_t rank, void *src, size_t nbytes,
+                 gex_Flags_t flags);
+int get_nbi(Call c, gex_TM_t tm, void *dest, gex_Rank_t rank, void *src, size_t nbytes,
+            gex_Flags_t flags);
+gex_Event_t get_nb(Call c, gex_TM_t tm, void *dest, gex_Rank_t rank, void *src, size_t nbytes,
+                   gex_Flags_t flags);
+void put_value(Call c, gex_TM_t tm, gex_Rank_t rank, void *dest, gex_RMA_Value_t value,
+               size_t nbytes, gex_Flags_t flags);
+gex_RMA_Value_t get_value(Call c, gex_TM_t tm, gex_Rank_t rank, void *src, size_t nbytes,
+                          gex_Flags_t flags);
+// GASNet-1's memset (EX has none): complete when it returns.
+void memset(Call c, gex_TM_t tm, gex_Rank_t rank, void *dest, int value, size_t nbytes);
+
+// ---- events (capi/event.cpp) ----
+void begin_region(const char *api);
+gex_Event_t end_region(const char *api);
+
+// ---- active messages (capi/am.cpp) ----
+enum class AmForm : uint8_t { Short = 0, Medium = 1, Long = 2 };
+// GASNet-1 handler tables (index 0: gexx picks one and writes it back).
+void register_legacy_handlers(const char *api, gasnet_handlerentry_t *table, int numentries);
+int am_request(const char *api, AmForm form, gex_TM_t tm, gex_Rank_t rank, gex_AM_Index_t handler,
+               const void *src, size_t nbytes, void *dest, gex_Event_t *lc_opt, gex_Flags_t flags,
+               unsigned nargs, const gex_AM_Arg_t *args);
+int am_reply(const char *api, AmForm form, gex_Token_t token, gex_AM_Index_t handler,
+             const void *src, size_t nbytes, void *dest, gex_Event_t *lc_opt, gex_Flags_t flags,
+             unsigned nargs, const gex_AM_Arg_t *args);
+// Fatal naming `api` when numargs exceeds gex_AM_MaxArgs().
+void check_numargs(const char *api, unsigned numargs);
+// The job rank that sent the AM of a live handler token.
+gex_Rank_t token_source(const char *api, gex_Token_t token);
+
+// ---- collectives (capi/coll.cpp): GASNet-1's named split-phase barrier ----
+void barrier_notify(const char *api, int id, int flags);
+int barrier_wait(const char *api, int id, int flags);
+int barrier_try(const char *api, int id, int flags);
+int barrier_result(const char *api, int *id);
+
+}  // namespace gexx::capi
