@@ -151,6 +151,8 @@ struct ArgList {
   unsigned n;
 };
 [[noreturn]] void too_many_args(const char *api, unsigned numargs);
+// "Short", "Medium" or "Long".
+const char *category_name(uint8_t category);
 
 // `token` if it belongs to a handler running on this thread (the innermost
 // or one it runs inside); a fatal error naming `api` otherwise.
