@@ -107,7 +107,7 @@ Engine::Engine(Runtime &rt)
       tp_(rt.transport()),
       rank_(rt.rank()),
       size_(rt.size()),
-      max_medium_(rt.transport().am_max_medium()),
+      max_medium_(rt.transport().capabilities().max_medium),
       max_long_(rt.max_global_segment() > 512 ? rt.max_global_segment() : 512),
       packed_long_limit_(
           std::min<uint64_t>(config::get_bytes("GASNET_PACKEDLONG_LIMIT"), max_medium_)),
@@ -221,7 +221,7 @@ void Engine::check_payload(const Message &m, bool reply) {
 // Waiting for queue room: the caller polls, then tries again.
 void Engine::await_room(const char *api, transport::AmLane lane, uint32_t &spins) {
   if (lane == transport::AmLane::Reply) {
-    tp_.am_poll(true);  // replies always drain: their handlers send nothing
+    tp_.poll(true);  // replies always drain: their handlers send nothing
   } else {
     poll(api);
   }
@@ -231,7 +231,7 @@ void Engine::await_room(const char *api, transport::AmLane lane, uint32_t &spins
 bool Engine::reserve(const Message &m, uint32_t peer, transport::AmLane lane, size_t payload,
                      transport::AmSlot &slot) {
   uint32_t spins = 0;
-  while (!tp_.am_reserve(peer, lane, m.nargs, payload, slot)) {
+  while (tp_.am_reserve(peer, lane, m.nargs, payload, slot) == transport::Result::retry) {
     if (m.flags & GEX_FLAG_IMMEDIATE) return false;
     await_room(m.api, lane, spins);
   }
@@ -242,7 +242,7 @@ bool Engine::inject(const Message &m, uint32_t peer, transport::AmLane lane,
                     const transport::AmHeader &h) {
   uint32_t spins = 0;
   size_t copy = m.category == kMedium ? m.nbytes : 0;
-  while (!tp_.am_send(peer, lane, h, m.args, m.src, copy)) {
+  while (tp_.am_send(peer, lane, h, m.args, m.src, copy) == transport::Result::retry) {
     if (m.flags & GEX_FLAG_IMMEDIATE) return false;
     await_room(m.api, lane, spins);
   }
@@ -276,7 +276,11 @@ void Engine::send(const Message &m, transport::AmSlot &slot, Kind kind, uint32_t
     std::memcpy(m.category == kMedium ? static_cast<char *>(slot.payload) : long_dst, m.src,
                 m.nbytes);
   }
-  tp_.am_commit(slot, header(m, kind, credits), m.args);
+  transport::AmHeader h = header(m, kind, credits);
+  // A Long payload copied into the message itself: the receiver copies it out.
+  if (m.category == kLong && long_dst && long_dst == slot.payload)
+    h.flags |= transport::wire::kPackedLong;
+  tp_.am_commit(slot, h, m.args);
   sent(m, slot.peer, kind);
 }
 
@@ -296,7 +300,7 @@ void Engine::write_long(const Message &m, uint32_t peer) {
   // sends nothing, so this wait cannot close a cycle.
   uint32_t spins = 0;
   while (!done.done()) {
-    tp_.am_poll(true);
+    tp_.poll(true);
     relax(spins);
   }
 }
@@ -317,7 +321,7 @@ bool Engine::acquire_credit(uint32_t rank, gex_Flags_t flags, const char *api) {
       // Credits the peer already returned may wait, unread, in our reply
       // queue: read them once before refusing. Running reply handlers here
       // is allowed (a request may poll) and they send nothing.
-      tp_.am_poll(true);
+      tp_.poll(true);
       return take_credit(rank);
     }
     poll(api);
@@ -389,7 +393,7 @@ bool Engine::poll(const char *api) {
     util::fatal("%s called inside AM %s %s: handlers may not poll or wait for communication", api,
                 t->entry ? t->entry->label.c_str() : "handler", t->is_req ? "request" : "reply");
   }
-  return tp_.am_poll(false);
+  return tp_.poll(false);
 }
 
 void Engine::bad_handler(const transport::AmHeader &h, const char *why) {
@@ -402,6 +406,9 @@ void Engine::bad_handler(const transport::AmHeader &h, const char *why) {
 void Engine::deliver(const transport::AmHeader &h, const int32_t *args, void *payload) {
   if (h.credits) add(peers_[h.src].avail, static_cast<int32_t>(h.credits));
   if (h.kind == kCredit) return;
+  // A packed Long: its payload goes where the sender named, in our segment.
+  if (h.flags & transport::wire::kPackedLong)
+    std::memcpy(reinterpret_cast<void *>(h.dest), payload, h.nbytes);
   const HandlerEntry &e = rt_.handlers().entry(h.handler);
   gex_AM_Fn_t fn = e.fn.load(std::memory_order_acquire);
   if (!fn) {
@@ -453,9 +460,3 @@ void Engine::deliver(const transport::AmHeader &h, const int32_t *args, void *pa
 }
 
 }  // namespace gexx::core::am
-
-namespace gexx::transport {
-void deliver_am(const AmHeader &h, const int32_t *args, void *payload) {
-  core::detail::g_runtime->am().deliver(h, args, payload);
-}
-}  // namespace gexx::transport

@@ -27,10 +27,16 @@ class Runtime;
 
 namespace gexx::core::am {
 
-enum Kind : uint8_t { kRequest = 0, kReply = 1, kCredit = 2 };
-enum Category : uint8_t { kShort = 0, kMedium = 1, kLong = 2 };
-
-constexpr unsigned kMaxArgs = 16;
+// The wire vocabulary is the transport contract's (transport.hpp).
+using transport::wire::Category;
+using transport::wire::kCredit;
+using transport::wire::Kind;
+using transport::wire::kLong;
+using transport::wire::kMaxArgs;
+using transport::wire::kMedium;
+using transport::wire::kReply;
+using transport::wire::kRequest;
+using transport::wire::kShort;
 
 // One AM to inject, as the C entry points describe it.
 struct Message {

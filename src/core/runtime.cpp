@@ -183,7 +183,7 @@ void Runtime::start(const char *client_name, gex_Flags_t flags) {
   if (config::get_bool("GASNET_FREEZE")) util::freeze_for_debugger("GASNET_FREEZE");
   trace::init(rank_, size_, [this] { boot_->barrier(); });
 
-  transport_ = transport::open_conduit(*boot_);
+  transport_ = transport::open_conduit(*boot_, am_relay_);
   g_oversubscribed = transport_->oversubscribed();
   topology_ = std::make_unique<Topology>(*boot_, *transport_);
 
@@ -194,6 +194,7 @@ void Runtime::start(const char *client_name, gex_Flags_t flags) {
   if (config::get_bool("GASNET_RCV_THREAD")) concurrent_ = true;
   transport_->am_set_concurrent(concurrent_);
   am_ = std::make_unique<am::Engine>(*this);
+  am_relay_.engine = am_.get();
   barrier_ = std::make_unique<coll::Barrier>(job_barrier());
 
   client_.name = client_name ? client_name : "";

@@ -50,7 +50,7 @@ void remote_memset(uint32_t rank, void *dest, int value, size_t nbytes) {
 gex_Event_t remote_put_nb(uint32_t rank, void *dest, const void *src, size_t nbytes,
                           gex_Event_t *lc_opt) {
   auto c = std::make_unique<RmaCompletion>();
-  bool copied = tp().rma_put(rank, remote_addr(dest), src, nbytes, *c);
+  bool copied = tp().rma_put(rank, remote_addr(dest), src, nbytes, *c) == transport::Result::done;
   // The source is busy until the put completes: local completion now or as
   // an event of its own comes to waiting for it here.
   if (!copied && lc_opt != GEX_EVENT_DEFER) wait(*c);
@@ -67,7 +67,7 @@ gex_Event_t remote_get_nb(void *dest, uint32_t rank, const void *src, size_t nby
 void remote_put_nbi(uint32_t rank, void *dest, const void *src, size_t nbytes,
                     gex_Event_t *lc_opt) {
   RmaCompletion &c = core::events::nbi_put_counter();
-  bool copied = tp().rma_put(rank, remote_addr(dest), src, nbytes, c);
+  bool copied = tp().rma_put(rank, remote_addr(dest), src, nbytes, c) == transport::Result::done;
   if (!copied && lc_opt == GEX_EVENT_NOW) wait(c);
 }
 

@@ -24,8 +24,8 @@ namespace {
 
 class OfiTransport final : public Transport {
  public:
-  explicit OfiTransport(bootstrap::Bootstrap &boot)
-      : boot_(boot), smp_(smp::open(boot, false)), network_(boot.size(), 1) {
+  OfiTransport(bootstrap::Bootstrap &boot, AmSink &sink)
+      : boot_(boot), smp_(smp::open(boot, false, sink)), network_(boot.size(), 1) {
     // Supernodes: the ranks of a host, in consecutive groups of at most
     // GASNET_SUPERNODE_MAXSIZE (0: one group); every other peer is reached
     // through the network.
@@ -47,10 +47,16 @@ class OfiTransport final : public Transport {
       limits.depth_per_peer = config::get_int("GASNET_NETWORKDEPTH_PP", 1, 1 << 20);
       int64_t inline_limit = config::get_int("GASNET_INLINESEND_LIMIT", -1, 1 << 20);
       limits.inline_limit = inline_limit < 0 ? SIZE_MAX : static_cast<size_t>(inline_limit);
-      am_ = std::make_unique<AmChannel>(*fabric_, boot.size(), limits);
+      am_ = std::make_unique<AmChannel>(*fabric_, boot.size(), limits, sink);
       rma_ = std::make_unique<RmaChannel>(*fabric_,
                                           config::get_bytes("GASNET_NONBULKPUT_BOUNCE_LIMIT"));
     }
+    caps_ = smp_->capabilities();
+    caps_.max_medium = std::min(caps_.max_medium, AmChannel::kMaxMedium);
+    caps_.inline_put = rma_ ? rma_->bounce_limit() : 0;
+    for (uint32_t r = 0; r < boot.size(); ++r)
+      if (network_[r]) caps_.load_store[r] = 0;
+    caps_.all_segments_mapped = !any;
   }
   ~OfiTransport() override {
     rma_.reset();  // buffers and registrations before the endpoint
@@ -59,6 +65,7 @@ class OfiTransport final : public Transport {
   }
 
   const char *name() const override { return "ofi"; }
+  const Capabilities &capabilities() const override { return caps_; }
   uint64_t max_segment_size() const override { return smp_->max_segment_size(); }
   void attach_segment(uint64_t size) override {
     smp_->attach_segment(size);
@@ -80,8 +87,8 @@ class OfiTransport final : public Transport {
   }
   bool oversubscribed() const override { return smp_->oversubscribed(); }
 
-  bool am_reserve(uint32_t peer, AmLane lane, unsigned nargs, size_t payload,
-                  AmSlot &slot) override {
+  Result am_reserve(uint32_t peer, AmLane lane, unsigned nargs, size_t payload,
+                    AmSlot &slot) override {
     if (network_[peer]) return am_->reserve(peer, lane, nargs, payload, slot);
     return smp_->am_reserve(peer, lane, nargs, payload, slot);
   }
@@ -89,26 +96,24 @@ class OfiTransport final : public Transport {
     if (network_[slot.peer]) return am_->commit(slot, h, args);
     smp_->am_commit(slot, h, args);
   }
-  bool am_send(uint32_t peer, AmLane lane, const AmHeader &h, const int32_t *args,
-               const void *payload, size_t nbytes) override {
+  Result am_send(uint32_t peer, AmLane lane, const AmHeader &h, const int32_t *args,
+                 const void *payload, size_t nbytes) override {
     // Peers in our neighbourhood keep smp's single-call path (its lanes).
     if (!network_[peer]) return smp_->am_send(peer, lane, h, args, payload, nbytes);
     return Transport::am_send(peer, lane, h, args, payload, nbytes);
   }
-  bool am_poll(bool replies_only) override {
-    bool any = smp_->am_poll(replies_only);
+  // AMs from both; the network's poll also completes RMA (one completion queue).
+  bool poll(bool replies_only) override {
+    bool any = smp_->poll(replies_only);
     if (am_) any = am_->poll(replies_only) || any;
     return any;
-  }
-  size_t am_max_medium() const override {
-    return std::min(smp_->am_max_medium(), AmChannel::kMaxMedium);
   }
   void am_set_concurrent(bool concurrent) override {
     smp_->am_set_concurrent(concurrent);
     if (fabric_) fabric_->set_concurrent(concurrent);
   }
-  bool rma_put(uint32_t peer, uint64_t remote, const void *src, size_t nbytes,
-               RmaCompletion &done) override {
+  Result rma_put(uint32_t peer, uint64_t remote, const void *src, size_t nbytes,
+                 RmaCompletion &done) override {
     return rma_->put(peer, remote, src, nbytes, done);
   }
   void rma_get(void *dest, uint32_t peer, uint64_t remote, size_t nbytes,
@@ -128,6 +133,7 @@ class OfiTransport final : public Transport {
 
  private:
   bootstrap::Bootstrap &boot_;
+  Capabilities caps_;
   std::unique_ptr<Transport> smp_;
   std::vector<uint8_t> network_;  // by rank: reached through libfabric
   Locality locality_;
@@ -140,8 +146,8 @@ class OfiTransport final : public Transport {
 }  // namespace
 }  // namespace ofi
 
-std::unique_ptr<Transport> open_conduit(bootstrap::Bootstrap &boot) {
-  return std::make_unique<ofi::OfiTransport>(boot);
+std::unique_ptr<Transport> open_conduit(bootstrap::Bootstrap &boot, AmSink &sink) {
+  return std::make_unique<ofi::OfiTransport>(boot, sink);
 }
 
 }  // namespace gexx::transport

@@ -2,7 +2,7 @@
 #include "transport/transport.hpp"
 
 namespace gexx::transport {
-std::unique_ptr<Transport> open_conduit(bootstrap::Bootstrap &boot) {
-  return smp::open(boot, true);
+std::unique_ptr<Transport> open_conduit(bootstrap::Bootstrap &boot, AmSink &sink) {
+  return smp::open(boot, true, sink);
 }
 }  // namespace gexx::transport

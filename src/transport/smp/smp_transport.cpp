@@ -69,8 +69,12 @@ class SmpTransport final : public Transport {
   static constexpr uint8_t kRingQueue = 0, kLaneQueue = 1, kRingOpensLane = 2;  // AmSlot::queue
 
  public:
-  SmpTransport(bootstrap::Bootstrap &boot, bool whole_job)
-      : boot_(boot), host_(boot.host_ranks()), local_of_(boot.size(), -1), segs_(boot.size()) {
+  SmpTransport(bootstrap::Bootstrap &boot, bool whole_job, AmSink &sink)
+      : boot_(boot),
+        sink_(sink),
+        host_(boot.host_ranks()),
+        local_of_(boot.size(), -1),
+        segs_(boot.size()) {
     for (size_t i = 0; i < host_.size(); ++i) local_of_[host_[i]] = static_cast<int32_t>(i);
     me_ = static_cast<uint32_t>(local_of_[boot_.rank()]);
     if (whole_job && host_.size() != boot_.size()) {
@@ -86,9 +90,15 @@ class SmpTransport final : public Transport {
     order_ = backings_from_config();
     compute_max_segment();
     open_host_area();
+    caps_.max_medium = AmRing::kMaxMedium;
+    caps_.inline_put = 0;  // no put goes through rma_put
+    caps_.load_store.assign(boot_.size(), 0);
+    for (uint32_t r : host_) caps_.load_store[r] = 1;
+    caps_.all_segments_mapped = host_.size() == boot_.size();
   }
 
   const char *name() const override { return "smp"; }
+  const Capabilities &capabilities() const override { return caps_; }
   uint64_t max_segment_size() const override { return max_segment_; }
   const PeerSegment &segment(uint32_t rank) const override { return segs_[rank]; }
   void *host_area() const override { return host_area_.addr(); }
@@ -97,8 +107,8 @@ class SmpTransport final : public Transport {
   bool job_in_host_area() const override { return host_.size() == boot_.size(); }
   bool oversubscribed() const override { return oversubscribed_; }
 
-  bool am_reserve(uint32_t peer, AmLane lane, unsigned nargs, size_t payload,
-                  AmSlot &slot) override {
+  Result am_reserve(uint32_t peer, AmLane lane, unsigned nargs, size_t payload,
+                    AmSlot &slot) override {
     slot.peer = peer;
     slot.lane = lane;
     slot.queue = kRingQueue;
@@ -107,14 +117,14 @@ class SmpTransport final : public Transport {
       if (lanes_.is_open(local, lane)) {
         if (lanes_.reserve(local, lane, nargs, payload, slot)) {
           slot.queue = kLaneQueue;
-          return true;
+          return Result::done;
         }
       } else {
         slot.queue = kRingOpensLane;  // through the ring, telling the receiver
       }
     }
     uint32_t i = local * 2 + static_cast<uint32_t>(lane);
-    return rings_[i].reserve(nargs, payload, head_cache_[i], slot);
+    return rings_[i].reserve(nargs, payload, head_cache_[i], slot) ? Result::done : Result::retry;
   }
   void am_commit(AmSlot &slot, const AmHeader &h, const int32_t *args) override {
     if (slot.queue == kLaneQueue) {
@@ -128,22 +138,23 @@ class SmpTransport final : public Transport {
         .commit(slot, h, args, opens);
     if (opens) lanes_.set_open(static_cast<uint32_t>(local_of_[slot.peer]), slot.lane);
   }
-  bool am_send(uint32_t peer, AmLane lane, const AmHeader &h, const int32_t *args,
-               const void *payload, size_t nbytes) override {
+  Result am_send(uint32_t peer, AmLane lane, const AmHeader &h, const int32_t *args,
+                 const void *payload, size_t nbytes) override {
     uint32_t local = static_cast<uint32_t>(local_of_[peer]);
     if (send_lanes_ && lanes_.is_open(local, lane) &&
         lanes_.send(local, lane, h, args, payload, nbytes))
-      return true;
+      return Result::done;
     return Transport::am_send(peer, lane, h, args, payload, nbytes);  // through the ring
   }
-  bool am_poll(bool replies_only) override {
+  // Shared memory has no RMA to complete: progress is AM delivery.
+  bool poll(bool replies_only) override {
     constexpr int kBudget = 64;
-    bool any = lanes_.has_work(replies_only) && lanes_.poll(replies_only, kBudget) > 0;
-    if (my_reply_->has_work()) any = my_reply_->drain(kBudget) > 0 || any;
-    if (!replies_only && my_request_->has_work()) any = my_request_->drain(kBudget) > 0 || any;
+    bool any = lanes_.has_work(replies_only) && lanes_.poll(replies_only, kBudget, sink_) > 0;
+    if (my_reply_->has_work()) any = my_reply_->drain(kBudget, sink_) > 0 || any;
+    if (!replies_only && my_request_->has_work())
+      any = my_request_->drain(kBudget, sink_) > 0 || any;
     return any;
   }
-  size_t am_max_medium() const override { return AmRing::kMaxMedium; }
   void am_set_concurrent(bool concurrent) override {
     my_request_->set_concurrent(concurrent);
     my_reply_->set_concurrent(concurrent);
@@ -162,7 +173,7 @@ class SmpTransport final : public Transport {
   std::string segment_limits() const override { return limits_; }
 
   // Every segment is mapped here: core copies and never calls these.
-  bool rma_put(uint32_t peer, uint64_t, const void *, size_t, RmaCompletion &) override {
+  Result rma_put(uint32_t peer, uint64_t, const void *, size_t, RmaCompletion &) override {
     unmapped(peer);
   }
   void rma_get(void *, uint32_t peer, uint64_t, size_t, RmaCompletion &) override {
@@ -334,6 +345,8 @@ class SmpTransport final : public Transport {
   }
 
   bootstrap::Bootstrap &boot_;
+  AmSink &sink_;
+  Capabilities caps_;
   std::vector<uint32_t> host_;     // the job ranks of this host, by local index
   std::vector<int32_t> local_of_;  // local index of each job rank, -1 off this host
   uint32_t me_ = 0;                // this rank's local index
@@ -356,8 +369,8 @@ class SmpTransport final : public Transport {
 
 }  // namespace
 
-std::unique_ptr<Transport> open(bootstrap::Bootstrap &boot, bool whole_job) {
-  return std::make_unique<SmpTransport>(boot, whole_job);
+std::unique_ptr<Transport> open(bootstrap::Bootstrap &boot, bool whole_job, AmSink &sink) {
+  return std::make_unique<SmpTransport>(boot, whole_job, sink);
 }
 
 }  // namespace smp
