@@ -17,9 +17,6 @@ namespace gexx::core::am {
 
 namespace {
 
-// Initial-exec TLS: these are read on every AM and every poll.
-__attribute__((tls_model("initial-exec"))) thread_local gexx_token_s *tl_token = nullptr;
-
 // ---- calling a handler with its exact arity ----
 template <size_t>
 using Arg = gex_AM_Arg_t;
@@ -83,6 +80,19 @@ bool is_event_pointer(gex_Event_t *lc) {
 }
 
 }  // namespace
+
+namespace detail {
+// Initial-exec TLS: read on every AM and every poll.
+__attribute__((tls_model("initial-exec"))) thread_local gexx_token_s *tl_token = nullptr;
+
+void poll_in_handler(const char *api) {
+  gexx_token_s *t = tl_token;
+  util::fatal("%s called inside AM %s %s: handlers may not poll or wait for communication", api,
+              t->entry ? t->entry->label.c_str() : "handler", t->is_req ? "request" : "reply");
+}
+}  // namespace detail
+
+using detail::tl_token;
 
 const char *category_name(uint8_t c) {
   return c == kShort ? "Short" : c == kMedium ? "Medium" : "Long";
@@ -389,10 +399,7 @@ void Engine::send_credits(uint32_t peer) {
 }
 
 bool Engine::poll(const char *api) {
-  if (gexx_token_s *t = tl_token) {
-    util::fatal("%s called inside AM %s %s: handlers may not poll or wait for communication", api,
-                t->entry ? t->entry->label.c_str() : "handler", t->is_req ? "request" : "reply");
-  }
+  check_may_poll(api);
   return tp_.poll(false);
 }
 

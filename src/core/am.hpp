@@ -160,6 +160,17 @@ struct ArgList {
 // "Short", "Medium" or "Long".
 const char *category_name(uint8_t category);
 
+namespace detail {
+// The handler running on this thread (innermost), if any.
+extern __attribute__((tls_model("initial-exec"))) thread_local gexx_token_s *tl_token;
+[[noreturn]] void poll_in_handler(const char *api);
+}  // namespace detail
+// Handlers may not poll or wait: fatal, naming `api`, inside one.
+inline void check_may_poll(const char *api) {
+  if (detail::tl_token) [[unlikely]]
+    detail::poll_in_handler(api);
+}
+
 // `token` if it belongs to a handler running on this thread (the innermost
 // or one it runs inside); a fatal error naming `api` otherwise.
 gexx_token_s *live_token(const char *api, gex_Token_t token);
