@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "core/progress.hpp"
-#include "core/runtime.hpp"
+#include "core/handlers.hpp"
 #include "util/config.hpp"
 #include "util/log.hpp"
 #include "util/strings.hpp"
@@ -112,26 +112,70 @@ gexx_token_s *live_token(const char *api, gex_Token_t token) {
       api);
 }
 
-Engine::Engine(Runtime &rt)
-    : rt_(rt),
-      tp_(rt.transport()),
-      rank_(rt.rank()),
-      size_(rt.size()),
-      max_medium_(rt.transport().capabilities().max_medium),
-      max_long_(rt.max_global_segment() > 512 ? rt.max_global_segment() : 512),
-      packed_long_limit_(
-          std::min<uint64_t>(config::get_bytes("GASNET_PACKEDLONG_LIMIT"), max_medium_)),
-      concurrent_(rt.concurrent()),
-      peers_(std::make_unique<Peer[]>(rt.size())) {
+Limits Limits::from_config(uint32_t rank, uint32_t size, const transport::Capabilities &caps,
+                           uint64_t max_global_segment, bool concurrent) {
+  Limits l;
+  l.rank = rank;
+  l.size = size;
+  l.max_medium = caps.max_medium;
+  l.max_long = max_global_segment > 512 ? max_global_segment : 512;
+  l.packed_long_limit =
+      std::min<uint64_t>(config::get_bytes("GASNET_PACKEDLONG_LIMIT"), l.max_medium);
   int64_t per_peer = config::get_int("GASNET_AM_CREDITS_PP", 1, 1 << 20);
   int64_t total = config::get_int("GASNET_AM_CREDITS_TOTAL", 0, INT32_MAX);
-  if (total > 0 && size_ > 1)
-    per_peer = std::min<int64_t>(per_peer, std::max<int64_t>(1, total / (size_ - 1)));
+  if (total > 0 && size > 1)
+    per_peer = std::min<int64_t>(per_peer, std::max<int64_t>(1, total / (size - 1)));
+  l.credits_per_peer = static_cast<uint32_t>(per_peer);
   // Banking more than a peer holds would stall it.
-  slack_ = static_cast<uint32_t>(
+  l.slack = static_cast<uint32_t>(
       std::clamp<int64_t>(config::get_int("GASNET_AM_CREDITS_SLACK", 1, 1 << 20), 1, per_peer));
+  l.wire_credit_max = caps.max_am_credits;
+  l.concurrent = concurrent;
+  return l;
+}
+
+std::string Limits::problem() const {
+  if (credits_per_peer < 1) return "GASNET_AM_CREDITS_PP must be 1 or more";
+  if (slack < 1 || slack > credits_per_peer) {
+    return util::format("GASNET_AM_CREDITS_SLACK=%u must be from 1 to the credits per peer (%u)",
+                        slack, credits_per_peer);
+  }
+  if (slack > wire_credit_max) {
+    return util::format(
+        "GASNET_AM_CREDITS_SLACK=%u: this conduit's AM header carries at most %u credits in one "
+        "message; use at most %u",
+        slack, wire_credit_max, wire_credit_max);
+  }
+  if (credits_per_peer > wire_credit_max) {
+    return util::format(
+        "%u AM credits per peer (GASNET_AM_CREDITS_PP, GASNET_AM_CREDITS_TOTAL): this conduit's "
+        "AM header carries at most %u credits in one message, and a reply may return all of a "
+        "peer's; use at most %u",
+        credits_per_peer, wire_credit_max, wire_credit_max);
+  }
+  if (credits_per_peer > static_cast<uint32_t>(INT32_MAX)) {
+    return util::format("%u AM credits per peer do not fit a credit counter", credits_per_peer);
+  }
+  return {};
+}
+
+Engine::Engine(transport::Transport &tp, const HandlerTable &handlers, Segments &segments,
+               const Limits &limits)
+    : tp_(tp),
+      handlers_(handlers),
+      segments_(segments),
+      rank_(limits.rank),
+      size_(limits.size),
+      max_medium_(limits.max_medium),
+      max_long_(limits.max_long),
+      packed_long_limit_(limits.packed_long_limit),
+      slack_(limits.slack),
+      concurrent_(limits.concurrent),
+      peers_(std::make_unique<Peer[]>(limits.size)) {
+  std::string problem = limits.problem();
+  if (!problem.empty()) util::fatal("%s", problem.c_str());
   for (uint32_t r = 0; r < size_; ++r)
-    peers_[r].avail.store(static_cast<int32_t>(per_peer), std::memory_order_relaxed);
+    peers_[r].avail.store(static_cast<int32_t>(limits.credits_per_peer), std::memory_order_relaxed);
 }
 
 bool Engine::take_credit(uint32_t peer) {
@@ -297,7 +341,7 @@ void Engine::send(const Message &m, transport::AmSlot &slot, Kind kind, uint32_t
 Engine::LongPlan Engine::plan_long(const Message &m, uint32_t peer) {
   LongPlan lp;
   if (m.category != kLong || !m.nbytes) return lp;
-  lp.dst = rt_.locate(m.api, peer, m.dest, m.nbytes);
+  lp.dst = segments_.locate(m.api, peer, m.dest, m.nbytes);
   lp.remote = lp.dst == nullptr;
   lp.packed = lp.remote && m.nbytes <= packed_long_limit_;
   return lp;
@@ -404,7 +448,7 @@ bool Engine::poll(const char *api) {
 }
 
 void Engine::bad_handler(const transport::AmHeader &h, const char *why) {
-  const HandlerEntry &e = rt_.handlers().entry(h.handler);
+  const HandlerEntry &e = handlers_.entry(h.handler);
   std::string target = e.fn ? e.label : util::format("handler index %u", h.handler);
   util::fatal("rank %u sent an AM %s %s to %s, %s", h.src, category_name(h.category),
               h.kind == kRequest ? "request" : "reply", target.c_str(), why);
@@ -416,7 +460,7 @@ void Engine::deliver(const transport::AmHeader &h, const int32_t *args, void *pa
   // A packed Long: its payload goes where the sender named, in our segment.
   if (h.flags & transport::wire::kPackedLong)
     std::memcpy(reinterpret_cast<void *>(h.dest), payload, h.nbytes);
-  const HandlerEntry &e = rt_.handlers().entry(h.handler);
+  const HandlerEntry &e = handlers_.entry(h.handler);
   gex_AM_Fn_t fn = e.fn.load(std::memory_order_acquire);
   if (!fn) {
     bad_handler(h,

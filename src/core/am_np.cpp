@@ -4,7 +4,6 @@
 #include <vector>
 
 #include "core/am.hpp"
-#include "core/runtime.hpp"
 #include "util/log.hpp"
 
 namespace gexx::core::am {
@@ -75,7 +74,7 @@ gex_AM_SrcDesc_t Engine::prepare(const char *api, bool reply, Category cat, gex_
     uint64_t off = reinterpret_cast<uint64_t>(dest_hint) - seg.owner_base;
     size_t room = off <= seg.size ? seg.size - off : 0;
     if (size > room) size = room > least ? room : least;
-    sd.addr = rt_.translate(api, rank, dest_hint, size);
+    sd.addr = segments_.locate(api, rank, dest_hint, size);
     sd.in_place = true;
   } else {
     if (size > (1u << 20)) size = least > (1u << 20) ? least : (1u << 20);

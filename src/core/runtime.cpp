@@ -109,7 +109,10 @@ void Runtime::start(const char *client_name, gex_Flags_t flags) {
   // GASNET_RCV_THREAD runs handlers beside the client's threads, whatever its mode.
   if (config::get_bool("GASNET_RCV_THREAD")) concurrent_ = true;
   transport_->am_set_concurrent(concurrent_);
-  am_ = std::make_unique<am::Engine>(*this);
+  segment_relay_.rt = this;
+  am_ = std::make_unique<am::Engine>(
+      *transport_, handlers_, segment_relay_,
+      am::Limits::from_config(rank_, size_, transport_->capabilities(), max_global_, concurrent_));
   am_relay_.engine = am_.get();
   barrier_ = std::make_unique<coll::Barrier>(job_barrier());
 

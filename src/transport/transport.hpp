@@ -81,6 +81,9 @@ class AmSink {
 struct Capabilities {
   // Largest Medium payload (and packed Long) one message carries.
   size_t max_medium = 0;
+  // Most AM credits one message's header carries (AmHeader::credits as this
+  // transport's wire narrows it); core rejects a configuration beyond it.
+  uint32_t max_am_credits = UINT32_MAX;
   // Largest RMA put toward a peer that is not mapped here whose source is
   // copied at once (rma_put returns done); larger puts are posted.
   size_t inline_put = 0;

@@ -91,7 +91,8 @@ class SmpTransport final : public Transport {
     compute_max_segment();
     open_host_area();
     caps_.max_medium = AmRing::kMaxMedium;
-    caps_.inline_put = 0;  // no put goes through rma_put
+    caps_.max_am_credits = UINT16_MAX;  // the queues' slots narrow credits to 16 bits
+    caps_.inline_put = 0;               // no put goes through rma_put
     caps_.load_store.assign(boot_.size(), 0);
     for (uint32_t r : host_) caps_.load_store[r] = 1;
     caps_.all_segments_mapped = host_.size() == boot_.size();
