@@ -1076,6 +1076,18 @@ def case_am_credits(n, credits):
     return run
 
 
+def case_am_credits_wire():
+    """More credits per peer than the smp queues' header field carries (16
+    bits) stop the job at start-up with the variable and the limit named."""
+    before = shm_entries()
+    job = Job([amcheck()], ranks=2, env={"GASNET_AM_CREDITS_PP": "70000"}).wait()
+    job.expect(1, stderr_has=[r"fatal error: 70000 AM credits per peer \(GASNET_AM_CREDITS_PP, "
+                              r"GASNET_AM_CREDITS_TOTAL\): this conduit's AM header carries at "
+                              r"most 65535 credits in one message"])
+    check("PASS" not in job.stdout, job.show())
+    job.assert_nothing_left(before)
+
+
 def case_am_flood(n, par=False):
     """n - 1 ranks flood rank 0 with 100000 Short and Medium requests in all."""
     def run():
@@ -1259,6 +1271,7 @@ CASES = {
         "GASNET_NETWORKDEPTH_PP": "2", "GASNET_NETWORKDEPTH_TOTAL": "3",
         "GASNET_INLINESEND_LIMIT": "0"}),
     "am_credits_7_2": case_am_credits(2, 7),
+    "am_credits_wire": case_am_credits_wire,
     "topo_4": case_topo(4),
     "ofi_topo_supernodes_5": case_ofi_topo_supernodes(5),
     "ofi_barrier_3_tcp": case_barrier(3, ofi="tcp"),
