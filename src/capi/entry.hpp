@@ -10,6 +10,7 @@
 
 #include <gasnet.h>
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 
@@ -25,8 +26,17 @@ struct Call {
 
 // ---- system (capi/system.cpp) ----
 bool initialized();
-// The primordial team; fatal naming `api` before init.
-gex_TM_t job_tm(const char *api);
+namespace detail {
+extern std::atomic<gex_TM_t> g_job_tm;  // set once gexx is initialised
+gex_TM_t job_tm_slow(const char *api);
+}  // namespace detail
+// The primordial team; fatal naming `api` before init. Inline: every
+// GASNet-1 call names its node through it.
+inline gex_TM_t job_tm(const char *api) {
+  if (gex_TM_t tm = detail::g_job_tm.load(std::memory_order_acquire)) [[likely]]
+    return tm;
+  return detail::job_tm_slow(api);
+}
 // gex_Segment_Attach as `api`.
 gex_Segment_t attach(const char *api, gex_TM_t tm, uintptr_t length);
 uintptr_t max_local_segment(const char *api);

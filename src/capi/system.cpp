@@ -187,9 +187,15 @@ bool initialized() {
   return Runtime::initialized();
 }
 
-gex_TM_t job_tm(const char *api) {
-  return Runtime::get(api).tm();
+namespace detail {
+std::atomic<gex_TM_t> g_job_tm{nullptr};
+
+gex_TM_t job_tm_slow(const char *api) {
+  gex_TM_t tm = Runtime::get(api).tm();
+  g_job_tm.store(tm, std::memory_order_release);
+  return tm;
 }
+}  // namespace detail
 
 gex_Segment_t attach(const char *api, gex_TM_t tm, uintptr_t length) {
   Runtime &rt = Runtime::get(api);
