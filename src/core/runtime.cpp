@@ -99,7 +99,10 @@ void Runtime::start(const char *client_name, gex_Flags_t flags) {
   if (config::get_bool("GASNET_FREEZE")) util::freeze_for_debugger("GASNET_FREEZE");
   trace::init(rank_, size_, [this] { boot_->barrier(); });
 
-  transport_ = transport::open_conduit(*boot_, am_relay_);
+  // The host area holds the shared-memory barrier (coll lays it out).
+  transport_ = transport::open_conduit(
+      *boot_, am_relay_,
+      coll::ShmBarrier::area_size(static_cast<uint32_t>(boot_->host_ranks().size())));
   progress_open(transport_->oversubscribed());
   topology_ = std::make_unique<Topology>(*boot_, *transport_);
 
@@ -136,7 +139,8 @@ void Runtime::start(const char *client_name, gex_Flags_t flags) {
 
 std::unique_ptr<coll::SplitBarrier> Runtime::job_barrier() {
   if (transport_->job_in_host_area()) {
-    auto shm = std::make_unique<coll::ShmBarrier>(transport_->host_area(), rank_, size_);
+    auto shm = coll::ShmBarrier::open(*boot_, transport_->host_area(), rank_, size_,
+                                      transport_->oversubscribed());
     if (rank_ == 0) {
       util::note("barrier algorithm: %s (GASNET_BARRIER=%s, %u rank(s), %ld core(s))",
                  shm->central() ? "central" : "dissem",

@@ -126,7 +126,9 @@ class Transport {
   // Collective: creates this rank's segment and makes every peer's known.
   virtual void attach_segment(uint64_t size) = 0;
   virtual const PeerSegment &segment(uint32_t rank) const = 0;
-  // Memory shared by the ranks of this host for intra-host collectives.
+  // Memory shared by the ranks of this host, of the size asked for at open,
+  // zeroed at creation; what lives there is the caller's (core and coll lay
+  // out intra-host collectives in it). Every host rank maps the same bytes.
   virtual void *host_area() const = 0;
   // Where this rank sits: the lowest job rank of its host and of its
   // neighbourhood (the ranks it shares memory with, a subset of the host).
@@ -182,18 +184,19 @@ class Transport {
   virtual std::string describe() const = 0;
 };
 
-// Size of the host area every transport provides (barrier state and more).
-uint64_t host_area_size(uint32_t ranks);
-
 namespace smp {
 // Shared memory among bootstrap's host_ranks(); `whole_job`: fatal unless
-// that is every rank of the job (the smp conduit). Incoming AMs go to `sink`.
-std::unique_ptr<Transport> open(bootstrap::Bootstrap &boot, bool whole_job, AmSink &sink);
+// that is every rank of the job (the smp conduit). Incoming AMs go to `sink`;
+// host_area() has `host_area_bytes` bytes.
+std::unique_ptr<Transport> open(bootstrap::Bootstrap &boot, bool whole_job, AmSink &sink,
+                                uint64_t host_area_bytes);
 }  // namespace smp
 
 // The transport of the conduit this library was built for (one object per
-// conduit defines it: transport/<conduit>/conduit.cpp). Incoming AMs go to
-// `sink`, which outlives the transport.
-std::unique_ptr<Transport> open_conduit(bootstrap::Bootstrap &boot, AmSink &sink);
+// conduit defines it: transport/<conduit>/conduit.cpp). Collective. Incoming
+// AMs go to `sink`, which outlives the transport; host_area() has
+// `host_area_bytes` bytes.
+std::unique_ptr<Transport> open_conduit(bootstrap::Bootstrap &boot, AmSink &sink,
+                                        uint64_t host_area_bytes);
 
 }  // namespace gexx::transport
