@@ -50,25 +50,21 @@ void poll(const char *api);
 void relax(uint32_t &spins);
 void set_wait_mode(int mode);
 
-// ---- rma (capi/rma.cpp); ranks are team ranks of `tm` ----
-int put_blocking(Call c, gex_TM_t tm, gex_Rank_t rank, void *dest, const void *src, size_t nbytes,
-                 gex_Flags_t flags);
-int put_nbi(Call c, gex_TM_t tm, gex_Rank_t rank, void *dest, const void *src, size_t nbytes,
-            gex_Event_t *lc_opt, gex_Flags_t flags);
-gex_Event_t put_nb(Call c, gex_TM_t tm, gex_Rank_t rank, void *dest, const void *src, size_t nbytes,
-                   gex_Event_t *lc_opt, gex_Flags_t flags);
-int get_blocking(Call c, gex_TM_t tm, void *dest, gex_Rank_t rank, void *src, size_t nbytes,
-                 gex_Flags_t flags);
-int get_nbi(Call c, gex_TM_t tm, void *dest, gex_Rank_t rank, void *src, size_t nbytes,
-            gex_Flags_t flags);
-gex_Event_t get_nb(Call c, gex_TM_t tm, void *dest, gex_Rank_t rank, void *src, size_t nbytes,
-                   gex_Flags_t flags);
-void put_value(Call c, gex_TM_t tm, gex_Rank_t rank, void *dest, gex_RMA_Value_t value,
-               size_t nbytes, gex_Flags_t flags);
-gex_RMA_Value_t get_value(Call c, gex_TM_t tm, gex_Rank_t rank, void *src, size_t nbytes,
-                          gex_Flags_t flags);
+// ---- rma (capi/rma.cpp): the GASNet-1 forms of the gex_RMA_* calls ----
+// A node is a job rank (the job team maps ranks to themselves). `c` names
+// the GASNet-1 call in errors and the trace.
+void put_blocking(const Call &c, gex_Rank_t node, void *dest, const void *src, size_t nbytes);
+void put_nbi(const Call &c, gex_Rank_t node, void *dest, const void *src, size_t nbytes,
+             gex_Event_t *lc_opt);
+gex_Event_t put_nb(const Call &c, gex_Rank_t node, void *dest, const void *src, size_t nbytes,
+                   gex_Event_t *lc_opt);
+void get_blocking(const Call &c, void *dest, gex_Rank_t node, void *src, size_t nbytes);
+void get_nbi(const Call &c, void *dest, gex_Rank_t node, void *src, size_t nbytes);
+gex_Event_t get_nb(const Call &c, void *dest, gex_Rank_t node, void *src, size_t nbytes);
+void put_value(const Call &c, gex_Rank_t node, void *dest, gex_RMA_Value_t value, size_t nbytes);
+gex_RMA_Value_t get_value(const Call &c, gex_Rank_t node, void *src, size_t nbytes);
 // GASNet-1's memset (EX has none): complete when it returns.
-void memset(Call c, gex_TM_t tm, gex_Rank_t rank, void *dest, int value, size_t nbytes);
+void memset(const Call &c, gex_Rank_t node, void *dest, int value, size_t nbytes);
 
 // ---- events (capi/event.cpp) ----
 void begin_region(const char *api);

@@ -8,6 +8,8 @@
 // (rma/remote.hpp; their events and NBI counters: core/events.hpp).
 #include <gasnetex.h>
 
+#include <cstring>
+
 #include "capi/entry.hpp"
 #include "core/objects.hpp"
 #include "core/runtime.hpp"
@@ -52,6 +54,37 @@ bool mapped(const char *api, gex_Rank_t rank, const void *addr, size_t nbytes) {
   return nbytes == 0 || gexx::core::Runtime::get(api).locate(api, rank, addr, nbytes) != nullptr;
 }
 
+// The put as a copy when rank's segment is mapped here (true: done, and
+// traced as c.op), else false: the transport carries it. One segment lookup
+// on the untraced path: this is the whole cost of a small NB/NBI put here.
+inline bool put_here(const Call &c, gex_Rank_t rank, void *dest, const void *src, size_t nbytes) {
+  if (gexx::trace::active(gexx::trace::kPut)) [[unlikely]] {
+    if (!mapped(c.api, rank, dest, nbytes)) return false;
+    gexx::rma::traced_put(c.api, c.op, rank, dest, src, nbytes);
+    return true;
+  }
+  if (nbytes == 0) return true;
+  char *p = gexx::core::Runtime::get(c.api).locate(c.api, rank, dest, nbytes);
+  if (!p) [[unlikely]]
+    return false;
+  std::memmove(p, src, nbytes);
+  return true;
+}
+
+inline bool get_here(const Call &c, void *dest, gex_Rank_t rank, const void *src, size_t nbytes) {
+  if (gexx::trace::active(gexx::trace::kGet)) [[unlikely]] {
+    if (!mapped(c.api, rank, src, nbytes)) return false;
+    gexx::rma::traced_get(c.api, c.op, dest, rank, src, nbytes);
+    return true;
+  }
+  if (nbytes == 0) return true;
+  const char *p = gexx::core::Runtime::get(c.api).locate(c.api, rank, src, nbytes);
+  if (!p) [[unlikely]]
+    return false;
+  std::memmove(dest, p, nbytes);
+  return true;
+}
+
 // Records an operation the transport carries, as put_blocking does a copy.
 void record_remote(const char *api, Op op, gex_Rank_t rank, size_t nbytes, uint64_t start) {
   if (start) gexx::trace::record(op, rank, nbytes, start, api, [] { return std::string(); });
@@ -62,87 +95,88 @@ uint64_t trace_start(uint32_t category) {
 
 }  // namespace
 
-namespace gexx::capi {
+// The forms, once a rank is a job rank; inlined into each entry point.
+namespace {
 
-int put_blocking(Call c, gex_TM_t tm, gex_Rank_t rank, void *dest, const void *src, size_t nbytes,
-                 gex_Flags_t flags) {
-  rma::put_blocking(c.api, c.op, job_rank(tm, rank, flags, c.api), dest, src, nbytes);
-  return 0;
-}
+using gexx::capi::Call;
 
-int put_nbi(Call c, gex_TM_t tm, gex_Rank_t rank, void *dest, const void *src, size_t nbytes,
-            gex_Event_t *lc_opt, gex_Flags_t flags) {
-  gex_Rank_t jr = job_rank(tm, rank, flags, c.api);
-  check_nbi_lc(lc_opt, c.api);
-  if (mapped(c.api, jr, dest, nbytes)) [[likely]] {
-    rma::put_blocking(c.api, c.op, jr, dest, src, nbytes);
+// `lc_opt` is checked by the caller (the GASNet-1 forms pass constants).
+[[gnu::always_inline]] inline int put_nbi_at(const Call &c, gex_Rank_t jr, void *dest,
+                                             const void *src, size_t nbytes, gex_Event_t *lc_opt) {
+  if (put_here(c, jr, dest, src, nbytes)) [[likely]]
     return 0;
-  }
-  uint64_t start = trace_start(trace::kPut);
-  rma::remote_put_nbi(jr, dest, src, nbytes, lc_opt);
+  uint64_t start = trace_start(gexx::trace::kPut);
+  gexx::rma::remote_put_nbi(jr, dest, src, nbytes, lc_opt);
   record_remote(c.api, c.op, jr, nbytes, start);
   return 0;
 }
 
-gex_Event_t put_nb(Call c, gex_TM_t tm, gex_Rank_t rank, void *dest, const void *src, size_t nbytes,
-                   gex_Event_t *lc_opt, gex_Flags_t flags) {
-  gex_Rank_t jr = job_rank(tm, rank, flags, c.api);
-  check_nb_lc(lc_opt, c.api);
-  if (mapped(c.api, jr, dest, nbytes)) [[likely]] {
-    rma::put_blocking(c.api, c.op, jr, dest, src, nbytes);
+[[gnu::always_inline]] inline gex_Event_t put_nb_at(const Call &c, gex_Rank_t jr, void *dest,
+                                                    const void *src, size_t nbytes,
+                                                    gex_Event_t *lc_opt) {
+  if (put_here(c, jr, dest, src, nbytes)) [[likely]] {
     if (lc_opt != GEX_EVENT_NOW && lc_opt != GEX_EVENT_DEFER) *lc_opt = GEX_EVENT_INVALID;
     return GEX_EVENT_INVALID;
   }
-  uint64_t start = trace_start(trace::kPut);
-  gex_Event_t e = rma::remote_put_nb(jr, dest, src, nbytes, lc_opt);
+  uint64_t start = trace_start(gexx::trace::kPut);
+  gex_Event_t e = gexx::rma::remote_put_nb(jr, dest, src, nbytes, lc_opt);
   record_remote(c.api, c.op, jr, nbytes, start);
   return e;
 }
 
-int get_blocking(Call c, gex_TM_t tm, void *dest, gex_Rank_t rank, void *src, size_t nbytes,
-                 gex_Flags_t flags) {
-  rma::get_blocking(c.api, c.op, dest, job_rank(tm, rank, flags, c.api), src, nbytes);
-  return 0;
-}
-
-int get_nbi(Call c, gex_TM_t tm, void *dest, gex_Rank_t rank, void *src, size_t nbytes,
-            gex_Flags_t flags) {
-  gex_Rank_t jr = job_rank(tm, rank, flags, c.api);
-  if (mapped(c.api, jr, src, nbytes)) [[likely]] {
-    rma::get_blocking(c.api, c.op, dest, jr, src, nbytes);
+[[gnu::always_inline]] inline int get_nbi_at(const Call &c, void *dest, gex_Rank_t jr, void *src,
+                                             size_t nbytes) {
+  if (get_here(c, dest, jr, src, nbytes)) [[likely]]
     return 0;
-  }
-  uint64_t start = trace_start(trace::kGet);
-  rma::remote_get_nbi(dest, jr, src, nbytes);
+  uint64_t start = trace_start(gexx::trace::kGet);
+  gexx::rma::remote_get_nbi(dest, jr, src, nbytes);
   record_remote(c.api, c.op, jr, nbytes, start);
   return 0;
 }
 
-gex_Event_t get_nb(Call c, gex_TM_t tm, void *dest, gex_Rank_t rank, void *src, size_t nbytes,
-                   gex_Flags_t flags) {
-  gex_Rank_t jr = job_rank(tm, rank, flags, c.api);
-  if (mapped(c.api, jr, src, nbytes)) [[likely]] {
-    rma::get_blocking(c.api, c.op, dest, jr, src, nbytes);
+[[gnu::always_inline]] inline gex_Event_t get_nb_at(const Call &c, void *dest, gex_Rank_t jr,
+                                                    void *src, size_t nbytes) {
+  if (get_here(c, dest, jr, src, nbytes)) [[likely]]
     return GEX_EVENT_INVALID;
-  }
-  uint64_t start = trace_start(trace::kGet);
-  gex_Event_t e = rma::remote_get_nb(dest, jr, src, nbytes);
+  uint64_t start = trace_start(gexx::trace::kGet);
+  gex_Event_t e = gexx::rma::remote_get_nb(dest, jr, src, nbytes);
   record_remote(c.api, c.op, jr, nbytes, start);
   return e;
 }
 
-void put_value(Call c, gex_TM_t tm, gex_Rank_t rank, void *dest, gex_RMA_Value_t value,
-               size_t nbytes, gex_Flags_t flags) {
-  rma::put_value(c.api, c.op, job_rank(tm, rank, flags, c.api), dest, value, nbytes);
-}
+}  // namespace
 
-gex_RMA_Value_t get_value(Call c, gex_TM_t tm, gex_Rank_t rank, void *src, size_t nbytes,
-                          gex_Flags_t flags) {
-  return rma::get_value(c.api, c.op, job_rank(tm, rank, flags, c.api), src, nbytes);
-}
+// GASNet-1's forms: a node is a job rank (the job team maps them to themselves).
+namespace gexx::capi {
 
-void memset(Call c, gex_TM_t tm, gex_Rank_t rank, void *dest, int value, size_t nbytes) {
-  rma::memset_blocking(c.api, c.op, job_rank(tm, rank, 0, c.api), dest, value, nbytes);
+void put_blocking(const Call &c, gex_Rank_t node, void *dest, const void *src, size_t nbytes) {
+  rma::put_blocking(c.api, c.op, node, dest, src, nbytes);
+}
+void put_nbi(const Call &c, gex_Rank_t node, void *dest, const void *src, size_t nbytes,
+             gex_Event_t *lc_opt) {
+  put_nbi_at(c, node, dest, src, nbytes, lc_opt);
+}
+gex_Event_t put_nb(const Call &c, gex_Rank_t node, void *dest, const void *src, size_t nbytes,
+                   gex_Event_t *lc_opt) {
+  return put_nb_at(c, node, dest, src, nbytes, lc_opt);
+}
+void get_blocking(const Call &c, void *dest, gex_Rank_t node, void *src, size_t nbytes) {
+  rma::get_blocking(c.api, c.op, dest, node, src, nbytes);
+}
+void get_nbi(const Call &c, void *dest, gex_Rank_t node, void *src, size_t nbytes) {
+  get_nbi_at(c, dest, node, src, nbytes);
+}
+gex_Event_t get_nb(const Call &c, void *dest, gex_Rank_t node, void *src, size_t nbytes) {
+  return get_nb_at(c, dest, node, src, nbytes);
+}
+void put_value(const Call &c, gex_Rank_t node, void *dest, gex_RMA_Value_t value, size_t nbytes) {
+  rma::put_value(c.api, c.op, node, dest, value, nbytes);
+}
+gex_RMA_Value_t get_value(const Call &c, gex_Rank_t node, void *src, size_t nbytes) {
+  return rma::get_value(c.api, c.op, node, src, nbytes);
+}
+void memset(const Call &c, gex_Rank_t node, void *dest, int value, size_t nbytes) {
+  rma::memset_blocking(c.api, c.op, node, dest, value, nbytes);
 }
 
 }  // namespace gexx::capi
@@ -151,54 +185,68 @@ extern "C" {
 
 int gex_RMA_PutBlocking(gex_TM_t tm, gex_Rank_t rank, void *dest, const void *src, size_t nbytes,
                         gex_Flags_t flags) {
-  return gexx::capi::put_blocking({__func__, Op::Put}, tm, rank, dest, src, nbytes, flags);
+  gexx::rma::put_blocking(__func__, Op::Put, job_rank(tm, rank, flags, __func__), dest, src,
+                          nbytes);
+  return 0;
 }
 
 int gex_RMA_PutNBI(gex_TM_t tm, gex_Rank_t rank, void *dest, const void *src, size_t nbytes,
                    gex_Event_t *lc_opt, gex_Flags_t flags) {
-  return gexx::capi::put_nbi({__func__, Op::PutNBI}, tm, rank, dest, src, nbytes, lc_opt, flags);
+  static constexpr Call c{"gex_RMA_PutNBI", Op::PutNBI};
+  gex_Rank_t jr = job_rank(tm, rank, flags, c.api);
+  check_nbi_lc(lc_opt, c.api);
+  return put_nbi_at(c, jr, dest, src, nbytes, lc_opt);
 }
 
 gex_Event_t gex_RMA_PutNB(gex_TM_t tm, gex_Rank_t rank, void *dest, const void *src, size_t nbytes,
                           gex_Event_t *lc_opt, gex_Flags_t flags) {
-  return gexx::capi::put_nb({__func__, Op::PutNB}, tm, rank, dest, src, nbytes, lc_opt, flags);
+  static constexpr Call c{"gex_RMA_PutNB", Op::PutNB};
+  gex_Rank_t jr = job_rank(tm, rank, flags, c.api);
+  check_nb_lc(lc_opt, c.api);
+  return put_nb_at(c, jr, dest, src, nbytes, lc_opt);
 }
 
 int gex_RMA_GetBlocking(gex_TM_t tm, void *dest, gex_Rank_t rank, void *src, size_t nbytes,
                         gex_Flags_t flags) {
-  return gexx::capi::get_blocking({__func__, Op::Get}, tm, dest, rank, src, nbytes, flags);
+  gexx::rma::get_blocking(__func__, Op::Get, dest, job_rank(tm, rank, flags, __func__), src,
+                          nbytes);
+  return 0;
 }
 
 int gex_RMA_GetNBI(gex_TM_t tm, void *dest, gex_Rank_t rank, void *src, size_t nbytes,
                    gex_Flags_t flags) {
-  return gexx::capi::get_nbi({__func__, Op::GetNBI}, tm, dest, rank, src, nbytes, flags);
+  static constexpr Call c{"gex_RMA_GetNBI", Op::GetNBI};
+  return get_nbi_at(c, dest, job_rank(tm, rank, flags, c.api), src, nbytes);
 }
 
 gex_Event_t gex_RMA_GetNB(gex_TM_t tm, void *dest, gex_Rank_t rank, void *src, size_t nbytes,
                           gex_Flags_t flags) {
-  return gexx::capi::get_nb({__func__, Op::GetNB}, tm, dest, rank, src, nbytes, flags);
+  static constexpr Call c{"gex_RMA_GetNB", Op::GetNB};
+  return get_nb_at(c, dest, job_rank(tm, rank, flags, c.api), src, nbytes);
 }
 
 gex_RMA_Value_t gex_RMA_GetBlockingVal(gex_TM_t tm, gex_Rank_t rank, void *src, size_t nbytes,
                                        gex_Flags_t flags) {
-  return gexx::capi::get_value({__func__, Op::Get}, tm, rank, src, nbytes, flags);
+  return gexx::rma::get_value(__func__, Op::Get, job_rank(tm, rank, flags, __func__), src, nbytes);
 }
 
 int gex_RMA_PutBlockingVal(gex_TM_t tm, gex_Rank_t rank, void *dest, gex_RMA_Value_t value,
                            size_t nbytes, gex_Flags_t flags) {
-  gexx::capi::put_value({__func__, Op::Put}, tm, rank, dest, value, nbytes, flags);
+  gexx::rma::put_value(__func__, Op::Put, job_rank(tm, rank, flags, __func__), dest, value, nbytes);
   return 0;
 }
 
 int gex_RMA_PutNBIVal(gex_TM_t tm, gex_Rank_t rank, void *dest, gex_RMA_Value_t value,
                       size_t nbytes, gex_Flags_t flags) {
-  gexx::capi::put_value({__func__, Op::PutNBI}, tm, rank, dest, value, nbytes, flags);
+  gexx::rma::put_value(__func__, Op::PutNBI, job_rank(tm, rank, flags, __func__), dest, value,
+                       nbytes);
   return 0;
 }
 
 gex_Event_t gex_RMA_PutNBVal(gex_TM_t tm, gex_Rank_t rank, void *dest, gex_RMA_Value_t value,
                              size_t nbytes, gex_Flags_t flags) {
-  gexx::capi::put_value({__func__, Op::PutNB}, tm, rank, dest, value, nbytes, flags);
+  gexx::rma::put_value(__func__, Op::PutNB, job_rank(tm, rank, flags, __func__), dest, value,
+                       nbytes);
   return GEX_EVENT_INVALID;
 }
 
