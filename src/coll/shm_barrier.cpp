@@ -1,6 +1,10 @@
 #include "coll/shm_barrier.hpp"
 
 #include <new>
+#include <string>
+
+#include "bootstrap/bootstrap.hpp"
+#include "util/config.hpp"
 
 namespace gexx::coll {
 
@@ -40,6 +44,15 @@ void ShmBarrier::init_area(void *area, uint32_t ranks, bool creator, bool centra
     new (&s[i].value) std::atomic<uint64_t>(0);
   }
   std::atomic_thread_fence(std::memory_order_release);
+}
+
+std::unique_ptr<ShmBarrier> ShmBarrier::open(bootstrap::Bootstrap &boot, void *area, uint32_t rank,
+                                             uint32_t ranks, bool oversubscribed) {
+  std::string algorithm = config::get_list("GASNET_BARRIER")[0];
+  bool central = algorithm == "central" || (algorithm == "auto" && oversubscribed);
+  init_area(area, ranks, rank == 0, central);
+  boot.barrier();  // laid out before anyone reads it
+  return std::make_unique<ShmBarrier>(area, rank, ranks);
 }
 
 ShmBarrier::ShmBarrier(void *area, uint32_t rank, uint32_t ranks)

@@ -8,14 +8,22 @@
 // running, so a second algorithm serves instead: one shared word holds the
 // arrival count and the value combined so far, and the last rank to arrive
 // completes the generation for everyone. The creator of the area picks the
-// algorithm, so every rank uses the same one.
+// algorithm (GASNET_BARRIER), so every rank uses the same one.
+//
+// The area is part of the host area a transport provides (zeroed shared
+// memory of the size asked for at open); its layout is this class's alone.
 #pragma once
 
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 
 #include "coll/split_barrier.hpp"
+
+namespace gexx::bootstrap {
+class Bootstrap;
+}
 
 namespace gexx::coll {
 
@@ -23,6 +31,12 @@ class ShmBarrier final : public SplitBarrier {
  public:
   static size_t area_size(uint32_t ranks);
   static void init_area(void *area, uint32_t ranks, bool creator, bool central);
+  // Collective over the job, every rank of which maps `area` (area_size(ranks)
+  // bytes, zeroed): rank 0 lays it out with the algorithm GASNET_BARRIER names
+  // ("auto": central when the host has more ranks than cores), then each
+  // rank attaches once all may.
+  static std::unique_ptr<ShmBarrier> open(bootstrap::Bootstrap &boot, void *area, uint32_t rank,
+                                          uint32_t ranks, bool oversubscribed);
 
   ShmBarrier(void *area, uint32_t rank, uint32_t ranks);
   // The algorithm the area's creator chose: one shared word, or dissemination.

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "core/progress.hpp"
-#include "core/runtime.hpp"
+#include "core/handlers.hpp"
 #include "util/config.hpp"
 #include "util/log.hpp"
 #include "util/strings.hpp"
@@ -16,14 +16,6 @@
 namespace gexx::core::am {
 
 namespace {
-
-// Initial-exec TLS: these are read on every AM and every poll.
-__attribute__((tls_model("initial-exec"))) thread_local gexx_token_s *tl_token = nullptr;
-thread_local gexx_srcdesc_s tl_srcdesc;
-
-const char *category_name(uint8_t c) {
-  return c == kShort ? "Short" : c == kMedium ? "Medium" : "Long";
-}
 
 // ---- calling a handler with its exact arity ----
 template <size_t>
@@ -89,6 +81,23 @@ bool is_event_pointer(gex_Event_t *lc) {
 
 }  // namespace
 
+namespace detail {
+// Initial-exec TLS: read on every AM and every poll.
+__attribute__((tls_model("initial-exec"))) thread_local gexx_token_s *tl_token = nullptr;
+
+void poll_in_handler(const char *api) {
+  gexx_token_s *t = tl_token;
+  util::fatal("%s called inside AM %s %s: handlers may not poll or wait for communication", api,
+              t->entry ? t->entry->label.c_str() : "handler", t->is_req ? "request" : "reply");
+}
+}  // namespace detail
+
+using detail::tl_token;
+
+const char *category_name(uint8_t c) {
+  return c == kShort ? "Short" : c == kMedium ? "Medium" : "Long";
+}
+
 void too_many_args(const char *api, unsigned numargs) {
   util::fatal("%s: %u handler arguments; at most %u (gex_AM_MaxArgs, gasnet_AMMaxArgs)", api,
               numargs, kMaxArgs);
@@ -103,28 +112,72 @@ gexx_token_s *live_token(const char *api, gex_Token_t token) {
       api);
 }
 
-Engine::Engine(Runtime &rt)
-    : rt_(rt),
-      tp_(rt.transport()),
-      rank_(rt.rank()),
-      size_(rt.size()),
-      max_medium_(rt.transport().am_max_medium()),
-      // At least 512 bytes, at most INT32_MAX: GASNet clients keep the
-      // gasnet_AMMaxLong* values in an int.
-      max_long_(std::clamp<uint64_t>(rt.max_global_segment(), 512, INT32_MAX)),
-      packed_long_limit_(
-          std::min<uint64_t>(config::get_bytes("GASNET_PACKEDLONG_LIMIT"), max_medium_)),
-      concurrent_(rt.concurrent()),
-      peers_(std::make_unique<Peer[]>(rt.size())) {
+Limits Limits::from_config(uint32_t rank, uint32_t size, const transport::Capabilities &caps,
+                           uint64_t max_global_segment, bool concurrent) {
+  Limits l;
+  l.rank = rank;
+  l.size = size;
+  l.max_medium = caps.max_medium;
+  // At least 512 bytes, at most INT32_MAX: GASNet clients keep the
+  // gasnet_AMMaxLong* values in an int.
+  l.max_long = std::clamp<uint64_t>(max_global_segment, 512, INT32_MAX);
+  l.packed_long_limit =
+      std::min<uint64_t>(config::get_bytes("GASNET_PACKEDLONG_LIMIT"), l.max_medium);
   int64_t per_peer = config::get_int("GASNET_AM_CREDITS_PP");
   int64_t total = config::get_int("GASNET_AM_CREDITS_TOTAL");
-  if (total > 0 && size_ > 1)
-    per_peer = std::min<int64_t>(per_peer, std::max<int64_t>(1, total / (size_ - 1)));
+  if (total > 0 && size > 1)
+    per_peer = std::min<int64_t>(per_peer, std::max<int64_t>(1, total / (size - 1)));
+  l.credits_per_peer = static_cast<uint32_t>(per_peer);
   // Banking more than a peer holds would stall it.
-  slack_ = static_cast<uint32_t>(
+  l.slack = static_cast<uint32_t>(
       std::min<int64_t>(config::get_int("GASNET_AM_CREDITS_SLACK"), per_peer));
+  l.wire_credit_max = caps.max_am_credits;
+  l.concurrent = concurrent;
+  return l;
+}
+
+std::string Limits::problem() const {
+  if (credits_per_peer < 1) return "GASNET_AM_CREDITS_PP must be 1 or more";
+  if (slack < 1 || slack > credits_per_peer) {
+    return util::format("GASNET_AM_CREDITS_SLACK=%u must be from 1 to the credits per peer (%u)",
+                        slack, credits_per_peer);
+  }
+  if (slack > wire_credit_max) {
+    return util::format(
+        "GASNET_AM_CREDITS_SLACK=%u: this conduit's AM header carries at most %u credits in one "
+        "message; use at most %u",
+        slack, wire_credit_max, wire_credit_max);
+  }
+  if (credits_per_peer > wire_credit_max) {
+    return util::format(
+        "%u AM credits per peer (GASNET_AM_CREDITS_PP, GASNET_AM_CREDITS_TOTAL): this conduit's "
+        "AM header carries at most %u credits in one message, and a reply may return all of a "
+        "peer's; use at most %u",
+        credits_per_peer, wire_credit_max, wire_credit_max);
+  }
+  if (credits_per_peer > static_cast<uint32_t>(INT32_MAX)) {
+    return util::format("%u AM credits per peer do not fit a credit counter", credits_per_peer);
+  }
+  return {};
+}
+
+Engine::Engine(transport::Transport &tp, const HandlerTable &handlers, Segments &segments,
+               const Limits &limits)
+    : tp_(tp),
+      handlers_(handlers),
+      segments_(segments),
+      rank_(limits.rank),
+      size_(limits.size),
+      max_medium_(limits.max_medium),
+      max_long_(limits.max_long),
+      packed_long_limit_(limits.packed_long_limit),
+      slack_(limits.slack),
+      concurrent_(limits.concurrent),
+      peers_(std::make_unique<Peer[]>(limits.size)) {
+  std::string problem = limits.problem();
+  if (!problem.empty()) util::fatal("%s", problem.c_str());
   for (uint32_t r = 0; r < size_; ++r)
-    peers_[r].avail.store(static_cast<int32_t>(per_peer), std::memory_order_relaxed);
+    peers_[r].avail.store(static_cast<int32_t>(limits.credits_per_peer), std::memory_order_relaxed);
 }
 
 bool Engine::take_credit(uint32_t peer) {
@@ -224,7 +277,7 @@ void Engine::check_payload(const Message &m, bool reply) {
 // Waiting for queue room: the caller polls, then tries again.
 void Engine::await_room(const char *api, transport::AmLane lane, uint32_t &spins) {
   if (lane == transport::AmLane::Reply) {
-    tp_.am_poll(true);  // replies always drain: their handlers send nothing
+    tp_.poll(true);  // replies always drain: their handlers send nothing
   } else {
     poll(api);
   }
@@ -234,7 +287,7 @@ void Engine::await_room(const char *api, transport::AmLane lane, uint32_t &spins
 bool Engine::reserve(const Message &m, uint32_t peer, transport::AmLane lane, size_t payload,
                      transport::AmSlot &slot) {
   uint32_t spins = 0;
-  while (!tp_.am_reserve(peer, lane, m.nargs, payload, slot)) {
+  while (tp_.am_reserve(peer, lane, m.nargs, payload, slot) == transport::Result::retry) {
     if (m.flags & GEX_FLAG_IMMEDIATE) return false;
     await_room(m.api, lane, spins);
   }
@@ -245,7 +298,7 @@ bool Engine::inject(const Message &m, uint32_t peer, transport::AmLane lane,
                     const transport::AmHeader &h) {
   uint32_t spins = 0;
   size_t copy = m.category == kMedium ? m.nbytes : 0;
-  while (!tp_.am_send(peer, lane, h, m.args, m.src, copy)) {
+  while (tp_.am_send(peer, lane, h, m.args, m.src, copy) == transport::Result::retry) {
     if (m.flags & GEX_FLAG_IMMEDIATE) return false;
     await_room(m.api, lane, spins);
   }
@@ -279,14 +332,18 @@ void Engine::send(const Message &m, transport::AmSlot &slot, Kind kind, uint32_t
     std::memcpy(m.category == kMedium ? static_cast<char *>(slot.payload) : long_dst, m.src,
                 m.nbytes);
   }
-  tp_.am_commit(slot, header(m, kind, credits), m.args);
+  transport::AmHeader h = header(m, kind, credits);
+  // A Long payload copied into the message itself: the receiver copies it out.
+  if (m.category == kLong && long_dst && long_dst == slot.payload)
+    h.flags |= transport::wire::kPackedLong;
+  tp_.am_commit(slot, h, m.args);
   sent(m, slot.peer, kind);
 }
 
 Engine::LongPlan Engine::plan_long(const Message &m, uint32_t peer) {
   LongPlan lp;
   if (m.category != kLong || !m.nbytes) return lp;
-  lp.dst = rt_.locate(m.api, peer, m.dest, m.nbytes);
+  lp.dst = segments_.locate(m.api, peer, m.dest, m.nbytes);
   lp.remote = lp.dst == nullptr;
   lp.packed = lp.remote && m.nbytes <= packed_long_limit_;
   return lp;
@@ -299,7 +356,7 @@ void Engine::write_long(const Message &m, uint32_t peer) {
   // sends nothing, so this wait cannot close a cycle.
   uint32_t spins = 0;
   while (!done.done()) {
-    tp_.am_poll(true);
+    tp_.poll(true);
     relax(spins);
   }
 }
@@ -320,7 +377,7 @@ bool Engine::acquire_credit(uint32_t rank, gex_Flags_t flags, const char *api) {
       // Credits the peer already returned may wait, unread, in our reply
       // queue: read them once before refusing. Running reply handlers here
       // is allowed (a request may poll) and they send nothing.
-      tp_.am_poll(true);
+      tp_.poll(true);
       return take_credit(rank);
     }
     poll(api);
@@ -335,7 +392,7 @@ int Engine::request(gex_Rank_t rank, const Message &m) {
   // A request to oneself is delivered before the call returns (GASNet's
   // tests rely on it): another thread of this rank may be waiting for it in
   // a loop that never polls (blocking puts to shared-memory peers do not).
-  if (rank == rank_ && rc == 0 && !tl_token) tp_.am_poll(false);
+  if (rank == rank_ && rc == 0 && !tl_token) tp_.poll(false);
   return rc;
 }
 
@@ -393,15 +450,12 @@ void Engine::send_credits(uint32_t peer) {
 }
 
 bool Engine::poll(const char *api) {
-  if (gexx_token_s *t = tl_token) {
-    util::fatal("%s called inside AM %s %s: handlers may not poll or wait for communication", api,
-                t->entry ? t->entry->label.c_str() : "handler", t->is_req ? "request" : "reply");
-  }
-  return tp_.am_poll(false);
+  check_may_poll(api);
+  return tp_.poll(false);
 }
 
 void Engine::bad_handler(const transport::AmHeader &h, const char *why) {
-  const HandlerEntry &e = rt_.handlers().entry(h.handler);
+  const HandlerEntry &e = handlers_.entry(h.handler);
   std::string target = e.fn ? e.label : util::format("handler index %u", h.handler);
   util::fatal("rank %u sent an AM %s %s to %s, %s", h.src, category_name(h.category),
               h.kind == kRequest ? "request" : "reply", target.c_str(), why);
@@ -410,7 +464,10 @@ void Engine::bad_handler(const transport::AmHeader &h, const char *why) {
 void Engine::deliver(const transport::AmHeader &h, const int32_t *args, void *payload) {
   if (h.credits) add(peers_[h.src].avail, static_cast<int32_t>(h.credits));
   if (h.kind == kCredit) return;
-  const HandlerEntry &e = rt_.handlers().entry(h.handler);
+  // A packed Long: its payload goes where the sender named, in our segment.
+  if (h.flags & transport::wire::kPackedLong)
+    std::memcpy(reinterpret_cast<void *>(h.dest), payload, h.nbytes);
+  const HandlerEntry &e = handlers_.entry(h.handler);
   gex_AM_Fn_t fn = e.fn.load(std::memory_order_acquire);
   if (!fn) {
     bad_handler(h,
@@ -460,147 +517,4 @@ void Engine::deliver(const transport::AmHeader &h, const int32_t *args, void *pa
   }
 }
 
-// ---- negotiated payloads ----
-
-gex_AM_SrcDesc_t Engine::prepare(const char *api, bool reply, Category cat, gex_Token_t token,
-                                 gex_Rank_t rank, const void *client_buf, size_t least, size_t most,
-                                 void *dest_hint, gex_Event_t *lc_opt, gex_Flags_t flags,
-                                 unsigned nargs) {
-  gexx_srcdesc_s &sd = tl_srcdesc;
-  if (sd.active) {
-    util::fatal(
-        "%s: this thread has a prepared AM that is not committed yet; each Prepare is "
-        "followed by its Commit before the next Prepare",
-        api);
-  }
-  gexx_token_s *t = nullptr;
-  if (reply) {
-    t = reply_token(api, token);
-    rank = t->src;
-  } else {
-    check_request(api, rank);
-  }
-  if (nargs > kMaxArgs) {
-    util::fatal("%s: %u handler arguments; at most gex_AM_MaxArgs() = %u", api, nargs, kMaxArgs);
-  }
-  size_t max = cat == kMedium ? max_medium_ : max_long_;
-  if (least > most) util::fatal("%s: least_payload %zu exceeds most_payload %zu", api, least, most);
-  if (least > max) {
-    util::fatal("%s: least_payload %zu exceeds the %s limit %zu (gex_AM_Max%s%s)", api, least,
-                category_name(cat), max, reply ? "Reply" : "Request", category_name(cat));
-  }
-  if (!client_buf && lc_opt) {
-    util::fatal("%s: lc_opt must be NULL when client_buf is NULL (gexx provides the buffer)", api);
-  }
-  if (client_buf && !lc_opt) {
-    util::fatal(
-        "%s: lc_opt is NULL; with a client buffer pass GEX_EVENT_NOW%s or a pointer to "
-        "a gex_Event_t",
-        api, reply ? "" : ", GEX_EVENT_GROUP");
-  }
-  if (lc_opt == GEX_EVENT_DEFER || (reply && lc_opt == GEX_EVENT_GROUP)) {
-    util::fatal("%s: this lc_opt is not allowed here", api);
-  }
-  if (!reply && !acquire_credit(rank, flags, api)) return GEX_AM_SRCDESC_NO_OP;
-  size_t size = most < max ? most : max;
-  Message m{};
-  m.api = api;
-  m.nargs = nargs;
-  m.flags = flags;
-  transport::AmLane lane = reply ? transport::AmLane::Reply : transport::AmLane::Request;
-  if (!reserve(m, rank, lane, cat == kMedium ? size : 0, sd.slot)) {
-    if (!reply) give_credit(rank);
-    return GEX_AM_SRCDESC_NO_OP;
-  }
-  sd.in_place = false;
-  if (client_buf) {
-    sd.addr = const_cast<void *>(client_buf);
-  } else if (cat == kMedium) {
-    sd.addr = sd.slot.payload;
-    sd.in_place = true;
-  } else if (dest_hint && tp_.segment(rank).local) {
-    // Long toward a known destination: hand out the destination itself.
-    const transport::PeerSegment &seg = tp_.segment(rank);
-    uint64_t off = reinterpret_cast<uint64_t>(dest_hint) - seg.owner_base;
-    size_t room = off <= seg.size ? seg.size - off : 0;
-    if (size > room) size = room > least ? room : least;
-    sd.addr = rt_.translate(api, rank, dest_hint, size);
-    sd.in_place = true;
-  } else {
-    if (size > (1u << 20)) size = least > (1u << 20) ? least : (1u << 20);
-    sd.buffer.resize(size);
-    sd.addr = sd.buffer.data();
-  }
-  sd.active = true;
-  sd.reply = reply;
-  sd.category = cat;
-  sd.peer = rank;
-  sd.nargs = nargs;
-  sd.flags = flags;
-  sd.lc_opt = lc_opt;
-  sd.size = size;
-  sd.dest_hint = dest_hint;
-  sd.token = t;
-  return &sd;
-}
-
-void Engine::commit(const char *api, gex_AM_SrcDesc_t sdp, bool reply, Category cat,
-                    gex_AM_Index_t handler, size_t nbytes, void *dest, unsigned nargs,
-                    const gex_AM_Arg_t *args) {
-  gexx_srcdesc_s &sd = tl_srcdesc;
-  check_client_handler(api, handler);
-  if (sdp != &sd || !sd.active) {
-    util::fatal(
-        "%s: this source descriptor is not the one the last Prepare on this thread "
-        "returned (or it was committed already)",
-        api);
-  }
-  if (sd.reply != reply || sd.category != cat) {
-    util::fatal("%s does not match its Prepare (a %s %s)", api, category_name(sd.category),
-                sd.reply ? "reply" : "request");
-  }
-  if (nargs != sd.nargs) {
-    util::fatal("%s: %u arguments, but the Prepare said %u", api, nargs, sd.nargs);
-  }
-  if (nbytes > sd.size) {
-    util::fatal("%s: %zu bytes, but the Prepare granted %zu (gex_AM_SrcDescSize)", api, nbytes,
-                sd.size);
-  }
-  if (cat == kLong && sd.dest_hint && dest != sd.dest_hint) {
-    util::fatal("%s: dest_addr %p differs from the %p given to the Prepare", api, dest,
-                sd.dest_hint);
-  }
-  Message m{};
-  m.api = api;
-  m.category = cat;
-  m.handler = handler;
-  m.nargs = nargs;
-  m.args = args;
-  m.src = sd.addr;
-  m.nbytes = nbytes;
-  m.dest = dest;
-  m.lc_opt = sd.lc_opt;
-  m.flags = sd.flags;
-  sd.active = false;
-  uint32_t credits = take_owed(sd.peer) + (reply ? 1 : 0);
-  Kind kind = reply ? kReply : kRequest;
-  if (sd.in_place) {
-    send(m, sd.slot, kind, credits, true, nullptr);
-  } else {
-    // The slot was reserved at Prepare without room for a Long payload, so
-    // a remote one is written, not packed.
-    LongPlan lp = plan_long(m, sd.peer);
-    lp.packed = false;
-    send_planned(m, sd.slot, kind, credits, lp);
-  }
-  if (reply) sd.token->replied = true;
-  if (sd.buffer.size() > (1u << 20)) std::vector<char>().swap(sd.buffer);
-}
-
 }  // namespace gexx::core::am
-
-namespace gexx::transport {
-void deliver_am(const AmHeader &h, const int32_t *args, void *payload) {
-  core::detail::g_runtime->am().deliver(h, args, payload);
-}
-}  // namespace gexx::transport

@@ -16,21 +16,28 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "core/objects.hpp"
 #include "transport/transport.hpp"
 
 namespace gexx::core {
-class Runtime;
+class HandlerTable;
 }
 
 namespace gexx::core::am {
 
-enum Kind : uint8_t { kRequest = 0, kReply = 1, kCredit = 2 };
-enum Category : uint8_t { kShort = 0, kMedium = 1, kLong = 2 };
-
-constexpr unsigned kMaxArgs = 16;
+// The wire vocabulary is the transport contract's (transport.hpp).
+using transport::wire::Category;
+using transport::wire::kCredit;
+using transport::wire::Kind;
+using transport::wire::kLong;
+using transport::wire::kMaxArgs;
+using transport::wire::kMedium;
+using transport::wire::kReply;
+using transport::wire::kRequest;
+using transport::wire::kShort;
 
 // One AM to inject, as the C entry points describe it.
 struct Message {
@@ -46,9 +53,45 @@ struct Message {
   gex_Flags_t flags;
 };
 
+// What an engine is configured with. Credits: each rank holds
+// `credits_per_peer` request credits toward every peer; a peer's requests
+// answered without a reply are banked and returned, `slack` at a time, in a
+// credit-only message (or with the next message toward it).
+struct Limits {
+  uint32_t rank = 0, size = 1;
+  size_t max_medium = 0, max_long = 0;
+  size_t packed_long_limit = 0;  // Long payloads up to this travel in the message
+  uint32_t credits_per_peer = 1;
+  uint32_t slack = 1;
+  // The most credits one message can carry (the transport's header field).
+  uint32_t wire_credit_max = UINT32_MAX;
+  bool concurrent = false;  // client threads may race (GASNET_PAR, GASNET_RCV_THREAD)
+
+  // From GASNET_AM_CREDITS_PP, _TOTAL, _SLACK and GASNET_PACKEDLONG_LIMIT.
+  static Limits from_config(uint32_t rank, uint32_t size, const transport::Capabilities &caps,
+                            uint64_t max_global_segment, bool concurrent);
+  // Empty when an engine can run with these limits, else why not: one
+  // message returns up to credits_per_peer credits (a reply: the banked ones
+  // and its own), so they, and the slack, must fit the wire's credit field.
+  std::string problem() const;
+};
+
+// Where Long payloads land: the address here of [addr, addr + len) in
+// rank's segment, null when that segment is not mapped here (a network
+// peer); fatal, naming `api`, when the range is outside the segment.
+class Segments {
+ public:
+  virtual char *locate(const char *api, uint32_t rank, const void *addr, size_t len) = 0;
+
+ protected:
+  ~Segments() = default;
+};
+
 class Engine {
  public:
-  explicit Engine(Runtime &rt);
+  // Fatal when limits.problem() is not empty.
+  Engine(transport::Transport &tp, const HandlerTable &handlers, Segments &segments,
+         const Limits &limits);
 
   // Return 0, or 1 when GEX_FLAG_IMMEDIATE was given and nothing was sent.
   // A client's AM names a client handler index (fatal otherwise).
@@ -136,8 +179,9 @@ class Engine {
   void send_credits(uint32_t peer);
   [[noreturn]] void bad_handler(const transport::AmHeader &h, const char *why);
 
-  Runtime &rt_;
   transport::Transport &tp_;
+  const HandlerTable &handlers_;
+  Segments &segments_;
   uint32_t rank_, size_;
   size_t max_medium_, max_long_, packed_long_limit_;
   uint32_t slack_;  // banked credits returned in a message of their own
@@ -151,6 +195,19 @@ struct ArgList {
   unsigned n;
 };
 [[noreturn]] void too_many_args(const char *api, unsigned numargs);
+// "Short", "Medium" or "Long".
+const char *category_name(uint8_t category);
+
+namespace detail {
+// The handler running on this thread (innermost), if any.
+extern __attribute__((tls_model("initial-exec"))) thread_local gexx_token_s *tl_token;
+[[noreturn]] void poll_in_handler(const char *api);
+}  // namespace detail
+// Handlers may not poll or wait: fatal, naming `api`, inside one.
+inline void check_may_poll(const char *api) {
+  if (detail::tl_token) [[unlikely]]
+    detail::poll_in_handler(api);
+}
 
 // `token` if it belongs to a handler running on this thread (the innermost
 // or one it runs inside); a fatal error naming `api` otherwise.

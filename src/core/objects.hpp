@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <string>
 
+#include "core/team.hpp"
+
 struct gexx_client_s {
   std::string name;
   gex_Flags_t flags = 0;
@@ -28,8 +30,7 @@ struct gexx_tm_s {
   gex_EP_t ep = nullptr;
   gex_Flags_t flags = 0;
   void *cdata = nullptr;
-  gex_Rank_t rank = 0;
-  gex_Rank_t size = 0;
+  gexx::core::Team team;  // its members and this process's rank among them
 };
 
 struct gexx_segment_s {

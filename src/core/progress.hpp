@@ -5,10 +5,20 @@
 
 #include <cstdint>
 
+namespace gexx::transport {
+class Transport;
+}
+
 namespace gexx::core {
 
-// Runs incoming AMs. `api` names the caller in the error raised when it is
-// called inside an AM handler (handlers may not poll or wait). A thread
+// Start-up (core/runtime.cpp): whether waiting ranks must yield at once
+// (more ranks than cores), then the transport polls drive, once the AM
+// engine that takes its deliveries exists.
+void progress_open(bool oversubscribed);
+void progress_start(transport::Transport &tp);
+
+// Polls the whole transport: runs incoming AMs and completes RMA. `api` names the caller in the
+// error raised when it is called inside an AM handler (handlers may not poll or wait). A thread
 // whose polls have found nothing for a while yields the CPU here, unless
 // the wait mode is GASNET_WAIT_SPIN.
 void poll(const char *api = "a blocking gexx call (wait, barrier or poll)");

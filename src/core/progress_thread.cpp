@@ -37,7 +37,7 @@ void serve(transport::Transport &tp, bool oversubscribed, uint64_t max_sleep_ns)
   uint32_t idle = 0;
   uint64_t sleep = kFirstSleepNs;
   while (!g_stop.load(std::memory_order_acquire)) {
-    if (tp.am_poll(false)) {
+    if (tp.poll(false)) {
       idle = 0;
       sleep = kFirstSleepNs;
       continue;

@@ -1,10 +1,7 @@
 #include "core/runtime.hpp"
 
-#include <sched.h>
-#include <time.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
@@ -36,46 +33,6 @@ using detail::g_runtime;
 namespace {
 bootstrap::Bootstrap *g_boot = nullptr;  // set as soon as the job is joined
 std::mutex g_init_mutex;
-bool g_oversubscribed = false;
-std::atomic<int> g_wait_mode{static_cast<int>(WaitMode::SpinBlock)};
-
-// How long a waiting thread spins before it yields its core. A time, not a
-// count of polls: a poll costs tens of ns on the smp transport but about a
-// microsecond through libfabric, and a waiter that shares a core with the
-// rank it waits for (a busy or shared host) must yield well inside the
-// scheduler's time slice, or every message of a ping-pong waits out a slice
-// (milliseconds).
-constexpr uint64_t kSpinNs = 20000;
-// This thread's current spin: when it began and when it last polled in vain
-// (0: not spinning).
-thread_local uint64_t t_spin_since = 0;
-thread_local uint64_t t_spin_last = 0;
-// Idle polls since the clock was last read: it is read every kClockEvery,
-// so an idle smp poll (a few ns) does not pay for a clock read each time.
-thread_local uint32_t t_idle_polls = 0;
-constexpr uint32_t kClockEvery = 32;
-// Longer than this between two clock reads of a spin (kClockEvery polls):
-// the thread was computing, not spinning, and its spin starts anew.
-constexpr uint64_t kComputeGapNs = 1000000;
-
-uint64_t monotonic_ns() {
-  timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<uint64_t>(ts.tv_sec) * 1000000000u + static_cast<uint64_t>(ts.tv_nsec);
-}
-
-// One idle step of a spin; true when the spin has lasted kSpinNs, which
-// starts the next one. A gap of kComputeGapNs between idle steps (the
-// thread was computing) starts a new spin rather than yielding at once.
-bool spun_long_enough(bool restart) {
-  uint64_t now = monotonic_ns();
-  if (restart || now - t_spin_last > kComputeGapNs) t_spin_since = now;
-  t_spin_last = now;
-  if (now - t_spin_since < kSpinNs) return false;
-  t_spin_since = now;
-  return true;
-}
-
 void on_fatal(int code, const std::string &message) {
   if (g_boot) g_boot->abort(code, message);
 }
@@ -101,48 +58,6 @@ void report_environment(const std::map<std::string, std::string> &env) {
 }
 }  // namespace
 
-void poll(const char *api) {
-  if (!g_runtime) return;
-  if (g_runtime->am().poll(api)) {
-    t_spin_last = 0;
-    t_idle_polls = 0;
-    return;
-  }
-  if (++t_idle_polls % kClockEvery == 0 &&
-      g_wait_mode.load(std::memory_order_relaxed) != static_cast<int>(WaitMode::Spin) &&
-      spun_long_enough(false))
-    sched_yield();
-}
-
-void set_wait_mode(WaitMode mode) {
-  g_wait_mode.store(static_cast<int>(mode), std::memory_order_relaxed);
-}
-
-// The first polls of a wait spin bare: an answer a round trip away comes
-// sooner than a pause (up to 140 cycles on recent x86) would let us see it.
-constexpr uint32_t kBareSpins = 64;
-
-void relax(uint32_t &spins) {
-  int mode = g_wait_mode.load(std::memory_order_relaxed);
-  // More ranks than cores: yield whatever the mode, or the rank we wait for
-  // may not get a core at all.
-  bool yield_now = mode == static_cast<int>(WaitMode::Block) || g_oversubscribed;
-  // The clock is first read kClockEvery steps into a wait (which starts its
-  // spin), so a wait that ends sooner, as most do, reads no clock at all.
-  uint32_t step = spins++;
-  if (yield_now || (mode != static_cast<int>(WaitMode::Spin) && step != 0 &&
-                    step % kClockEvery == 0 && spun_long_enough(step == kClockEvery))) {
-    sched_yield();
-    spins = 0;
-  } else if (spins > kBareSpins) {
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#elif defined(__aarch64__)
-    __asm__ __volatile__("yield");
-#endif
-  }
-}
-
 bool Runtime::initialized() {
   return g_runtime != nullptr;
 }
@@ -163,6 +78,7 @@ Runtime &Runtime::init(const char *api, const char *client_name, gex_Flags_t fla
   rt->concurrent_ = thread_mode == 2;
   rt->start(client_name, flags);
   g_runtime = rt;
+  progress_start(rt->transport());
   return *rt;
 }
 
@@ -183,8 +99,11 @@ void Runtime::start(const char *client_name, gex_Flags_t flags) {
   if (config::get_bool("GASNET_FREEZE")) util::freeze_for_debugger("GASNET_FREEZE");
   trace::init(rank_, size_, [this] { boot_->barrier(); });
 
-  transport_ = transport::open_conduit(*boot_);
-  g_oversubscribed = transport_->oversubscribed();
+  // The host area holds the shared-memory barrier (coll lays it out).
+  transport_ = transport::open_conduit(
+      *boot_, am_relay_,
+      coll::ShmBarrier::area_size(static_cast<uint32_t>(boot_->host_ranks().size())));
+  progress_open(transport_->oversubscribed());
   topology_ = std::make_unique<Topology>(*boot_, *transport_);
 
   max_local_ = transport_->max_segment_size();
@@ -193,7 +112,11 @@ void Runtime::start(const char *client_name, gex_Flags_t flags) {
   // GASNET_RCV_THREAD runs handlers beside the client's threads, whatever its mode.
   if (config::get_bool("GASNET_RCV_THREAD")) concurrent_ = true;
   transport_->am_set_concurrent(concurrent_);
-  am_ = std::make_unique<am::Engine>(*this);
+  segment_relay_.rt = this;
+  am_ = std::make_unique<am::Engine>(
+      *transport_, handlers_, segment_relay_,
+      am::Limits::from_config(rank_, size_, transport_->capabilities(), max_global_, concurrent_));
+  am_relay_.engine = am_.get();
   barrier_ = std::make_unique<coll::Barrier>(job_barrier());
 
   client_.name = client_name ? client_name : "";
@@ -203,8 +126,7 @@ void Runtime::start(const char *client_name, gex_Flags_t flags) {
   ep_.client = &client_;
   tm_.client = &client_;
   tm_.ep = &ep_;
-  tm_.rank = rank_;
-  tm_.size = size_;
+  tm_.team = Team::identity(size_, rank_);
   segment_.client = &client_;
   if (rank_ == 0) {
     util::note(
@@ -217,7 +139,8 @@ void Runtime::start(const char *client_name, gex_Flags_t flags) {
 
 std::unique_ptr<coll::SplitBarrier> Runtime::job_barrier() {
   if (transport_->job_in_host_area()) {
-    auto shm = std::make_unique<coll::ShmBarrier>(transport_->host_area(), rank_, size_);
+    auto shm = coll::ShmBarrier::open(*boot_, transport_->host_area(), rank_, size_,
+                                      transport_->oversubscribed());
     if (rank_ == 0) {
       util::note("barrier algorithm: %s (GASNET_BARRIER=%s, %u rank(s), %ld core(s))",
                  shm->central() ? "central" : "dissem",

@@ -88,7 +88,25 @@ class Runtime {
   std::unique_ptr<coll::SplitBarrier> job_barrier();
   bool concurrent_ = true;
 
+  // Where the transport delivers AMs: the engine, made after the transport.
+  struct AmRelay final : transport::AmSink {
+    am::Engine *engine = nullptr;
+    void deliver(const transport::AmHeader &h, const int32_t *args, void *payload) override {
+      engine->deliver(h, args, payload);
+    }
+  };
+
+  // Where the engine lands Long payloads: this runtime's segment table.
+  struct SegmentRelay final : am::Segments {
+    Runtime *rt = nullptr;
+    char *locate(const char *api, uint32_t rank, const void *addr, size_t len) override {
+      return rt->locate(api, rank, addr, len);
+    }
+  };
+
   std::unique_ptr<bootstrap::Bootstrap> boot_;
+  SegmentRelay segment_relay_;
+  AmRelay am_relay_;  // declared before the transport, which keeps a reference
   std::unique_ptr<transport::Transport> transport_;
   std::unique_ptr<coll::Barrier> barrier_;
   std::unique_ptr<Topology> topology_;

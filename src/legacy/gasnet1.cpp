@@ -1,21 +1,27 @@
-// The GASNet-1 API, written on the GASNet-EX entry points and core objects.
+// The GASNet-1 API, written on the GASNet-EX entry points (and, where EX
+// has none, the entry layer's own services: capi/entry.hpp). Nothing here
+// reaches below capi/.
 #include <gasnet.h>
 
 #include <cstdlib>
-#include <vector>
 
-#include "core/exit.hpp"
-#include "core/runtime.hpp"
-#include "mode/entry.hpp"
+#include "capi/entry.hpp"
 #include "util/log.hpp"
-
-using gexx::core::Runtime;
 
 namespace {
 bool g_attached = false;
 
+// The job team (GASNet-1 node numbers are its ranks).
+gex_TM_t job_tm(const char *api) {
+  return gexx::capi::job_tm(api);
+}
+
+bool segment_attached(const char *api) {
+  return gex_EP_QuerySegment(gex_TM_QueryEP(job_tm(api))) != nullptr;
+}
+
 void require_attached(const char *api) {
-  if (!g_attached && !Runtime::get(api).attached()) {
+  if (!g_attached && !segment_attached(api)) {
     gexx::util::fatal("%s called before gasnet_attach (or gex_Segment_Attach)", api);
   }
 }
@@ -63,118 +69,110 @@ const char *gasnet_ErrorDesc(int errval) {
 
 }  // extern "C"
 
-int gexx::mode::gasnet1_init(int thread_mode) {
-  Runtime::init("gasnet_init", "GASNET1", GEX_FLAG_USES_GASNET1, thread_mode);
-  return GASNET_OK;
-}
-
 extern "C" {
 
 int gasnet_attach(gasnet_handlerentry_t *table, int numentries, uintptr_t segsize,
                   uintptr_t minheapoffset) {
   (void)minheapoffset;  // segments are not aligned across ranks, so no heap to keep clear
-  Runtime &rt = Runtime::get(__func__);
+  gex_TM_t tm = job_tm(__func__);
   if (g_attached) gexx::util::fatal("gasnet_attach called a second time");
-  if (numentries < 0 || (numentries > 0 && !table)) {
-    gexx::util::fatal("gasnet_attach: the handler table has %d entries but its pointer is %p",
-                      numentries, static_cast<void *>(table));
-  }
   if (segsize % GASNET_PAGESIZE != 0) {
     gexx::util::fatal("gasnet_attach: segsize %lu is not a multiple of GASNET_PAGESIZE (%d)",
                       static_cast<unsigned long>(segsize), GASNET_PAGESIZE);
   }
-  std::vector<gexx::core::HandlerTable::LegacyEntry> entries;
-  for (int i = 0; i < numentries; ++i) entries.push_back({&table[i].index, table[i].fnptr});
-  std::string error = rt.handlers().register_legacy(entries.data(), numentries);
-  if (!error.empty()) gexx::util::fatal("gasnet_attach: %s", error.c_str());
-  rt.attach(__func__, segsize);
+  gexx::capi::register_legacy_handlers(__func__, table, numentries);
+  gexx::capi::attach(__func__, tm, segsize);
   g_attached = true;
   return GASNET_OK;
 }
 
 void gasnet_exit(int exitcode) {
-  if (!Runtime::initialized()) {
-    std::fflush(nullptr);
-    std::_Exit(exitcode);
-  }
-  gexx::core::leave_job(exitcode);
+  gexx::capi::exit_job(exitcode);
 }
 
 gasnet_node_t gasnet_mynode(void) {
-  return Runtime::get(__func__).rank();
+  return gex_System_QueryJobRank();
 }
 gasnet_node_t gasnet_nodes(void) {
-  return Runtime::get(__func__).size();
+  return gex_System_QueryJobSize();
 }
 uintptr_t gasnet_getMaxLocalSegmentSize(void) {
-  return Runtime::get(__func__).max_local_segment();
+  return gexx::capi::max_local_segment(__func__);
 }
 uintptr_t gasnet_getMaxGlobalSegmentSize(void) {
-  return Runtime::get(__func__).max_global_segment();
+  return gexx::capi::max_global_segment(__func__);
 }
 
 int gasnet_getSegmentInfo(gasnet_seginfo_t *seginfo_table, int numentries) {
-  Runtime &rt = Runtime::get(__func__);
+  gex_TM_t tm = job_tm(__func__);
   require_attached(__func__);
   if (numentries > 0 && !seginfo_table) return GASNET_ERR_BAD_ARG;
-  for (int i = 0; i < numentries && static_cast<uint32_t>(i) < rt.size(); ++i) {
-    const auto &seg = rt.transport().segment(static_cast<uint32_t>(i));
-    seginfo_table[i].addr = reinterpret_cast<void *>(seg.owner_base);
-    seginfo_table[i].size = seg.size;
+  gex_Rank_t size = gex_TM_QuerySize(tm);
+  for (int i = 0; i < numentries && static_cast<uint32_t>(i) < size; ++i) {
+    void *owner = nullptr;
+    uintptr_t bytes = 0;
+    gex_Segment_QueryBound(tm, static_cast<gex_Rank_t>(i), &owner, nullptr, &bytes);
+    seginfo_table[i].addr = owner;
+    seginfo_table[i].size = bytes;
   }
   return GASNET_OK;
 }
 
 int gasnet_getNodeInfo(gasnet_nodeinfo_t *nodeinfo_table, int numentries) {
-  Runtime &rt = Runtime::get(__func__);
+  gex_TM_t tm = job_tm(__func__);
   if (numentries > 0 && !nodeinfo_table) return GASNET_ERR_BAD_ARG;
-  for (int i = 0; i < numentries && static_cast<uint32_t>(i) < rt.size(); ++i) {
-    auto r = static_cast<uint32_t>(i);
-    nodeinfo_table[i].host = rt.topology().host_of(r);
-    nodeinfo_table[i].supernode = rt.topology().nbrhd_of(r);
+  bool attached = segment_attached(__func__);
+  gex_Rank_t size = gex_TM_QuerySize(tm);
+  for (int i = 0; i < numentries && static_cast<uint32_t>(i) < size; ++i) {
+    auto r = static_cast<gex_Rank_t>(i);
+    gex_Rank_t host = 0, nbrhd = 0;
+    gexx::capi::rank_location(__func__, r, &host, &nbrhd);
+    nodeinfo_table[i].host = host;
+    nodeinfo_table[i].supernode = nbrhd;
     nodeinfo_table[i].offset = 0;
     // Only for a segment mapped here (the rank's neighbourhood).
-    const gexx::transport::PeerSegment *seg = rt.attached() ? &rt.transport().segment(r) : nullptr;
-    if (seg && seg->local) {
+    void *owner = nullptr, *local = nullptr;
+    if (attached && gex_Segment_QueryBound(tm, r, &owner, &local, nullptr) == GASNET_OK && local) {
       nodeinfo_table[i].offset =
-          reinterpret_cast<intptr_t>(seg->local) - static_cast<intptr_t>(seg->owner_base);
+          reinterpret_cast<intptr_t>(local) - reinterpret_cast<intptr_t>(owner);
     }
   }
   return GASNET_OK;
 }
 
 char *gasnet_getenv(const char *name) {
-  Runtime::get(__func__);
+  job_tm(__func__);
   return name ? std::getenv(name) : nullptr;
 }
 
 void gasnet_QueryGexObjects(gex_Client_t *client_p, gex_EP_t *endpoint_p, gex_TM_t *tm_p,
                             gex_Segment_t *segment_p) {
-  Runtime &rt = Runtime::get(__func__);
-  if (client_p) *client_p = rt.client();
-  if (endpoint_p) *endpoint_p = rt.ep();
-  if (tm_p) *tm_p = rt.tm();
-  if (segment_p) *segment_p = rt.segment();
+  gex_TM_t tm = job_tm(__func__);
+  gex_EP_t ep = gex_TM_QueryEP(tm);
+  if (client_p) *client_p = gex_TM_QueryClient(tm);
+  if (endpoint_p) *endpoint_p = ep;
+  if (tm_p) *tm_p = tm;
+  if (segment_p) *segment_p = gex_EP_QuerySegment(ep);
 }
 
 void gasnet_barrier_notify(int id, int flags) {
   require_attached(__func__);
-  Runtime::get(__func__).barrier().notify(id, flags);
+  gexx::capi::barrier_notify(__func__, id, flags);
 }
 
 int gasnet_barrier_wait(int id, int flags) {
   require_attached(__func__);
-  return Runtime::get(__func__).barrier().wait(id, flags);
+  return gexx::capi::barrier_wait(__func__, id, flags);
 }
 
 int gasnet_barrier_try(int id, int flags) {
   require_attached(__func__);
-  return Runtime::get(__func__).barrier().try_finish(id, flags);
+  return gexx::capi::barrier_try(__func__, id, flags);
 }
 
 int gasnet_barrier_result(int *id) {
   require_attached(__func__);
-  return Runtime::get(__func__).barrier().last_result(id);
+  return gexx::capi::barrier_result(__func__, id);
 }
 
 int gasnet_barrier(int id, int flags) {

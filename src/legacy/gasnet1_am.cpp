@@ -1,35 +1,45 @@
 // GASNet-1 active messages, handler-safe locks, interrupts and wait mode,
-// on the same core engine as the GASNet-EX calls.
+// through the same entry layer as the GASNet-EX calls (capi/entry.hpp).
 #include <gasnet.h>
 
 #include <cstdarg>
 
-#include "core/am.hpp"
-#include "core/progress.hpp"
-#include "core/runtime.hpp"
+#include "capi/entry.hpp"
 #include "util/log.hpp"
 #include "util/trace.hpp"
 
-using gexx::core::Runtime;
-namespace am = gexx::core::am;
+using gexx::capi::AmForm;
 
 namespace {
 
-am::Engine &engine(const char *api) {
-  return Runtime::get(api).am();
-}
+// Handler arguments as a variadic GASNet-1 entry point receives them.
+struct ArgList {
+  gex_AM_Arg_t v[16];
+  unsigned n = 0;
+};
 
-int request(const char *api, gasnet_node_t dest, am::Category cat, gasnet_handler_t handler,
-            void *src, size_t nbytes, void *dest_addr, const am::ArgList &a) {
-  am::Message m{api, cat, handler, a.n, a.v, src, nbytes, dest_addr, GEX_EVENT_NOW, 0};
-  engine(api).request(dest, m);
+// Reads `numargs` arguments following the parameter `last`.
+#define GEXX_G1_READ_ARGS(api, numargs, last, out)                                       \
+  do {                                                                                   \
+    ::gexx::capi::check_numargs(api, numargs);                                           \
+    va_list ap_;                                                                         \
+    va_start(ap_, last);                                                                 \
+    for (unsigned i_ = 0; i_ < (numargs); ++i_) (out).v[i_] = va_arg(ap_, gex_AM_Arg_t); \
+    (out).n = (numargs);                                                                 \
+    va_end(ap_);                                                                         \
+  } while (0)
+
+int request(const char *api, gasnet_node_t dest, AmForm form, gasnet_handler_t handler, void *src,
+            size_t nbytes, void *dest_addr, const ArgList &a) {
+  gexx::capi::am_request(api, form, gexx::capi::job_tm(api), dest, handler, src, nbytes, dest_addr,
+                         GEX_EVENT_NOW, 0, a.n, a.v);
   return GASNET_OK;
 }
 
-int reply(const char *api, gasnet_token_t token, am::Category cat, gasnet_handler_t handler,
-          void *src, size_t nbytes, void *dest_addr, const am::ArgList &a) {
-  am::Message m{api, cat, handler, a.n, a.v, src, nbytes, dest_addr, GEX_EVENT_NOW, 0};
-  engine(api).reply(token, m);
+int reply(const char *api, gasnet_token_t token, AmForm form, gasnet_handler_t handler, void *src,
+          size_t nbytes, void *dest_addr, const ArgList &a) {
+  gexx::capi::am_reply(api, form, token, handler, src, nbytes, dest_addr, GEX_EVENT_NOW, 0, a.n,
+                       a.v);
   return GASNET_OK;
 }
 
@@ -42,81 +52,80 @@ thread_local int tl_hsls_held = 0;  // while non-zero, hold/resume_interrupts ar
 extern "C" {
 
 size_t gasnet_AMMaxArgs(void) {
-  return am::kMaxArgs;
+  return gex_AM_MaxArgs();
 }
 size_t gasnet_AMMaxMedium(void) {
-  return engine(__func__).max_medium();
+  return gex_AM_LUBRequestMedium();
 }
 size_t gasnet_AMMaxLongRequest(void) {
-  return engine(__func__).max_long();
+  return gex_AM_LUBRequestLong();
 }
 size_t gasnet_AMMaxLongReply(void) {
-  return engine(__func__).max_long();
+  return gex_AM_LUBReplyLong();
 }
 
 int gasnet_AMPoll(void) {
   uint64_t start = gexx::trace::active(gexx::trace::kPoll) ? gexx::trace::now() : 0;
-  Runtime::get(__func__);
-  gexx::core::poll(__func__);
+  gexx::capi::job_tm(__func__);
+  gexx::capi::poll(__func__);
   if (start) gexx::trace::record(gexx::trace::Op::Poll, -1, 0, start, __func__);
   return GASNET_OK;
 }
 
 int gasnet_AMGetMsgSource(gasnet_token_t token, gasnet_node_t *srcindex) {
-  Runtime::get(__func__);
-  am::live_token(__func__, token);
+  gex_Rank_t src = gexx::capi::token_source(__func__, token);
   if (!srcindex) gexx::util::fatal("%s: srcindex is NULL", __func__);
-  *srcindex = token->src;
+  *srcindex = src;
   return GASNET_OK;
 }
 
 int gexx_AMRequestShort(gasnet_node_t dest, gasnet_handler_t handler, unsigned int numargs, ...) {
   const char *api = "gasnet_AMRequestShort";
-  am::ArgList a;
-  GEXX_AM_READ_ARGS(api, numargs, numargs, a);
-  return request(api, dest, am::kShort, handler, nullptr, 0, nullptr, a);
+  ArgList a;
+  GEXX_G1_READ_ARGS(api, numargs, numargs, a);
+  return request(api, dest, AmForm::Short, handler, nullptr, 0, nullptr, a);
 }
 int gexx_AMRequestMedium(gasnet_node_t dest, gasnet_handler_t handler, void *src, size_t nbytes,
                          unsigned int numargs, ...) {
   const char *api = "gasnet_AMRequestMedium";
-  am::ArgList a;
-  GEXX_AM_READ_ARGS(api, numargs, numargs, a);
-  return request(api, dest, am::kMedium, handler, src, nbytes, nullptr, a);
+  ArgList a;
+  GEXX_G1_READ_ARGS(api, numargs, numargs, a);
+  return request(api, dest, AmForm::Medium, handler, src, nbytes, nullptr, a);
 }
 int gexx_AMRequestLong(gasnet_node_t dest, gasnet_handler_t handler, void *src, size_t nbytes,
                        void *dest_addr, unsigned int numargs, ...) {
   const char *api = "gasnet_AMRequestLong";
-  am::ArgList a;
-  GEXX_AM_READ_ARGS(api, numargs, numargs, a);
-  return request(api, dest, am::kLong, handler, src, nbytes, dest_addr, a);
+  ArgList a;
+  GEXX_G1_READ_ARGS(api, numargs, numargs, a);
+  return request(api, dest, AmForm::Long, handler, src, nbytes, dest_addr, a);
 }
 // The payload is copied before the call returns, so LongAsync is Long.
 int gexx_AMRequestLongAsync(gasnet_node_t dest, gasnet_handler_t handler, void *src, size_t nbytes,
                             void *dest_addr, unsigned int numargs, ...) {
   const char *api = "gasnet_AMRequestLongAsync";
-  am::ArgList a;
-  GEXX_AM_READ_ARGS(api, numargs, numargs, a);
-  return request(api, dest, am::kLong, handler, src, nbytes, dest_addr, a);
+  ArgList a;
+  GEXX_G1_READ_ARGS(api, numargs, numargs, a);
+  return request(api, dest, AmForm::Long, handler, src, nbytes, dest_addr, a);
 }
 int gexx_AMReplyShort(gasnet_token_t token, gasnet_handler_t handler, unsigned int numargs, ...) {
   const char *api = "gasnet_AMReplyShort";
-  am::ArgList a;
-  GEXX_AM_READ_ARGS(api, numargs, numargs, a);
-  return reply(api, token, am::kShort, handler, nullptr, 0, nullptr, a);
+  ArgList a;
+  GEXX_G1_READ_ARGS(api, numargs, numargs, a);
+  return reply(api, token, AmForm::Short, handler, nullptr, 0, nullptr, a);
 }
 int gexx_AMReplyMedium(gasnet_token_t token, gasnet_handler_t handler, void *src, size_t nbytes,
                        unsigned int numargs, ...) {
   const char *api = "gasnet_AMReplyMedium";
-  am::ArgList a;
-  GEXX_AM_READ_ARGS(api, numargs, numargs, a);
-  return reply(api, token, am::kMedium, handler, src, nbytes, nullptr, a);
+  ArgList a;
+  GEXX_G1_READ_ARGS(api, numargs, numargs, a);
+  return reply(api, token, AmForm::Medium, handler, src, nbytes, nullptr, a);
 }
 int gexx_AMReplyLong(gasnet_token_t token, gasnet_handler_t handler, void *src, size_t nbytes,
                      void *dest_addr, unsigned int numargs, ...) {
   const char *api = "gasnet_AMReplyLong";
-  am::ArgList a;
-  GEXX_AM_READ_ARGS(api, numargs, numargs, a);
-  return reply(api, token, am::kLong, handler, src, nbytes, dest_addr, a);
+  ArgList a;
+  GEXX_G1_READ_ARGS(api, numargs, numargs, a);
+  return reply(api, token, AmForm::Long, handler, src, nbytes, dest_addr, a);
 }
 
 // ---- handler-safe locks ----
@@ -146,7 +155,7 @@ void gasnet_hsl_lock(gasnet_hsl_t *hsl) {
         __atomic_compare_exchange_n(&hsl->gexx_locked, &expected, 1, false, __ATOMIC_ACQUIRE,
                                     __ATOMIC_RELAXED))
       break;
-    gexx::core::relax(spins);
+    gexx::capi::relax(spins);
   }
   __atomic_store_n(&hsl->gexx_owner, static_cast<void *>(&tl_lock_owner), __ATOMIC_RELAXED);
   ++tl_hsls_held;
@@ -197,13 +206,13 @@ int gasnet_set_waitmode(int wait_mode) {
         "GASNET_WAIT_SPINBLOCK",
         wait_mode);
   }
-  gexx::core::set_wait_mode(static_cast<gexx::core::WaitMode>(wait_mode));
+  gexx::capi::set_wait_mode(wait_mode);
   return GASNET_OK;
 }
 
 void gexx_wait_relax(unsigned *spins) {
   uint32_t s = *spins;
-  gexx::core::relax(s);
+  gexx::capi::relax(s);
   *spins = s;
 }
 

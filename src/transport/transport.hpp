@@ -8,6 +8,7 @@
 #include <cstring>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace gexx::bootstrap {
 class Bootstrap;
@@ -15,22 +16,44 @@ class Bootstrap;
 
 namespace gexx::transport {
 
+// The AM wire vocabulary: what core writes into an AmHeader and reads back.
+// A transport may look at these to route a message (a request or a reply
+// queue, how many payload bytes travel) but never acts on the protocol.
+namespace wire {
+enum Kind : uint8_t { kRequest = 0, kReply = 1, kCredit = 2 };  // kCredit: credits only
+enum Category : uint8_t { kShort = 0, kMedium = 1, kLong = 2 };
+// AmHeader::flags. kPackedLong: a Long whose payload travels in the message
+// (the receiving engine copies it to `dest`); any other Long's payload is
+// at `dest` before the message is published.
+enum Flag : uint8_t { kPackedLong = 1 };
+constexpr uint8_t kFlagsMask = 0x0F;  // flags fit four bits (the smp queues pack them)
+constexpr unsigned kMaxArgs = 16;
+}  // namespace wire
+
 // The wire header of an active message. Core fills it in and reads it back;
 // a transport carries it (with up to 16 arguments and the payload).
 struct AmHeader {
-  uint8_t kind = 0;      // core::am::Kind
-  uint8_t category = 0;  // core::am::Category
+  uint8_t kind = 0;      // wire::Kind
+  uint8_t category = 0;  // wire::Category
   uint8_t handler = 0;
   uint8_t nargs = 0;
   uint32_t src = 0;      // sending rank
   uint32_t credits = 0;  // request credits returned to the receiver of this message
+  uint8_t flags = 0;     // wire::Flag bits
   uint64_t nbytes = 0;   // payload length
   uint64_t dest = 0;     // Long: destination address as the initiator named it
 };
+static_assert(sizeof(AmHeader) == 32, "flags sit in what was padding");
 
 // Two lanes per receiver, so a reply never waits behind requests: replies
 // can always drain, which is what makes sending them deadlock-free.
 enum class AmLane : uint8_t { Request = 0, Reply = 1 };
+
+// What a call that may not finish at once did:
+//   done    finished (an AM is out; a put's source may be reused),
+//   posted  started: wait for its RmaCompletion (a put's source is busy until then),
+//   retry   nothing happened for lack of room now: poll, then call again.
+enum class Result : uint8_t { done, posted, retry };
 
 // Space reserved for one outgoing message; the sender writes the payload at
 // `payload` (up to `capacity` bytes) and then commits.
@@ -44,9 +67,39 @@ struct AmSlot {
   uint8_t queue = 0;    // transport's own
 };
 
-// Where a transport hands incoming messages: implemented by core. `payload`
-// stays valid until the call returns.
-void deliver_am(const AmHeader &h, const int32_t *args, void *payload);
+// Where a transport hands incoming messages: implemented by core and given
+// to the transport when it opens. `payload` stays valid until the call
+// returns. One call per message.
+class AmSink {
+ public:
+  virtual ~AmSink() = default;
+  virtual void deliver(const AmHeader &h, const int32_t *args, void *payload) = 0;
+};
+
+// What a transport can do, filled in when it opens and fixed from then on
+// (core reads it once, not per operation).
+struct Capabilities {
+  // Largest Medium payload (and packed Long) one message carries.
+  size_t max_medium = 0;
+  // Most AM credits one message's header carries (AmHeader::credits as this
+  // transport's wire narrows it); core rejects a configuration beyond it.
+  uint32_t max_am_credits = UINT32_MAX;
+  // Largest RMA put toward a peer that is not mapped here whose source is
+  // copied at once (rma_put returns done); larger puts are posted.
+  size_t inline_put = 0;
+  // Native remote atomics: for each operand type, the gex_OP_t bits the
+  // transport performs itself. None today: core runs every atomic.
+  enum AtomicType : uint8_t { kI32, kU32, kI64, kU64, kFlt, kDbl, kAtomicTypes };
+  uint64_t atomic_ops[kAtomicTypes] = {};
+  // Memory kinds a segment may have (MemoryKind bits); host memory only today.
+  enum MemoryKind : uint32_t { kHostMemory = 1 };
+  uint32_t memory_kinds = kHostMemory;
+  // By job rank: 1 when this process can load and store that rank's
+  // segment once attached (PeerSegment::local is then set).
+  std::vector<uint8_t> load_store;
+  // Every peer's segment is mapped here: rma_put/rma_get are never needed.
+  bool all_segments_mapped = false;
+};
 
 struct PeerSegment {
   uint64_t owner_base = 0;  // address in the owner's address space
@@ -67,12 +120,15 @@ class Transport {
   virtual ~Transport() = default;
 
   virtual const char *name() const = 0;
+  virtual const Capabilities &capabilities() const = 0;
   // Largest segment this rank may attach, as this host can back it.
   virtual uint64_t max_segment_size() const = 0;
   // Collective: creates this rank's segment and makes every peer's known.
   virtual void attach_segment(uint64_t size) = 0;
   virtual const PeerSegment &segment(uint32_t rank) const = 0;
-  // Memory shared by the ranks of this host for intra-host collectives.
+  // Memory shared by the ranks of this host, of the size asked for at open,
+  // zeroed at creation; what lives there is the caller's (core and coll lay
+  // out intra-host collectives in it). Every host rank maps the same bytes.
   virtual void *host_area() const = 0;
   // Where this rank sits: the lowest job rank of its host and of its
   // neighbourhood (the ranks it shares memory with, a subset of the host).
@@ -89,36 +145,37 @@ class Transport {
   // More ranks on this host than cores: waiting ranks must yield at once.
   virtual bool oversubscribed() const = 0;
   // Active messages. am_reserve claims room for a message of `nargs`
-  // arguments and `payload` bytes toward `peer` on `lane`; false when there is
-  // none now (the caller polls and retries). am_commit publishes it.
-  virtual bool am_reserve(uint32_t peer, AmLane lane, unsigned nargs, size_t payload,
-                          AmSlot &slot) = 0;
+  // arguments and `payload` bytes toward `peer` on `lane` (done), or finds
+  // none now (retry: the caller polls and calls again). am_commit publishes it.
+  virtual Result am_reserve(uint32_t peer, AmLane lane, unsigned nargs, size_t payload,
+                            AmSlot &slot) = 0;
   virtual void am_commit(AmSlot &slot, const AmHeader &h, const int32_t *args) = 0;
   // am_reserve, a copy of the `nbytes` bytes at `payload` into the slot and
   // am_commit, in one call: the path of every message whose payload, if
-  // any, travels in the queue. False when there is no room now.
-  virtual bool am_send(uint32_t peer, AmLane lane, const AmHeader &h, const int32_t *args,
-                       const void *payload, size_t nbytes) {
+  // any, travels in the queue. done, or retry when there is no room now.
+  virtual Result am_send(uint32_t peer, AmLane lane, const AmHeader &h, const int32_t *args,
+                         const void *payload, size_t nbytes) {
     AmSlot slot;
-    if (!am_reserve(peer, lane, h.nargs, nbytes, slot)) return false;
+    if (am_reserve(peer, lane, h.nargs, nbytes, slot) == Result::retry) return Result::retry;
     if (nbytes) std::memcpy(slot.payload, payload, nbytes);
     am_commit(slot, h, args);
-    return true;
+    return Result::done;
   }
-  // Delivers incoming messages (only replies when `replies_only`) through
-  // deliver_am; true if any arrived.
-  virtual bool am_poll(bool replies_only) = 0;
-  virtual size_t am_max_medium() const = 0;
+  // The whole transport's progress: delivers incoming messages to the sink
+  // given at open (only replies when `replies_only`) and completes RMA
+  // operations (their RmaCompletion counts go down). True if any message
+  // arrived. Every wait in core polls through here.
+  virtual bool poll(bool replies_only) = 0;
   // False when one client thread at a time calls in (GASNET_SEQ, PARSYNC):
   // the receive side then takes no locks.
   virtual void am_set_concurrent(bool concurrent) = 0;
   // RMA toward a peer whose segment is not mapped here (segment(peer).local
   // is null); `remote` is an address in that segment as its owner sees it.
-  // rma_put returns true when `src` may be reused at once (it was copied),
-  // false when that waits for `done`. Transports that map every segment
-  // never get these calls.
-  virtual bool rma_put(uint32_t peer, uint64_t remote, const void *src, size_t nbytes,
-                       RmaCompletion &done) = 0;
+  // rma_put returns done when `src` may be reused at once (it was copied),
+  // posted when that waits for `done`. Transports that map every segment
+  // (capabilities().all_segments_mapped) never get these calls.
+  virtual Result rma_put(uint32_t peer, uint64_t remote, const void *src, size_t nbytes,
+                         RmaCompletion &done) = 0;
   virtual void rma_get(void *dest, uint32_t peer, uint64_t remote, size_t nbytes,
                        RmaCompletion &done) = 0;
   // Why max_segment_size() is what it is: the limits that set it.
@@ -127,17 +184,19 @@ class Transport {
   virtual std::string describe() const = 0;
 };
 
-// Size of the host area every transport provides (barrier state and more).
-uint64_t host_area_size(uint32_t ranks);
-
 namespace smp {
 // Shared memory among bootstrap's host_ranks(); `whole_job`: fatal unless
-// that is every rank of the job (the smp conduit).
-std::unique_ptr<Transport> open(bootstrap::Bootstrap &boot, bool whole_job);
+// that is every rank of the job (the smp conduit). Incoming AMs go to `sink`;
+// host_area() has `host_area_bytes` bytes.
+std::unique_ptr<Transport> open(bootstrap::Bootstrap &boot, bool whole_job, AmSink &sink,
+                                uint64_t host_area_bytes);
 }  // namespace smp
 
 // The transport of the conduit this library was built for (one object per
-// conduit defines it: transport/<conduit>/conduit.cpp).
-std::unique_ptr<Transport> open_conduit(bootstrap::Bootstrap &boot);
+// conduit defines it: transport/<conduit>/conduit.cpp). Collective. Incoming
+// AMs go to `sink`, which outlives the transport; host_area() has
+// `host_area_bytes` bytes.
+std::unique_ptr<Transport> open_conduit(bootstrap::Bootstrap &boot, AmSink &sink,
+                                        uint64_t host_area_bytes);
 
 }  // namespace gexx::transport

@@ -1109,6 +1109,18 @@ def case_am_credits(n, credits):
     return run
 
 
+def case_am_credits_wire():
+    """More credits per peer than the smp queues' header field carries (16
+    bits) stop the job at start-up with the variable and the limit named."""
+    before = shm_entries()
+    job = Job([amcheck()], ranks=2, env={"GASNET_AM_CREDITS_PP": "70000"}).wait()
+    job.expect(1, stderr_has=[r"fatal error: 70000 AM credits per peer \(GASNET_AM_CREDITS_PP, "
+                              r"GASNET_AM_CREDITS_TOTAL\): this conduit's AM header carries at "
+                              r"most 65535 credits in one message"])
+    check("PASS" not in job.stdout, job.show())
+    job.assert_nothing_left(before)
+
+
 def case_am_flood(n, par=False, ofi=None):
     """n - 1 ranks flood rank 0 with 100000 Short and Medium requests in all;
     `ofi`: on the ofi conduit over that provider (case_ofi_am_flood)."""
@@ -1227,6 +1239,17 @@ def case_am_rules():
         job.assert_nothing_left(before)
 
 
+def case_ofi_legacy_nb(n, provider):
+    """GASNet-1 NB and NBI puts and gets toward network peers (legacycheck.c):
+    each returns a live handle before the transfer completes and the sync
+    completes it, with the data checked on both sides."""
+    def run():
+        job = run_ofi_check("legacycheck", [], n, provider, {})
+        check(len(re.findall(r"legacycheck rank \d+: put_nb not ready \d+ time", job.stdout)) == n,
+              job.show())
+    return run
+
+
 # ---- the case x conduit x provider matrix ----------------------------------
 # One row per case: its name, how to build it for a cell, and its cells. A
 # cell is SMP (the smp conduit) or an ofi provider (OFI_PROVIDERS: the ofi
@@ -1289,6 +1312,9 @@ MATRIX = [
     # Exits and kills (smp: the exit_* cases below go further).
     ("exit", case_ofi_exit, ALL_CELLS),
     ("kills", case_ofi_kills, ALL_CELLS),
+    # The GASNet-1 layer on the EX entry points: NB/NBI toward network peers.
+    ("legacy_nb_2", lambda ofi: case_ofi_legacy_nb(2, ofi), ("tcp",)),
+    ("legacy_nb_3", lambda ofi: case_ofi_legacy_nb(3, ofi), ("tcp",)),
 ]
 
 
@@ -1334,6 +1360,7 @@ CASES = {
     "small_shm": case_small_shm, "absent_shm": case_absent_shm,
     "inner_small_shm": case_inner_small_shm, "inner_absent_shm": case_inner_absent_shm,
     "rogue_client": case_rogue_client, "examples": case_examples,
+    "am_credits_wire": case_am_credits_wire,
     "ofi_topo_supernodes_5": case_ofi_topo_supernodes(5),
     "ofi_default_provider": case_ofi_default_provider(),
 }

@@ -17,11 +17,15 @@ struct Got {
 // Where collect appends, per thread: point it at the test's vector.
 inline thread_local std::vector<Got> *g_got;
 
-inline void collect(const transport::AmHeader &h, const int32_t *args, void *payload) {
-  Got g{h, std::vector<int32_t>(args, args + h.nargs), {}, reinterpret_cast<uintptr_t>(payload)};
-  auto *p = static_cast<unsigned char *>(payload);
-  if (h.category != 0) g.payload.assign(p, p + h.nbytes);
-  g_got->push_back(std::move(g));
-}
+struct Collector final : transport::AmSink {
+  void deliver(const transport::AmHeader &h, const int32_t *args, void *payload) override {
+    Got g{h, std::vector<int32_t>(args, args + h.nargs), {}, reinterpret_cast<uintptr_t>(payload)};
+    auto *p = static_cast<unsigned char *>(payload);
+    if (h.category != 0) g.payload.assign(p, p + h.nbytes);
+    g_got->push_back(std::move(g));
+  }
+};
+// The sink the queues under test deliver into.
+inline Collector collect;
 
 }  // namespace gexx::test

@@ -16,11 +16,6 @@ constexpr size_t kChunkBuffers = 16;
 // Receives posted at start; the pool grows when arrivals outrun handlers.
 constexpr size_t kPostedRecvs = 64;
 constexpr int kPollBudget = 64;
-// core::am's values of AmHeader::kind and ::category that matter here.
-constexpr uint8_t kRequestKind = 0;
-constexpr uint8_t kMediumCategory = 1;
-constexpr uint8_t kLongCategory = 2;
-
 static_assert(sizeof(AmHeader) == AmChannel::kHeaderBytes, "the wire header is 32 bytes");
 }  // namespace
 
@@ -29,8 +24,8 @@ struct AmChannel::Chunk {
   MemoryRegion mr;
 };
 
-AmChannel::AmChannel(Fabric &fabric, uint32_t ranks, const Limits &limits)
-    : fabric_(fabric), limits_(limits), in_flight_(ranks, 0) {
+AmChannel::AmChannel(Fabric &fabric, uint32_t ranks, const Limits &limits, AmSink &sink)
+    : fabric_(fabric), sink_(sink), limits_(limits), in_flight_(ranks, 0) {
   limits_.inline_limit = std::min(limits_.inline_limit, fabric.inject_size());
   for (size_t i = 0; i < kPostedRecvs; ++i) post_recv(take(free_recv_, true));
 }
@@ -81,7 +76,7 @@ void AmChannel::completed(OpContext *op, const fi_cq_msg_entry &entry) {
   if (entry.flags & FI_RECV) {
     post_recv(take(free_recv_, true));
     const AmHeader *h = reinterpret_cast<const AmHeader *>(b->data);
-    (h->kind == kRequestKind ? requests_ : replies_).push_back({b, entry.len});
+    (h->kind == wire::kRequest ? requests_ : replies_).push_back({b, entry.len});
   } else {
     --in_flight_[b->peer];
     b->next = free_send_;
@@ -89,12 +84,13 @@ void AmChannel::completed(OpContext *op, const fi_cq_msg_entry &entry) {
   }
 }
 
-bool AmChannel::reserve(uint32_t peer, AmLane lane, unsigned nargs, size_t payload, AmSlot &slot) {
+Result AmChannel::reserve(uint32_t peer, AmLane lane, unsigned nargs, size_t /*payload*/,
+                          AmSlot &slot) {
   Fabric::Guard g(fabric_);
   if (!free_send_ || in_flight_[peer] >= limits_.depth_per_peer) {
     fabric_.progress();
-    if (in_flight_[peer] >= limits_.depth_per_peer) return false;
-    if (!free_send_ && send_buffers_ >= limits_.depth_total) return false;
+    if (in_flight_[peer] >= limits_.depth_per_peer) return Result::retry;
+    if (!free_send_ && send_buffers_ >= limits_.depth_total) return Result::retry;
   }
   Buffer *b = take(free_send_, false);
   slot.payload = b->data + payload_offset(nargs);
@@ -102,16 +98,15 @@ bool AmChannel::reserve(uint32_t peer, AmLane lane, unsigned nargs, size_t paylo
   slot.peer = peer;
   slot.lane = lane;
   slot.where = reinterpret_cast<uint64_t>(b);
-  slot.length = static_cast<uint32_t>(payload);  // a Long with room for its payload is packed
-  return true;
+  return Result::done;
 }
 
 void AmChannel::commit(AmSlot &slot, const AmHeader &h, const int32_t *args) {
   Buffer *b = reinterpret_cast<Buffer *>(slot.where);
   std::memcpy(b->data, &h, sizeof h);
   if (h.nargs) std::memcpy(b->data + kHeaderBytes, args, h.nargs * sizeof(int32_t));
-  bool packed = h.category == kLongCategory && h.nbytes && h.nbytes <= slot.length;
-  size_t len = payload_offset(h.nargs) + (h.category == kMediumCategory || packed ? h.nbytes : 0);
+  bool carried = h.category == wire::kMedium || (h.flags & wire::kPackedLong);
+  size_t len = payload_offset(h.nargs) + (carried ? h.nbytes : 0);
   fi_addr_t to = fabric_.addr(slot.peer);
   Fabric::Guard g(fabric_);
   bool inject = len <= limits_.inline_limit;
@@ -142,10 +137,10 @@ void AmChannel::deliver(Arrival a) {
   }
   const int32_t *args = reinterpret_cast<const int32_t *>(a.buf->data + kHeaderBytes);
   char *payload = a.buf->data + payload_offset(h->nargs);
-  // A packed Long: its payload goes where the sender named, in our segment.
-  if (h->category == kLongCategory && h->nbytes && a.len >= payload_offset(h->nargs) + h->nbytes)
-    std::memcpy(reinterpret_cast<void *>(h->dest), payload, h->nbytes);
-  deliver_am(*h, args, payload);
+  bool carried = h->category == wire::kMedium || (h->flags & wire::kPackedLong);
+  if (carried && a.len < payload_offset(h->nargs) + h->nbytes)
+    util::fatal("received a %zu-byte AM, shorter than its payload says", a.len);
+  sink_.deliver(*h, args, payload);
 }
 
 bool AmChannel::poll(bool replies_only) {

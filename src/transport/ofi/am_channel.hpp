@@ -1,7 +1,7 @@
 // Active messages over libfabric sends and receives. A message is the
 // 32-byte AmHeader, the arguments (padded to 16 bytes) and a Medium or
-// packed Long payload (the receiver copies that into its segment), in one
-// send: fi_inject when it fits the provider's inject size, else
+// packed Long payload (wire::kPackedLong: the receiving engine copies it
+// out), in one send: fi_inject when it fits the provider's inject size, else
 // fi_send from a send buffer that returns to the pool on its completion.
 //
 // Receive buffers are posted ahead. A completed receive is queued by lane
@@ -40,10 +40,11 @@ class AmChannel final : public CompletionSink {
     uint32_t depth_per_peer;
     size_t inline_limit;
   };
-  AmChannel(Fabric &fabric, uint32_t ranks, const Limits &limits);
+  // Incoming messages go to `sink`.
+  AmChannel(Fabric &fabric, uint32_t ranks, const Limits &limits, AmSink &sink);
   ~AmChannel();
 
-  bool reserve(uint32_t peer, AmLane lane, unsigned nargs, size_t payload, AmSlot &slot);
+  Result reserve(uint32_t peer, AmLane lane, unsigned nargs, size_t payload, AmSlot &slot);
   void commit(AmSlot &slot, const AmHeader &h, const int32_t *args);
   bool poll(bool replies_only);
   // Sends free their buffers; receives are queued and replaced.
@@ -71,6 +72,7 @@ class AmChannel final : public CompletionSink {
   void deliver(Arrival a);
 
   Fabric &fabric_;
+  AmSink &sink_;
   Limits limits_;
   std::vector<uint32_t> in_flight_;  // sends by peer, awaiting completion
   std::vector<std::unique_ptr<Chunk>> chunks_;

@@ -1,18 +1,16 @@
-// The ofi conduit: ranks of this host in our supernode reach each other
-// through the smp transport (shared memory); every other peer through
-// libfabric. GASNET_SUPERNODE_MAXSIZE=1 sends every peer but ourselves
-// through the network.
-//
-// Ranks of other hosts (ssh spawner) are always network peers.
-#include <algorithm>
+// The ofi conduit: the pshm router over the smp transport (ranks of this
+// host in our supernode, through shared memory) and libfabric (every other
+// peer). GASNET_SUPERNODE_MAXSIZE=1 sends every peer but ourselves through
+// the network. Ranks of other hosts (ssh spawner) are always network peers.
 #include <cstdint>
 #include <memory>
-#include <vector>
+#include <string>
 
 #include "bootstrap/bootstrap.hpp"
 #include "transport/ofi/am_channel.hpp"
 #include "transport/ofi/fabric.hpp"
 #include "transport/ofi/rma.hpp"
+#include "transport/pshm/router.hpp"
 #include "transport/transport.hpp"
 #include "util/config.hpp"
 #include "util/strings.hpp"
@@ -22,126 +20,72 @@ namespace gexx::transport {
 namespace ofi {
 namespace {
 
-class OfiTransport final : public Transport {
+// libfabric's part: AMs and RMA toward the peers the router sends here.
+class Network {
  public:
-  explicit OfiTransport(bootstrap::Bootstrap &boot)
-      : boot_(boot), smp_(smp::open(boot, false)), network_(boot.size(), 1) {
-    // Supernodes: the ranks of a host, in consecutive groups of at most
-    // GASNET_SUPERNODE_MAXSIZE (0: one group); every other peer is reached
-    // through the network.
-    int64_t maxsize = config::get_int("GASNET_SUPERNODE_MAXSIZE");
-    const auto &host = boot.host_ranks();
-    size_t me = std::find(host.begin(), host.end(), boot.rank()) - host.begin();
-    size_t group = maxsize > 0 ? static_cast<size_t>(maxsize) : host.size();
-    for (size_t i = 0; i < host.size(); ++i) network_[host[i]] = i / group != me / group;
-    locality_.host_first = host[0];
-    locality_.nbrhd_first = host[me / group * group];
-    bool any = false;
-    for (uint32_t r = 0; r < boot.size(); ++r) any = any || network_[r];
-    // Every rank computes the same answer (the variables must agree), so
-    // either all open the fabric, collectively, or none does.
-    if (any) {
-      fabric_ = std::make_unique<Fabric>(boot, config::get_string("GASNET_OFI_PROVIDER"));
-      AmChannel::Limits limits;
-      limits.depth_total = config::get_int("GASNET_NETWORKDEPTH_TOTAL");
-      limits.depth_per_peer = config::get_int("GASNET_NETWORKDEPTH_PP");
-      int64_t inline_limit = config::get_int("GASNET_INLINESEND_LIMIT");
-      limits.inline_limit = inline_limit < 0 ? SIZE_MAX : static_cast<size_t>(inline_limit);
-      am_ = std::make_unique<AmChannel>(*fabric_, boot.size(), limits);
-      rma_ = std::make_unique<RmaChannel>(*fabric_,
-                                          config::get_bytes("GASNET_NONBULKPUT_BOUNCE_LIMIT"));
-    }
+  Network(bootstrap::Bootstrap &boot, AmSink &sink)
+      : boot_(boot), fabric_(boot, config::get_string("GASNET_OFI_PROVIDER")) {
+    AmChannel::Limits limits;
+    limits.depth_total = config::get_int("GASNET_NETWORKDEPTH_TOTAL");
+    limits.depth_per_peer = config::get_int("GASNET_NETWORKDEPTH_PP");
+    int64_t inline_limit = config::get_int("GASNET_INLINESEND_LIMIT");
+    limits.inline_limit = inline_limit < 0 ? SIZE_MAX : static_cast<size_t>(inline_limit);
+    am_ = std::make_unique<AmChannel>(fabric_, boot.size(), limits, sink);
+    rma_ =
+        std::make_unique<RmaChannel>(fabric_, config::get_bytes("GASNET_NONBULKPUT_BOUNCE_LIMIT"));
   }
-  ~OfiTransport() override {
+  ~Network() {
     rma_.reset();  // buffers and registrations before the endpoint
     am_.reset();
-    fabric_.reset();
   }
 
-  const char *name() const override { return "ofi"; }
-  uint64_t max_segment_size() const override { return smp_->max_segment_size(); }
-  void attach_segment(uint64_t size) override {
-    smp_->attach_segment(size);
-    segs_.resize(boot_.size());
-    for (uint32_t r = 0; r < boot_.size(); ++r) {
-      segs_[r] = smp_->segment(r);
-      if (network_[r]) segs_[r].local = nullptr;  // reached through the network only
-    }
-    if (rma_) rma_->attach(boot_, smp_->segment(boot_.rank()).local, segs_[boot_.rank()].size);
+  Result am_reserve(uint32_t peer, AmLane lane, unsigned nargs, size_t payload, AmSlot &slot) {
+    return am_->reserve(peer, lane, nargs, payload, slot);
   }
-  const PeerSegment &segment(uint32_t rank) const override { return segs_[rank]; }
-  void *host_area() const override { return smp_->host_area(); }
-  Locality locality() const override { return locality_; }
-  uint32_t ranks_on_host() const override { return smp_->ranks_on_host(); }
-  bool job_in_host_area() const override {
-    for (uint8_t net : network_)
-      if (net) return false;
-    return smp_->job_in_host_area();
+  void am_commit(AmSlot &slot, const AmHeader &h, const int32_t *args) {
+    am_->commit(slot, h, args);
   }
-  bool oversubscribed() const override { return smp_->oversubscribed(); }
-
-  bool am_reserve(uint32_t peer, AmLane lane, unsigned nargs, size_t payload,
-                  AmSlot &slot) override {
-    if (network_[peer]) return am_->reserve(peer, lane, nargs, payload, slot);
-    return smp_->am_reserve(peer, lane, nargs, payload, slot);
-  }
-  void am_commit(AmSlot &slot, const AmHeader &h, const int32_t *args) override {
-    if (network_[slot.peer]) return am_->commit(slot, h, args);
-    smp_->am_commit(slot, h, args);
-  }
-  bool am_send(uint32_t peer, AmLane lane, const AmHeader &h, const int32_t *args,
-               const void *payload, size_t nbytes) override {
-    // Peers in our neighbourhood keep smp's single-call path (its lanes).
-    if (!network_[peer]) return smp_->am_send(peer, lane, h, args, payload, nbytes);
-    return Transport::am_send(peer, lane, h, args, payload, nbytes);
-  }
-  bool am_poll(bool replies_only) override {
-    bool any = smp_->am_poll(replies_only);
-    if (am_) any = am_->poll(replies_only) || any;
-    return any;
-  }
-  size_t am_max_medium() const override {
-    return std::min(smp_->am_max_medium(), AmChannel::kMaxMedium);
-  }
-  void am_set_concurrent(bool concurrent) override {
-    smp_->am_set_concurrent(concurrent);
-    if (fabric_) fabric_->set_concurrent(concurrent);
-  }
-  bool rma_put(uint32_t peer, uint64_t remote, const void *src, size_t nbytes,
-               RmaCompletion &done) override {
+  // The completion queue is shared: this also completes RMA.
+  bool poll(bool replies_only) { return am_->poll(replies_only); }
+  void set_concurrent(bool concurrent) { fabric_.set_concurrent(concurrent); }
+  Result rma_put(uint32_t peer, uint64_t remote, const void *src, size_t nbytes,
+                 RmaCompletion &done) {
     return rma_->put(peer, remote, src, nbytes, done);
   }
-  void rma_get(void *dest, uint32_t peer, uint64_t remote, size_t nbytes,
-               RmaCompletion &done) override {
+  void rma_get(void *dest, uint32_t peer, uint64_t remote, size_t nbytes, RmaCompletion &done) {
     rma_->get(dest, peer, remote, nbytes, done);
   }
-  std::string segment_limits() const override { return smp_->segment_limits(); }
-  std::string describe() const override {
-    std::string net =
-        fabric_ ? util::format("libfabric provider %s (%sinject %zu bytes)",
-                               fabric_->provider().c_str(),
-                               fabric_->chosen_by_default() ? "our default for Ethernet; " : "",
-                               fabric_->inject_size())
-                : std::string("no peer over the network");
-    return "conduit ofi: " + net + "; " + smp_->describe();
+  void attach_segment(void *base, uint64_t size) { rma_->attach(boot_, base, size); }
+  size_t max_medium() const { return AmChannel::kMaxMedium; }
+  size_t inline_put() const { return rma_->bounce_limit(); }
+  std::string describe() const {
+    return util::format("libfabric provider %s (%sinject %zu bytes)", fabric_.provider().c_str(),
+                        fabric_.chosen_by_default() ? "our default for Ethernet; " : "",
+                        fabric_.inject_size());
   }
 
  private:
   bootstrap::Bootstrap &boot_;
-  std::unique_ptr<Transport> smp_;
-  std::vector<uint8_t> network_;  // by rank: reached through libfabric
-  Locality locality_;
-  std::unique_ptr<Fabric> fabric_;
+  Fabric fabric_;
   std::unique_ptr<AmChannel> am_;
   std::unique_ptr<RmaChannel> rma_;
-  std::vector<PeerSegment> segs_;
 };
 
 }  // namespace
 }  // namespace ofi
 
-std::unique_ptr<Transport> open_conduit(bootstrap::Bootstrap &boot) {
-  return std::make_unique<ofi::OfiTransport>(boot);
+std::unique_ptr<Transport> open_conduit(bootstrap::Bootstrap &boot, AmSink &sink,
+                                        uint64_t host_area_bytes) {
+  auto smp = smp::open(boot, false, sink, host_area_bytes);
+  auto routes = pshm::Routes::compute(
+      boot.size(), boot.host_ranks(), boot.rank(),
+      static_cast<uint64_t>(config::get_int("GASNET_SUPERNODE_MAXSIZE")));
+  // Every rank computes the same answer (the variables must agree), so
+  // either all open the fabric, collectively, or none does.
+  std::unique_ptr<ofi::Network> net;
+  if (routes.any_network) net = std::make_unique<ofi::Network>(boot, sink);
+  return std::make_unique<pshm::Router<ofi::Network>>(
+      "ofi", boot.rank(), boot.size(), std::move(smp), std::move(routes), std::move(net));
 }
 
 }  // namespace gexx::transport

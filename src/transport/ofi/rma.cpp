@@ -144,8 +144,8 @@ void RmaChannel::post(bool write, Op *op, void *local, void *desc, uint32_t peer
   }
 }
 
-bool RmaChannel::put(uint32_t peer, uint64_t remote, const void *src, size_t nbytes,
-                     RmaCompletion &done) {
+Result RmaChannel::put(uint32_t peer, uint64_t remote, const void *src, size_t nbytes,
+                       RmaCompletion &done) {
   Fabric::Guard g(fabric_);
   bool bounce = nbytes <= bounce_limit_ || (fabric_.mr_local() && !in_segment(src, nbytes));
   size_t fragment = bounce ? std::min(kBounceBytes, max_fragment_) : max_fragment_;
@@ -161,7 +161,7 @@ bool RmaChannel::put(uint32_t peer, uint64_t remote, const void *src, size_t nby
       post(true, op, const_cast<char *>(from + off), local_desc(src, nbytes), peer, remote + off);
     }
   }
-  return bounce;
+  return bounce ? Result::done : Result::posted;
 }
 
 void RmaChannel::get(void *dest, uint32_t peer, uint64_t remote, size_t nbytes,

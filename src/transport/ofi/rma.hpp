@@ -35,10 +35,13 @@ class RmaChannel final : public CompletionSink {
   // segment key and base.
   void attach(bootstrap::Bootstrap &boot, void *base, uint64_t size);
   // `remote` is an address in `peer`'s segment as its owner sees it.
-  bool put(uint32_t peer, uint64_t remote, const void *src, size_t nbytes, RmaCompletion &done);
+  // done when `src` was copied (may be reused now), posted otherwise.
+  Result put(uint32_t peer, uint64_t remote, const void *src, size_t nbytes, RmaCompletion &done);
   void get(void *dest, uint32_t peer, uint64_t remote, size_t nbytes, RmaCompletion &done);
 
   void completed(OpContext *op, const fi_cq_msg_entry &entry) override;
+  // Puts up to this many bytes are copied into bounce buffers.
+  size_t bounce_limit() const { return bounce_limit_; }
 
  private:
   struct Bounce;

@@ -1,6 +1,7 @@
 // An AmHeader as the smp queues' 64-byte slots (AmRingSlot, AmLaneSlot)
 // hold it: the same fields, narrowed, packed with the slot's own so that a
-// header and its first arguments fill one cache line.
+// header and its first arguments fill one cache line. The flags share the
+// category's byte (a category needs two bits, the flags four).
 #pragma once
 
 #include <cstdint>
@@ -12,7 +13,7 @@ namespace gexx::transport::smp {
 template <typename Slot>
 void store_header(Slot &s, const AmHeader &h) {
   s.kind = h.kind;
-  s.category = h.category;
+  s.category = static_cast<uint8_t>(h.category | (h.flags & wire::kFlagsMask) << 4);
   s.handler = h.handler;
   s.nargs = h.nargs;
   s.src = h.src;
@@ -25,7 +26,8 @@ template <typename Slot>
 AmHeader load_header(const Slot &s) {
   AmHeader h;
   h.kind = s.kind;
-  h.category = s.category;
+  h.category = s.category & 0x0F;
+  h.flags = static_cast<uint8_t>(s.category >> 4);
   h.handler = s.handler;
   h.nargs = s.nargs;
   h.src = s.src;

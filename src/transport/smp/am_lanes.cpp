@@ -47,7 +47,7 @@ void AmLanes::accept(uint32_t sender, AmLane lane) {
   nopen_[kind].store(n + 1, std::memory_order_release);
 }
 
-int AmLanes::poll(bool replies_only, int budget, Sink sink) {
+int AmLanes::poll(bool replies_only, int budget, AmSink &sink) {
   int done = 0;
   for (uint32_t kind = 1;; kind = 0) {
     uint32_t n = nopen_[kind].load(std::memory_order_acquire);
@@ -59,7 +59,7 @@ int AmLanes::poll(bool replies_only, int budget, Sink sink) {
   }
 }
 
-int AmLanes::drain(Reader &in, int budget, Sink sink) {
+int AmLanes::drain(Reader &in, int budget, AmSink &sink) {
   if (concurrent_ && in.busy.exchange(true, std::memory_order_acquire)) return 0;
   AmLaneSlot *slots = in.slots;
   char *blocks = reinterpret_cast<char *>(slots + depth_);
@@ -72,7 +72,7 @@ int AmLanes::drain(Reader &in, int budget, Sink sink) {
     AmHeader hdr = load_header(sl);
     char *block = blocks + size_t{idx} * kBlock;
     const int32_t *args = hdr.nargs <= kInlineArgs ? sl.args : reinterpret_cast<int32_t *>(block);
-    sink(hdr, args, block);
+    sink.deliver(hdr, args, block);
     ++h;
   }
   // Once per drain: the producer reads it only when its lane looks full.

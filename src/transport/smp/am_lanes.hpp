@@ -57,7 +57,7 @@ struct alignas(64) AmLaneSlot {
   uint64_t dest;
   uint16_t credits;
   uint8_t kind;
-  uint8_t category;
+  uint8_t category;  // and the flags (am_header.hpp)
   uint8_t handler;
   uint8_t nargs;
   int32_t args[8];  // all of them up to 8; beyond, the block holds all 16
@@ -149,8 +149,7 @@ class AmLanes {
   // (only Reply lanes when `replies_only`); returns how many in all. Safe
   // to call from several threads when concurrent: one drains a lane at a
   // time.
-  using Sink = void (*)(const AmHeader &h, const int32_t *args, void *payload);
-  int poll(bool replies_only, int budget, Sink sink = deliver_am);
+  int poll(bool replies_only, int budget, AmSink &sink);
   void set_concurrent(bool on) { concurrent_ = on; }
 
  private:
@@ -205,7 +204,7 @@ class AmLanes {
     }
     s.stamp.store(static_cast<uint32_t>(pos + 1), std::memory_order_release);
   }
-  int drain(Reader &in, int budget, Sink sink);
+  int drain(Reader &in, int budget, AmSink &sink);
 
   char *lane_at(uint32_t receiver, uint32_t sender, uint32_t kind) const {
     return area_ + ((size_t{receiver} * ranks_ + sender) * 2 + kind) * lane_bytes_;

@@ -57,7 +57,7 @@ void AmRing::commit(const AmSlot &slot, const AmHeader &h, const int32_t *args, 
   s.stamp.store(slot.where + 1, std::memory_order_release);
 }
 
-int AmRing::drain(int budget, Sink sink) {
+int AmRing::drain(int budget, AmSink &sink) {
   if (concurrent_ && busy_.exchange(true, std::memory_order_acquire)) return 0;
   uint64_t h = head_.load(std::memory_order_relaxed);
   int done = 0;
@@ -79,7 +79,7 @@ int AmRing::drain(int budget, Sink sink) {
         std::memcpy(args + kInlineArgs, block, (nargs - kInlineArgs) * sizeof(int32_t));
         block += kExtraArgBytes;
       }
-      sink(hdr, args, block);
+      sink.deliver(hdr, args, block);
       ++done;
     }
     h += n;

@@ -39,7 +39,7 @@ struct alignas(64) AmRingSlot {
   uint16_t nslots;   // slots this record takes
   uint16_t credits;  // at most 1 + kCredits: fits
   uint8_t kind;      // kSkip, or core's message kind (with kOpensLane)
-  uint8_t category;
+  uint8_t category;  // and the flags (am_header.hpp)
   uint8_t handler;
   uint8_t nargs;
   int32_t args[7];  // the first seven; the rest open the payload block
@@ -84,8 +84,7 @@ class AmRing {
 
   // Consumer side (the owner). Delivers up to `budget` messages; returns how
   // many. Safe to call from several threads: one consumes at a time.
-  using Sink = void (*)(const AmHeader &h, const int32_t *args, void *payload);
-  int drain(int budget, Sink sink = deliver_am);
+  int drain(int budget, AmSink &sink);
   // Called with the sender of a message that opens its lane, before the
   // message is delivered.
   using OpenHook = void (*)(void *ctx, uint32_t src);

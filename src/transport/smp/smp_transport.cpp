@@ -9,7 +9,6 @@
 #include <vector>
 
 #include "bootstrap/bootstrap.hpp"
-#include "coll/shm_barrier.hpp"
 #include "transport/smp/am_lanes.hpp"
 #include "transport/smp/am_ring.hpp"
 #include "transport/smp/shm_backing.hpp"
@@ -25,19 +24,19 @@ uint64_t page_round(uint64_t bytes) {
   uint64_t page = static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
   return (bytes + page - 1) / page * page;
 }
-// The host area: the barrier, two AM rings (request, reply) per rank, then
-// the AM lanes (if this many ranks have them).
-uint64_t am_rings_offset(uint32_t ranks) {
-  return page_round(coll::ShmBarrier::area_size(ranks));
+// The shared control region of a host: the host area the caller asked for
+// (`client` bytes), two AM rings (request, reply) per rank, then the AM
+// lanes (if this many ranks have them).
+uint64_t am_rings_offset(uint64_t client) {
+  return page_round(client);
 }
-uint64_t am_lanes_offset(uint32_t ranks) {
-  return am_rings_offset(ranks) + page_round(smp::AmRing::bytes()) * 2 * ranks;
+uint64_t am_lanes_offset(uint64_t client, uint32_t ranks) {
+  return am_rings_offset(client) + page_round(smp::AmRing::bytes()) * 2 * ranks;
+}
+uint64_t control_bytes(uint64_t client, uint32_t ranks) {
+  return am_lanes_offset(client, ranks) + page_round(smp::AmLanes::bytes(ranks));
 }
 }  // namespace
-
-uint64_t host_area_size(uint32_t ranks) {
-  return am_lanes_offset(ranks) + page_round(smp::AmLanes::bytes(ranks));
-}
 
 namespace smp {
 namespace {
@@ -69,8 +68,12 @@ class SmpTransport final : public Transport {
   static constexpr uint8_t kRingQueue = 0, kLaneQueue = 1, kRingOpensLane = 2;  // AmSlot::queue
 
  public:
-  SmpTransport(bootstrap::Bootstrap &boot, bool whole_job)
-      : boot_(boot), host_(boot.host_ranks()), local_of_(boot.size(), -1), segs_(boot.size()) {
+  SmpTransport(bootstrap::Bootstrap &boot, bool whole_job, AmSink &sink, uint64_t host_area_bytes)
+      : boot_(boot),
+        sink_(sink),
+        host_(boot.host_ranks()),
+        local_of_(boot.size(), -1),
+        segs_(boot.size()) {
     for (size_t i = 0; i < host_.size(); ++i) local_of_[host_[i]] = static_cast<int32_t>(i);
     me_ = static_cast<uint32_t>(local_of_[boot_.rank()]);
     if (whole_job && host_.size() != boot_.size()) {
@@ -85,20 +88,27 @@ class SmpTransport final : public Transport {
     oversubscribed_ = cores_ > 0 && host_.size() > static_cast<uint64_t>(cores_);
     order_ = backings_from_config();
     compute_max_segment();
-    open_host_area();
+    open_host_area(host_area_bytes);
+    caps_.max_medium = AmRing::kMaxMedium;
+    caps_.max_am_credits = UINT16_MAX;  // the queues' slots narrow credits to 16 bits
+    caps_.inline_put = 0;               // no put goes through rma_put
+    caps_.load_store.assign(boot_.size(), 0);
+    for (uint32_t r : host_) caps_.load_store[r] = 1;
+    caps_.all_segments_mapped = host_.size() == boot_.size();
   }
 
   const char *name() const override { return "smp"; }
+  const Capabilities &capabilities() const override { return caps_; }
   uint64_t max_segment_size() const override { return max_segment_; }
   const PeerSegment &segment(uint32_t rank) const override { return segs_[rank]; }
-  void *host_area() const override { return host_area_.addr(); }
+  void *host_area() const override { return host_area_bytes_ ? host_area_.addr() : nullptr; }
   Locality locality() const override { return {host_[0], host_[0]}; }
   uint32_t ranks_on_host() const override { return static_cast<uint32_t>(host_.size()); }
   bool job_in_host_area() const override { return host_.size() == boot_.size(); }
   bool oversubscribed() const override { return oversubscribed_; }
 
-  bool am_reserve(uint32_t peer, AmLane lane, unsigned nargs, size_t payload,
-                  AmSlot &slot) override {
+  Result am_reserve(uint32_t peer, AmLane lane, unsigned nargs, size_t payload,
+                    AmSlot &slot) override {
     slot.peer = peer;
     slot.lane = lane;
     slot.queue = kRingQueue;
@@ -107,14 +117,14 @@ class SmpTransport final : public Transport {
       if (lanes_.is_open(local, lane)) {
         if (lanes_.reserve(local, lane, nargs, payload, slot)) {
           slot.queue = kLaneQueue;
-          return true;
+          return Result::done;
         }
       } else {
         slot.queue = kRingOpensLane;  // through the ring, telling the receiver
       }
     }
     uint32_t i = local * 2 + static_cast<uint32_t>(lane);
-    return rings_[i].reserve(nargs, payload, head_cache_[i], slot);
+    return rings_[i].reserve(nargs, payload, head_cache_[i], slot) ? Result::done : Result::retry;
   }
   void am_commit(AmSlot &slot, const AmHeader &h, const int32_t *args) override {
     if (slot.queue == kLaneQueue) {
@@ -128,22 +138,23 @@ class SmpTransport final : public Transport {
         .commit(slot, h, args, opens);
     if (opens) lanes_.set_open(static_cast<uint32_t>(local_of_[slot.peer]), slot.lane);
   }
-  bool am_send(uint32_t peer, AmLane lane, const AmHeader &h, const int32_t *args,
-               const void *payload, size_t nbytes) override {
+  Result am_send(uint32_t peer, AmLane lane, const AmHeader &h, const int32_t *args,
+                 const void *payload, size_t nbytes) override {
     uint32_t local = static_cast<uint32_t>(local_of_[peer]);
     if (send_lanes_ && lanes_.is_open(local, lane) &&
         lanes_.send(local, lane, h, args, payload, nbytes))
-      return true;
+      return Result::done;
     return Transport::am_send(peer, lane, h, args, payload, nbytes);  // through the ring
   }
-  bool am_poll(bool replies_only) override {
+  // Shared memory has no RMA to complete: progress is AM delivery.
+  bool poll(bool replies_only) override {
     constexpr int kBudget = 64;
-    bool any = lanes_.has_work(replies_only) && lanes_.poll(replies_only, kBudget) > 0;
-    if (my_reply_->has_work()) any = my_reply_->drain(kBudget) > 0 || any;
-    if (!replies_only && my_request_->has_work()) any = my_request_->drain(kBudget) > 0 || any;
+    bool any = lanes_.has_work(replies_only) && lanes_.poll(replies_only, kBudget, sink_) > 0;
+    if (my_reply_->has_work()) any = my_reply_->drain(kBudget, sink_) > 0 || any;
+    if (!replies_only && my_request_->has_work())
+      any = my_request_->drain(kBudget, sink_) > 0 || any;
     return any;
   }
-  size_t am_max_medium() const override { return AmRing::kMaxMedium; }
   void am_set_concurrent(bool concurrent) override {
     my_request_->set_concurrent(concurrent);
     my_reply_->set_concurrent(concurrent);
@@ -162,7 +173,7 @@ class SmpTransport final : public Transport {
   std::string segment_limits() const override { return limits_; }
 
   // Every segment is mapped here: core copies and never calls these.
-  bool rma_put(uint32_t peer, uint64_t, const void *, size_t, RmaCompletion &) override {
+  Result rma_put(uint32_t peer, uint64_t, const void *, size_t, RmaCompletion &) override {
     unmapped(peer);
   }
   void rma_get(void *, uint32_t peer, uint64_t, size_t, RmaCompletion &) override {
@@ -272,12 +283,13 @@ class SmpTransport final : public Transport {
     max_segment_ = per_rank / kPage * kPage;
   }
 
-  void open_host_area() {
+  void open_host_area(uint64_t client) {
+    host_area_bytes_ = client;
     const uint32_t n = static_cast<uint32_t>(host_.size());
-    uint64_t len = host_area_size(n);
+    uint64_t len = control_bytes(client, n);
     std::vector<int> mine;
     if (me_ == 0) {
-      // Control memory (barrier, AM queues), not the client's segments:
+      // Control memory (the host area, AM queues), not the client's segments:
       // memfd first whatever GASNET_SHM_BACKING says, as it has no size
       // limit of its own; then the listed backings.
       std::vector<Backing> order{Backing::Memfd};
@@ -291,7 +303,7 @@ class SmpTransport final : public Transport {
         errors += (errors.empty() ? "" : "; ") + error;
       }
       if (fd < 0) {
-        util::fatal("cannot create the host's %s shared control area (barrier and AM queues): %s",
+        util::fatal("cannot create the host's %s shared control area (host area and AM queues): %s",
                     util::human_size(len).c_str(), errors.c_str());
       }
       mine.push_back(fd);
@@ -303,20 +315,17 @@ class SmpTransport final : public Transport {
       for (int fd : v) ::close(fd);
     if (!host_area_.addr())
       util::fatal("cannot map the host's shared control area: %s", std::strerror(errno));
-    std::string algorithm = config::get_list("GASNET_BARRIER")[0];
-    bool central = algorithm == "central" || (algorithm == "auto" && oversubscribed_);
-    coll::ShmBarrier::init_area(host_area_.addr(), n, me_ == 0, central);
     uint32_t nrings = 2 * n;
     rings_ = std::make_unique<AmRing[]>(nrings);
     head_cache_ = std::make_unique<std::atomic<uint64_t>[]>(nrings);
-    char *ring_area = static_cast<char *>(host_area_.addr()) + am_rings_offset(n);
+    char *ring_area = static_cast<char *>(host_area_.addr()) + am_rings_offset(client);
     for (uint32_t i = 0; i < nrings; ++i) {
       rings_[i].init(ring_area + i * page_round(AmRing::bytes()));
       head_cache_[i].store(0, std::memory_order_relaxed);
     }
     my_request_ = &rings_[me_ * 2];
     my_reply_ = &rings_[me_ * 2 + 1];
-    lanes_.init(static_cast<char *>(host_area_.addr()) + am_lanes_offset(n), n, me_);
+    lanes_.init(static_cast<char *>(host_area_.addr()) + am_lanes_offset(client, n), n, me_);
     // A ring message that opens a lane names its sender by job rank.
     my_request_->set_open_hook(
         [](void *self, uint32_t src) {
@@ -330,10 +339,12 @@ class SmpTransport final : public Transport {
           t->lanes_.accept(static_cast<uint32_t>(t->local_of_[src]), AmLane::Reply);
         },
         this);
-    boot_.barrier();  // the area is initialised before anyone uses it
+    boot_.barrier();  // every rank maps the queues before anyone sends
   }
 
   bootstrap::Bootstrap &boot_;
+  AmSink &sink_;
+  Capabilities caps_;
   std::vector<uint32_t> host_;     // the job ranks of this host, by local index
   std::vector<int32_t> local_of_;  // local index of each job rank, -1 off this host
   uint32_t me_ = 0;                // this rank's local index
@@ -343,7 +354,8 @@ class SmpTransport final : public Transport {
   long cores_ = 0;
   bool oversubscribed_ = false;
   std::string limits_;
-  Mapping host_area_;
+  Mapping host_area_;                                    // the host area, then the AM queues
+  uint64_t host_area_bytes_ = 0;                         // the host area's part
   std::unique_ptr<AmRing[]> rings_;                      // [rank * 2 + lane]
   std::unique_ptr<std::atomic<uint64_t>[]> head_cache_;  // our view of each ring's head
   AmRing *my_request_ = nullptr;                         // the two rings this rank drains
@@ -356,8 +368,9 @@ class SmpTransport final : public Transport {
 
 }  // namespace
 
-std::unique_ptr<Transport> open(bootstrap::Bootstrap &boot, bool whole_job) {
-  return std::make_unique<SmpTransport>(boot, whole_job);
+std::unique_ptr<Transport> open(bootstrap::Bootstrap &boot, bool whole_job, AmSink &sink,
+                                uint64_t host_area_bytes) {
+  return std::make_unique<SmpTransport>(boot, whole_job, sink, host_area_bytes);
 }
 
 }  // namespace smp

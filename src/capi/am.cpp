@@ -3,8 +3,12 @@
 #include <gasnetex.h>
 
 #include <cstdarg>
+#include <string>
+#include <vector>
 
+#include "capi/entry.hpp"
 #include "core/am.hpp"
+#include "core/progress.hpp"
 #include "core/runtime.hpp"
 #include "util/log.hpp"
 
@@ -21,6 +25,23 @@ void check_tm(gex_TM_t tm, const char *api) {
   if (!tm) gexx::util::fatal("%s: the team argument is invalid (null)", api);
 }
 
+// The job rank that `rank` of team `tm` names (GEX_FLAG_RANK_IS_JOBRANK:
+// `rank` is one already).
+inline gex_Rank_t job_rank(gex_TM_t tm, gex_Rank_t rank, gex_Flags_t flags, const char *api) {
+  check_tm(tm, api);
+  return tm->team.job_rank(api, rank, flags);
+}
+
+// The peer of gex_AM_Max*: a rank of the team, or GEX_RANK_INVALID (any).
+void check_other_rank(gex_TM_t tm, gex_Rank_t rank, gex_Flags_t flags, const char *api) {
+  check_tm(tm, api);
+  if (rank != GEX_RANK_INVALID) (void)tm->team.job_rank(api, rank, flags);
+}
+
+static_assert(static_cast<int>(gexx::capi::AmForm::Short) == am::kShort &&
+              static_cast<int>(gexx::capi::AmForm::Medium) == am::kMedium &&
+              static_cast<int>(gexx::capi::AmForm::Long) == am::kLong);
+
 am::Message message(const char *api, am::Category cat, gex_AM_Index_t handler, const void *src,
                     size_t nbytes, void *dest, gex_Event_t *lc_opt, gex_Flags_t flags,
                     const am::ArgList &a) {
@@ -34,6 +55,48 @@ size_t token_max(gex_Token_t token, const char *api, bool medium) {
 }
 
 }  // namespace
+
+namespace gexx::capi {
+
+void register_legacy_handlers(const char *api, gasnet_handlerentry_t *table, int numentries) {
+  Runtime &rt = Runtime::get(api);
+  if (numentries < 0 || (numentries > 0 && !table)) {
+    util::fatal("%s: the handler table has %d entries but its pointer is %p", api, numentries,
+                static_cast<void *>(table));
+  }
+  std::vector<core::HandlerTable::LegacyEntry> entries;
+  for (int i = 0; i < numentries; ++i) entries.push_back({&table[i].index, table[i].fnptr});
+  std::string error = rt.handlers().register_legacy(entries.data(), numentries);
+  if (!error.empty()) util::fatal("%s: %s", api, error.c_str());
+}
+
+int am_request(const char *api, AmForm form, gex_TM_t tm, gex_Rank_t rank, gex_AM_Index_t handler,
+               const void *src, size_t nbytes, void *dest, gex_Event_t *lc_opt, gex_Flags_t flags,
+               unsigned nargs, const gex_AM_Arg_t *args) {
+  gex_Rank_t jr = job_rank(tm, rank, flags, api);
+  am::Message m{
+      api, static_cast<am::Category>(form), handler, nargs, args, src, nbytes, dest, lc_opt, flags};
+  return engine(api).request(jr, m);
+}
+
+int am_reply(const char *api, AmForm form, gex_Token_t token, gex_AM_Index_t handler,
+             const void *src, size_t nbytes, void *dest, gex_Event_t *lc_opt, gex_Flags_t flags,
+             unsigned nargs, const gex_AM_Arg_t *args) {
+  am::Message m{
+      api, static_cast<am::Category>(form), handler, nargs, args, src, nbytes, dest, lc_opt, flags};
+  return engine(api).reply(token, m);
+}
+
+void check_numargs(const char *api, unsigned numargs) {
+  if (numargs > am::kMaxArgs) am::too_many_args(api, numargs);
+}
+
+gex_Rank_t token_source(const char *api, gex_Token_t token) {
+  Runtime::get(api);
+  return am::live_token(api, token)->src;
+}
+
+}  // namespace gexx::capi
 
 extern "C" {
 
@@ -51,24 +114,24 @@ int gex_EP_RegisterHandlers(gex_EP_t ep, gex_AM_Entry_t *table, size_t numentrie
 unsigned int gex_AM_MaxArgs(void) {
   return am::kMaxArgs;
 }
-size_t gex_AM_MaxRequestLong(gex_TM_t tm, gex_Rank_t, const gex_Event_t *, gex_Flags_t,
+size_t gex_AM_MaxRequestLong(gex_TM_t tm, gex_Rank_t rank, const gex_Event_t *, gex_Flags_t flags,
                              unsigned int) {
-  check_tm(tm, __func__);
+  check_other_rank(tm, rank, flags, __func__);
   return engine(__func__).max_long();
 }
-size_t gex_AM_MaxReplyLong(gex_TM_t tm, gex_Rank_t, const gex_Event_t *, gex_Flags_t,
+size_t gex_AM_MaxReplyLong(gex_TM_t tm, gex_Rank_t rank, const gex_Event_t *, gex_Flags_t flags,
                            unsigned int) {
-  check_tm(tm, __func__);
+  check_other_rank(tm, rank, flags, __func__);
   return engine(__func__).max_long();
 }
-size_t gex_AM_MaxRequestMedium(gex_TM_t tm, gex_Rank_t, const gex_Event_t *, gex_Flags_t,
+size_t gex_AM_MaxRequestMedium(gex_TM_t tm, gex_Rank_t rank, const gex_Event_t *, gex_Flags_t flags,
                                unsigned int) {
-  check_tm(tm, __func__);
+  check_other_rank(tm, rank, flags, __func__);
   return engine(__func__).max_medium();
 }
-size_t gex_AM_MaxReplyMedium(gex_TM_t tm, gex_Rank_t, const gex_Event_t *, gex_Flags_t,
+size_t gex_AM_MaxReplyMedium(gex_TM_t tm, gex_Rank_t rank, const gex_Event_t *, gex_Flags_t flags,
                              unsigned int) {
-  check_tm(tm, __func__);
+  check_other_rank(tm, rank, flags, __func__);
   return engine(__func__).max_medium();
 }
 size_t gex_Token_MaxReplyLong(gex_Token_t token, const gex_Event_t *, gex_Flags_t, unsigned int) {
@@ -108,9 +171,9 @@ int gexx_AM_RequestShort(gex_TM_t tm, gex_Rank_t rank, gex_AM_Index_t handler, g
   const char *api = "gex_AM_RequestShort";
   am::ArgList a;
   GEXX_AM_READ_ARGS(api, numargs, numargs, a);
-  check_tm(tm, api);
+  gex_Rank_t jr = job_rank(tm, rank, flags, api);
   return engine(api).request(
-      rank, message(api, am::kShort, handler, nullptr, 0, nullptr, GEX_EVENT_NOW, flags, a));
+      jr, message(api, am::kShort, handler, nullptr, 0, nullptr, GEX_EVENT_NOW, flags, a));
 }
 
 int gexx_AM_RequestMedium(gex_TM_t tm, gex_Rank_t rank, gex_AM_Index_t handler, const void *src,
@@ -119,9 +182,9 @@ int gexx_AM_RequestMedium(gex_TM_t tm, gex_Rank_t rank, gex_AM_Index_t handler, 
   const char *api = "gex_AM_RequestMedium";
   am::ArgList a;
   GEXX_AM_READ_ARGS(api, numargs, numargs, a);
-  check_tm(tm, api);
+  gex_Rank_t jr = job_rank(tm, rank, flags, api);
   return engine(api).request(
-      rank, message(api, am::kMedium, handler, src, nbytes, nullptr, lc_opt, flags, a));
+      jr, message(api, am::kMedium, handler, src, nbytes, nullptr, lc_opt, flags, a));
 }
 
 int gexx_AM_RequestLong(gex_TM_t tm, gex_Rank_t rank, gex_AM_Index_t handler, const void *src,
@@ -130,8 +193,8 @@ int gexx_AM_RequestLong(gex_TM_t tm, gex_Rank_t rank, gex_AM_Index_t handler, co
   const char *api = "gex_AM_RequestLong";
   am::ArgList a;
   GEXX_AM_READ_ARGS(api, numargs, numargs, a);
-  check_tm(tm, api);
-  return engine(api).request(rank,
+  gex_Rank_t jr = job_rank(tm, rank, flags, api);
+  return engine(api).request(jr,
                              message(api, am::kLong, handler, src, nbytes, dest, lc_opt, flags, a));
 }
 
@@ -178,8 +241,8 @@ gex_AM_SrcDesc_t gex_AM_PrepareRequestMedium(gex_TM_t tm, gex_Rank_t rank, const
                                              size_t least_payload, size_t most_payload,
                                              gex_Event_t *lc_opt, gex_Flags_t flags,
                                              unsigned int numargs) {
-  check_tm(tm, __func__);
-  return engine(__func__).prepare(__func__, false, am::kMedium, nullptr, rank, client_buf,
+  gex_Rank_t jr = job_rank(tm, rank, flags, __func__);
+  return engine(__func__).prepare(__func__, false, am::kMedium, nullptr, jr, client_buf,
                                   least_payload, most_payload, nullptr, lc_opt, flags, numargs);
 }
 gex_AM_SrcDesc_t gex_AM_PrepareReplyMedium(gex_Token_t token, const void *client_buf,
@@ -193,8 +256,8 @@ gex_AM_SrcDesc_t gex_AM_PrepareRequestLong(gex_TM_t tm, gex_Rank_t rank, const v
                                            size_t least_payload, size_t most_payload,
                                            void *dest_addr, gex_Event_t *lc_opt, gex_Flags_t flags,
                                            unsigned int numargs) {
-  check_tm(tm, __func__);
-  return engine(__func__).prepare(__func__, false, am::kLong, nullptr, rank, client_buf,
+  gex_Rank_t jr = job_rank(tm, rank, flags, __func__);
+  return engine(__func__).prepare(__func__, false, am::kLong, nullptr, jr, client_buf,
                                   least_payload, most_payload, dest_addr, lc_opt, flags, numargs);
 }
 gex_AM_SrcDesc_t gex_AM_PrepareReplyLong(gex_Token_t token, const void *client_buf,

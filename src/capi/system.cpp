@@ -1,9 +1,15 @@
-// The GASNet-EX C entry points: argument checks, then one call into core.
+// GASNet-EX system entry points: client, endpoint and segment objects,
+// init and the gex_System_* queries; and the entry layer's own system,
+// progress and exit services (capi/entry.hpp).
 #include <gasnetex.h>
 
 #include <cctype>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
+#include "capi/entry.hpp"
+#include "core/exit.hpp"
 #include "core/objects.hpp"
 #include "core/progress.hpp"
 #include "core/runtime.hpp"
@@ -23,26 +29,12 @@ T *checked(T *object, const char *api, const char *what) {
   return object;
 }
 
-[[noreturn]] void not_built(const char *api) {
-  gexx::util::fatal(
-      "%s is not implemented in gexx yet; it ends the job rather than silently "
-      "doing nothing",
-      api);
-}
-
 bool valid_client_name(const char *name) {
   if (!name || !std::isalpha(static_cast<unsigned char>(name[0]))) return false;
   for (const char *p = name; *p; ++p)
     if (!std::isalnum(static_cast<unsigned char>(*p)) && *p != '_') return false;
   return true;
 }
-
-struct BarrierEvent final : gexx_event_s {
-  explicit BarrierEvent(uint64_t g) : generation(g) {}
-  bool test() override { return Runtime::get("gex_Event_Test").barrier().complete(generation); }
-  void wait() override { Runtime::get("gex_Event_Wait").barrier().finish_anonymous(generation); }
-  uint64_t generation;
-};
 
 // gex_RankInfo_t is a const struct of one gex_Rank_t: a set's rank vector
 // has its layout.
@@ -145,50 +137,9 @@ void *gex_EP_QueryCData(gex_EP_t ep) {
   return checked(ep, __func__, "endpoint")->cdata;
 }
 
-gex_Rank_t gex_TM_QueryRank(gex_TM_t tm) {
-  return checked(tm, __func__, "team")->rank;
-}
-gex_Rank_t gex_TM_QuerySize(gex_TM_t tm) {
-  return checked(tm, __func__, "team")->size;
-}
-gex_Client_t gex_TM_QueryClient(gex_TM_t tm) {
-  return checked(tm, __func__, "team")->client;
-}
-gex_EP_t gex_TM_QueryEP(gex_TM_t tm) {
-  return checked(tm, __func__, "team")->ep;
-}
-gex_Flags_t gex_TM_QueryFlags(gex_TM_t tm) {
-  return checked(tm, __func__, "team")->flags;
-}
-void gex_TM_SetCData(gex_TM_t tm, const void *v) {
-  checked(tm, __func__, "team")->cdata = const_cast<void *>(v);
-}
-void *gex_TM_QueryCData(gex_TM_t tm) {
-  return checked(tm, __func__, "team")->cdata;
-}
-
-gex_Rank_t gex_TM_TranslateRankToJobrank(gex_TM_t tm, gex_Rank_t rank) {
-  if (rank >= checked(tm, __func__, "team")->size) {
-    gexx::util::fatal("%s: rank %u is not in this team of %u", __func__, rank, tm->size);
-  }
-  return rank;  // the primordial team is the job
-}
-
-gex_Rank_t gex_TM_TranslateJobrankToRank(gex_TM_t tm, gex_Rank_t jobrank) {
-  return jobrank < checked(tm, __func__, "team")->size ? jobrank : GEX_RANK_INVALID;
-}
-
-size_t gex_TM_Split(gex_TM_t *, gex_TM_t, int, int, void *, size_t, gex_Flags_t) {
-  not_built(__func__);
-}
-
 int gex_Segment_Attach(gex_Segment_t *segment_p, gex_TM_t tm, uintptr_t length) {
   checked(segment_p, __func__, "segment_p");
-  Runtime &rt = Runtime::get(__func__);
-  if (checked(tm, __func__, "team") != rt.tm()) {
-    gexx::util::fatal("gex_Segment_Attach: segments attach over the primordial team only");
-  }
-  *segment_p = rt.attach(__func__, length);
+  *segment_p = gexx::capi::attach(__func__, tm, length);
   return GASNET_OK;
 }
 
@@ -214,27 +165,77 @@ void *gex_Segment_QueryCData(gex_Segment_t s) {
 int gex_Segment_QueryBound(gex_TM_t tm, gex_Rank_t rank, void **owneraddr_p, void **localaddr_p,
                            uintptr_t *size_p) {
   Runtime &rt = Runtime::get(__func__);
-  if (checked(tm, __func__, "team")->size <= rank) {
-    gexx::util::fatal("%s: rank %u is not in this team of %u", __func__, rank, tm->size);
-  }
+  gex_Rank_t jr = checked(tm, __func__, "team")->team.job_rank(__func__, rank, 0);
   if (!rt.attached()) return GASNET_ERR_BAD_ARG;
-  const auto &seg = rt.transport().segment(rank);
+  const auto &seg = rt.transport().segment(jr);
   if (owneraddr_p) *owneraddr_p = reinterpret_cast<void *>(seg.owner_base);
   if (localaddr_p) *localaddr_p = seg.local;
   if (size_p) *size_p = seg.size;
   return GASNET_OK;
 }
 
-gex_Event_t gex_Coll_BarrierNB(gex_TM_t tm, gex_Flags_t flags) {
-  (void)flags;
-  Runtime &rt = Runtime::get(__func__);
-  if (checked(tm, __func__, "team") != rt.tm()) {
-    gexx::util::fatal("gex_Coll_BarrierNB: only the primordial team exists in this release");
-  }
-  gex_Event_t event = new BarrierEvent(rt.barrier().start_anonymous());
-  if (gexx::trace::active(gexx::trace::kBarrier))
-    gexx::trace::record(gexx::trace::Op::BarrierNB, -1, 0, 0, __func__);
-  return event;
+}  // extern "C"
+
+int gexx::mode::gasnet1_init(int thread_mode) {
+  Runtime::init("gasnet_init", "GASNET1", GEX_FLAG_USES_GASNET1, thread_mode);
+  return GASNET_OK;
 }
 
-}  // extern "C"
+namespace gexx::capi {
+
+bool initialized() {
+  return Runtime::initialized();
+}
+
+namespace detail {
+std::atomic<gex_TM_t> g_job_tm{nullptr};
+
+gex_TM_t job_tm_slow(const char *api) {
+  gex_TM_t tm = Runtime::get(api).tm();
+  g_job_tm.store(tm, std::memory_order_release);
+  return tm;
+}
+}  // namespace detail
+
+gex_Segment_t attach(const char *api, gex_TM_t tm, uintptr_t length) {
+  Runtime &rt = Runtime::get(api);
+  if (checked(tm, api, "team") != rt.tm()) {
+    util::fatal("%s: segments attach over the primordial team only", api);
+  }
+  return rt.attach(api, length);
+}
+
+uintptr_t max_local_segment(const char *api) {
+  return Runtime::get(api).max_local_segment();
+}
+uintptr_t max_global_segment(const char *api) {
+  return Runtime::get(api).max_global_segment();
+}
+
+void rank_location(const char *api, gex_Rank_t rank, gex_Rank_t *host, gex_Rank_t *nbrhd) {
+  Runtime &rt = Runtime::get(api);
+  if (rank >= rt.size())
+    util::fatal("%s: rank %u is not in this job of %u ranks", api, rank, rt.size());
+  *host = rt.topology().host_of(rank);
+  *nbrhd = rt.topology().nbrhd_of(rank);
+}
+
+void exit_job(int exitcode) {
+  if (!Runtime::initialized()) {
+    std::fflush(nullptr);
+    std::_Exit(exitcode);
+  }
+  core::leave_job(exitcode);
+}
+
+void poll(const char *api) {
+  core::poll(api);
+}
+void relax(uint32_t &spins) {
+  core::relax(spins);
+}
+void set_wait_mode(int mode) {
+  core::set_wait_mode(static_cast<core::WaitMode>(mode));
+}
+
+}  // namespace gexx::capi

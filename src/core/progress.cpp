@@ -1,0 +1,114 @@
+// The progress engine: one poll of the whole transport (AM delivery and
+// RMA completion alike), and how a waiting thread spends its time.
+#include "core/progress.hpp"
+
+#include <sched.h>
+#include <time.h>
+
+#include <atomic>
+#include <cstdint>
+
+#include "core/am.hpp"
+#include "transport/transport.hpp"
+
+namespace gexx::core {
+
+namespace {
+bool g_oversubscribed = false;
+// The transport every poll drives; set once the runtime is up (before
+// that, polls do nothing: no AM engine exists to take deliveries).
+transport::Transport *g_transport = nullptr;
+std::atomic<int> g_wait_mode{static_cast<int>(WaitMode::SpinBlock)};
+
+// How long a waiting thread spins before it yields its core. A time, not a
+// count of polls: a poll costs tens of ns on the smp transport but about a
+// microsecond through libfabric, and a waiter that shares a core with the
+// rank it waits for (a busy or shared host) must yield well inside the
+// scheduler's time slice, or every message of a ping-pong waits out a slice
+// (milliseconds).
+constexpr uint64_t kSpinNs = 20000;
+// This thread's current spin: when it began and when it last polled in vain
+// (0: not spinning).
+thread_local uint64_t t_spin_since = 0;
+thread_local uint64_t t_spin_last = 0;
+// Idle polls since the clock was last read: it is read every kClockEvery,
+// so an idle smp poll (a few ns) does not pay for a clock read each time.
+thread_local uint32_t t_idle_polls = 0;
+constexpr uint32_t kClockEvery = 32;
+// Longer than this between two clock reads of a spin (kClockEvery polls):
+// the thread was computing, not spinning, and its spin starts anew.
+constexpr uint64_t kComputeGapNs = 1000000;
+
+uint64_t monotonic_ns() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<uint64_t>(ts.tv_sec) * 1000000000u + static_cast<uint64_t>(ts.tv_nsec);
+}
+
+// One idle step of a spin; true when the spin has lasted kSpinNs, which
+// starts the next one. A gap of kComputeGapNs between idle steps (the
+// thread was computing) starts a new spin rather than yielding at once.
+bool spun_long_enough(bool restart) {
+  uint64_t now = monotonic_ns();
+  if (restart || now - t_spin_last > kComputeGapNs) t_spin_since = now;
+  t_spin_last = now;
+  if (now - t_spin_since < kSpinNs) return false;
+  t_spin_since = now;
+  return true;
+}
+
+}  // namespace
+
+void progress_open(bool oversubscribed) {
+  g_oversubscribed = oversubscribed;
+}
+
+void progress_start(transport::Transport &tp) {
+  g_transport = &tp;
+}
+
+void poll(const char *api) {
+  transport::Transport *tp = g_transport;
+  if (!tp) return;
+  am::check_may_poll(api);
+  if (tp->poll(false)) {
+    t_spin_last = 0;
+    t_idle_polls = 0;
+    return;
+  }
+  if (++t_idle_polls % kClockEvery == 0 &&
+      g_wait_mode.load(std::memory_order_relaxed) != static_cast<int>(WaitMode::Spin) &&
+      spun_long_enough(false))
+    sched_yield();
+}
+
+void set_wait_mode(WaitMode mode) {
+  g_wait_mode.store(static_cast<int>(mode), std::memory_order_relaxed);
+}
+
+// The first polls of a wait spin bare: an answer a round trip away comes
+// sooner than a pause (up to 140 cycles on recent x86) would let us see it.
+constexpr uint32_t kBareSpins = 64;
+
+void relax(uint32_t &spins) {
+  int mode = g_wait_mode.load(std::memory_order_relaxed);
+  // More ranks than cores: yield whatever the mode, or the rank we wait for
+  // may not get a core at all.
+  bool yield_now = mode == static_cast<int>(WaitMode::Block) || g_oversubscribed;
+  // The clock is first read kClockEvery steps into a wait (which starts its
+  // spin), so a wait that ends sooner, as most do, reads no clock at all.
+  uint32_t step = spins++;
+  if (yield_now || (mode != static_cast<int>(WaitMode::Spin) && step != 0 &&
+                    step % kClockEvery == 0 && spun_long_enough(step == kClockEvery))) {
+    sched_yield();
+    spins = 0;
+  } else if (spins > kBareSpins) {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield");
+#endif
+  }
+}
+
+}  // namespace gexx::core
