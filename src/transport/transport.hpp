@@ -1,5 +1,9 @@
-// The interface every conduit implements: segments, reachability and
-// progress. Core owns the protocol; a transport owns the bytes.
+// The interface every conduit implements: segments, active-message bytes,
+// RMA, progress and a capability record. Core owns the protocol (handlers,
+// credits, events); a transport owns the bytes and knows nothing of
+// barriers or collectives. It is opened with the sink its incoming AMs go to
+// and the size of the host area its caller lays out. A network conduit
+// reuses pshm::Router (transport/pshm/router.hpp) for its same-host peers.
 #pragma once
 
 #include <atomic>
