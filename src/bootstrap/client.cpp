@@ -242,13 +242,6 @@ class Singleton final : public Bootstrap {
   std::vector<uint32_t> host_ranks_{0};
 };
 
-std::string take_env(const char *name) {
-  const char *v = std::getenv(name);
-  std::string out = v ? v : "";
-  ::unsetenv(name);
-  return out;
-}
-
 }  // namespace
 
 std::unique_ptr<Bootstrap> join_job() {

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 
 #include "util/log.hpp"
@@ -301,6 +302,13 @@ bool secrets_equal(const uint8_t *a, const uint8_t *b) {
   uint8_t diff = 0;
   for (size_t i = 0; i < kSecretBytes; ++i) diff |= static_cast<uint8_t>(a[i] ^ b[i]);
   return diff == 0;
+}
+
+std::string take_env(const char *name) {
+  const char *v = std::getenv(name);
+  std::string out = v ? v : "";
+  ::unsetenv(name);
+  return out;
 }
 
 }  // namespace gexx::bootstrap

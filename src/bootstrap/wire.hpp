@@ -132,6 +132,9 @@ std::string local_ip_towards(const std::string &host, std::string &error);
 bool is_unix_socket(int fd);
 
 void random_bytes(uint8_t *out, size_t n);
+// The value of environment variable `name` ("" when unset), which is then
+// removed so the client program does not inherit it.
+std::string take_env(const char *name);
 bool secrets_equal(const uint8_t *a, const uint8_t *b);  // constant time
 
 }  // namespace gexx::bootstrap

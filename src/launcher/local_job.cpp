@@ -74,11 +74,9 @@ int run_local_job(const JobOptions &o) {
     usage_error(o.who, "-N " + std::to_string(o.used_hosts) + ": the local spawner runs every " +
                            "rank on this host (--spawner ssh spreads them)");
   }
-  uint8_t secret[kSecretBytes];
-  random_bytes(secret, kSecretBytes);
-  uint8_t id[4];
-  random_bytes(id, sizeof id);
-  std::string job_id = util::hex(id, sizeof id);
+  JobKeys keys = new_job_keys();
+  const uint8_t *secret = keys.secret;
+  const std::string &job_id = keys.id;
 
   Hub hub(o.ranks, secret, o.who, o.verbose);
   if (!hub.listen()) {
@@ -135,17 +133,6 @@ int run_local_job(const JobOptions &o) {
   ::sigprocmask(SIG_SETMASK, &old_mask, nullptr);
   return code;
 }
-
-namespace {
-
-std::string take_env(const char *name) {
-  const char *v = std::getenv(name);
-  std::string out = v ? v : "";
-  ::unsetenv(name);
-  return out;
-}
-
-}  // namespace
 
 // `gasnetrun --supervise-pshm`: this process was the program, which forked
 // its ranks in bootstrap/pshm.cpp and then exec'd gasnetrun; the ranks are

@@ -30,6 +30,14 @@ struct JobOptions {
   uint32_t used_hosts = 0;        // -N: hosts to run on; 0 when not given
 };
 
+// A fresh job's secret (ranks prove they belong with it) and its id (names
+// its shared-memory files).
+struct JobKeys {
+  uint8_t secret[kSecretBytes];
+  std::string id;
+};
+JobKeys new_job_keys();
+
 struct Spawner {
   const char *name;         // --spawner NAME
   char spawnfn;             // its GASNET_SPAWNFN letter (either case)

@@ -4,7 +4,18 @@
 
 #include "launcher/spawner.hpp"
 
+#include "util/strings.hpp"
+
 namespace gexx::launcher {
+
+JobKeys new_job_keys() {
+  JobKeys k;
+  random_bytes(k.secret, kSecretBytes);
+  uint8_t id[4];
+  random_bytes(id, sizeof id);
+  k.id = util::hex(id, sizeof id);
+  return k;
+}
 
 // Each spawner's entry point, defined in its own file.
 int run_local_job(const JobOptions &o);    // local_job.cpp

@@ -448,11 +448,9 @@ int run_ssh_job(const JobOptions &o, const std::vector<std::string> &hosts,
     say(o.who, error + " (GASNET_MASTERIP sets the launcher's address)");
     return 1;
   }
-  uint8_t secret[kSecretBytes];
-  random_bytes(secret, kSecretBytes);
-  uint8_t id[4];
-  random_bytes(id, sizeof id);
-  std::string job_id = util::hex(id, sizeof id);
+  JobKeys keys = new_job_keys();
+  const uint8_t *secret = keys.secret;
+  const std::string &job_id = keys.id;
   Hub hub(o.ranks, secret, o.who, o.verbose);
   if (!hub.listen_tcp(ip)) {
     say(o.who, util::format("cannot open the bootstrap socket at %s: %s (GASNET_MASTERIP sets "

@@ -77,9 +77,9 @@ class Network {
 std::unique_ptr<Transport> open_conduit(bootstrap::Bootstrap &boot, AmSink &sink,
                                         uint64_t host_area_bytes) {
   auto smp = smp::open(boot, false, sink, host_area_bytes);
-  auto routes = pshm::Routes::compute(
-      boot.size(), boot.host_ranks(), boot.rank(),
-      static_cast<uint64_t>(config::get_int("GASNET_SUPERNODE_MAXSIZE")));
+  auto routes =
+      pshm::Routes::compute(boot.size(), boot.host_ranks(), boot.rank(),
+                            static_cast<uint64_t>(config::get_int("GASNET_SUPERNODE_MAXSIZE")));
   // Every rank computes the same answer (the variables must agree), so
   // either all open the fabric, collectively, or none does.
   std::unique_ptr<ofi::Network> net;
