@@ -49,7 +49,7 @@ if [ -z "$only" ] || [ "$only" = ex ]; then
   check_ex "$work/ex/results.tsv" smp
   # Optional: the expected list on the ofi conduit with every peer sent
   # through the network, once per provider named in SUITES_OFI_PROVIDERS
-  # (e.g. "tcp net"); a few minutes per provider, so CI leaves it out.
+  # (e.g. "tcp net", as .ci/run asks); about two minutes per provider.
   for prov in ${SUITES_OFI_PROVIDERS:-}; do
     [ -d "$prefix/include/ofi-conduit" ] || { echo "run-suites: no ofi conduit in $prefix"; failed=1; break; }
     echo "=== GASNet-EX suite (ofi, provider $prov, GASNET_SUPERNODE_MAXSIZE=1, 2 ranks)"
