@@ -14,6 +14,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "rma/blocking.hpp"
 #include "util/trace.hpp"
 
 namespace gexx::capi {
@@ -53,12 +54,19 @@ void set_wait_mode(int mode);
 // ---- rma (capi/rma.cpp): the GASNet-1 forms of the gex_RMA_* calls ----
 // A node is a job rank (the job team maps ranks to themselves). `c` names
 // the GASNet-1 call in errors and the trace.
-void put_blocking(const Call &c, gex_Rank_t node, void *dest, const void *src, size_t nbytes);
+// The blocking forms are inline: a same-host 8-byte put or get is a range
+// check and a copy, with no call between gasnet_put and the copy.
+inline void put_blocking(const Call &c, gex_Rank_t node, void *dest, const void *src,
+                         size_t nbytes) {
+  rma::put_blocking(c.api, c.op, node, dest, src, nbytes);
+}
 void put_nbi(const Call &c, gex_Rank_t node, void *dest, const void *src, size_t nbytes,
              gex_Event_t *lc_opt);
 gex_Event_t put_nb(const Call &c, gex_Rank_t node, void *dest, const void *src, size_t nbytes,
                    gex_Event_t *lc_opt);
-void get_blocking(const Call &c, void *dest, gex_Rank_t node, void *src, size_t nbytes);
+inline void get_blocking(const Call &c, void *dest, gex_Rank_t node, void *src, size_t nbytes) {
+  rma::get_blocking(c.api, c.op, dest, node, src, nbytes);
+}
 void get_nbi(const Call &c, void *dest, gex_Rank_t node, void *src, size_t nbytes);
 gex_Event_t get_nb(const Call &c, void *dest, gex_Rank_t node, void *src, size_t nbytes);
 void put_value(const Call &c, gex_Rank_t node, void *dest, gex_RMA_Value_t value, size_t nbytes);

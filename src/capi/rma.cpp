@@ -149,9 +149,6 @@ using gexx::capi::Call;
 // GASNet-1's forms: a node is a job rank (the job team maps them to themselves).
 namespace gexx::capi {
 
-void put_blocking(const Call &c, gex_Rank_t node, void *dest, const void *src, size_t nbytes) {
-  rma::put_blocking(c.api, c.op, node, dest, src, nbytes);
-}
 void put_nbi(const Call &c, gex_Rank_t node, void *dest, const void *src, size_t nbytes,
              gex_Event_t *lc_opt) {
   put_nbi_at(c, node, dest, src, nbytes, lc_opt);
@@ -159,9 +156,6 @@ void put_nbi(const Call &c, gex_Rank_t node, void *dest, const void *src, size_t
 gex_Event_t put_nb(const Call &c, gex_Rank_t node, void *dest, const void *src, size_t nbytes,
                    gex_Event_t *lc_opt) {
   return put_nb_at(c, node, dest, src, nbytes, lc_opt);
-}
-void get_blocking(const Call &c, void *dest, gex_Rank_t node, void *src, size_t nbytes) {
-  rma::get_blocking(c.api, c.op, dest, node, src, nbytes);
 }
 void get_nbi(const Call &c, void *dest, gex_Rank_t node, void *src, size_t nbytes) {
   get_nbi_at(c, dest, node, src, nbytes);
