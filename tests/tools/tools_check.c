@@ -326,6 +326,15 @@ static int user_backtrace(int fd) {
 }
 gasnett_backtrace_type_t gasnett_backtrace_user = {"TOOLSCHECK", &user_backtrace, 1};
 
+/* Reads a pipe's text to its end (its write end closed). */
+static void read_all(int fd, char *text, size_t size) {
+  size_t n = 0;
+  ssize_t got;
+  while (n + 1 < size && (got = read(fd, text + n, size - 1 - n)) > 0) n += (size_t)got;
+  text[n] = '\0';
+}
+
+/* With the client's hook registered, a backtrace is exactly the hook's text. */
 static void case_backtrace(void) {
   gasnett_backtrace_init(check_self);
   int fds[2];
@@ -334,10 +343,36 @@ static void case_backtrace(void) {
   CHECK((*gasnett_print_backtrace_ifenabled)(fds[1]) != 0, "backtrace without GASNET_BACKTRACE");
   int rc = gasnett_print_backtrace(fds[1]);
   close(fds[1]);
-  char text[16384] = {0};
-  ssize_t n = read(fds[0], text, sizeof text - 1);
-  CHECK(rc != 0 || n > 0, "print_backtrace reported success and wrote nothing");
+  char text[16384];
+  read_all(fds[0], text, sizeof text);
   close(fds[0]);
+  CHECK(rc == 0, "print_backtrace returned %d", rc);
+  CHECK(!strcmp(text, "user backtrace hook\n"), "the user hook's text, and only it: '%s'", text);
+}
+
+/* Without a hook the library's own backtrace (execinfo): a header naming this
+ * process, then numbered frames, one of them in this program. */
+static void case_backtrace_builtin(void) {
+  gasnett_backtrace_user.fnp = NULL; /* registers no hook */
+  gasnett_setenv("GASNET_BACKTRACE_TYPE", "EXECINFO");
+  gasnett_backtrace_init(check_self);
+  int fds[2];
+  CHECK(pipe(fds) == 0, "pipe");
+  int rc = gasnett_print_backtrace(fds[1]);
+  close(fds[1]);
+  char text[65536];
+  read_all(fds[0], text, sizeof text);
+  close(fds[0]);
+  CHECK(rc == 0, "print_backtrace returned %d: '%s'", rc, text);
+  const char *base = strrchr(check_self, '/') ? strrchr(check_self, '/') + 1 : check_self;
+  char head[256], frame[256];
+  snprintf(head, sizeof head, "backtrace of process %d (%s):\n", (int)getpid(), base);
+  CHECK(strstr(text, head) != NULL, "no header '%s' in '%s'", head, text);
+  const char *frames = strstr(text, head) + strlen(head);
+  CHECK(strstr(frames, "  #0 ") && strstr(frames, "  #1 ") && strstr(frames, "  #2 "),
+        "fewer than 3 numbered frames: '%s'", text);
+  snprintf(frame, sizeof frame, "%s(", base);
+  CHECK(strstr(frames, frame) != NULL, "no frame in %s: '%s'", base, text);
 }
 
 static void run_child_case(const char *name) {
@@ -455,6 +490,8 @@ int main(int argc, char **argv) {
     case_trace();
   else if (!strcmp(name, "backtrace"))
     case_backtrace();
+  else if (!strcmp(name, "backtrace_builtin"))
+    case_backtrace_builtin();
   else
     CHECK(0, "unknown case %s", name);
   return 0;
