@@ -2,12 +2,16 @@
  * as a C++ program, tools-only (against libgasnet_tools-seq/-par) and after
  * gasnet.h (TOOLS_CHECK_WITH_GASNET, against libgasnet); CTest runs one
  * case per invocation: tools_check <case>. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* sched_getaffinity */
+#endif
 #ifdef TOOLS_CHECK_WITH_GASNET
 #include <gasnet.h>
 #endif
 #include <gasnet_tools.h>
 
 #include <math.h>
+#include <sched.h>
 #include <sys/resource.h>
 #include <stdint.h>
 
@@ -243,8 +247,25 @@ static void case_system(void) {
   char host[256] = {0};
   gethostname(host, sizeof host - 1);
   CHECK(gasnett_gethostname()[0] && !strcmp(gasnett_gethostname(), host), "hostname");
-  int rc = gasnett_set_affinity(0);
-  CHECK(rc == 0 || rc == -1, "set_affinity returned %d", rc);
+  /* set_affinity(r) binds this thread to CPU r: 0 and the mask read back is
+   * {r} where r is allowed here; -1 and the mask unchanged where it is not. */
+  cpu_set_t allowed, now;
+  CHECK(sched_getaffinity(0, sizeof allowed, &allowed) == 0, "sched_getaffinity");
+  int bound = 0;
+  for (int r = 0; r < gasnett_cpu_count() && r < CPU_SETSIZE; ++r) {
+    int rc = gasnett_set_affinity(r);
+    CHECK(sched_getaffinity(0, sizeof now, &now) == 0, "sched_getaffinity");
+    if (CPU_ISSET(r, &allowed)) {
+      CHECK(rc == 0 && CPU_COUNT(&now) == 1 && CPU_ISSET(r, &now),
+            "set_affinity(%d) returned %d, %d CPUs now", r, rc, CPU_COUNT(&now));
+      ++bound;
+      CHECK(sched_setaffinity(0, sizeof allowed, &allowed) == 0, "restoring the mask");
+    } else {
+      CHECK(rc == -1 && CPU_EQUAL(&now, &allowed), "set_affinity(%d) to a CPU not allowed: %d", r,
+            rc);
+    }
+  }
+  CHECK(bound > 0, "no allowed CPU below cpu_count %d", gasnett_cpu_count());
   char *p = (char *)gasnett_mmap(3 * GASNETT_PAGESIZE);
   CHECK(((uintptr_t)p % GASNETT_PAGESIZE) == 0 && p[0] == 0, "mmap");
   p[3 * GASNETT_PAGESIZE - 1] = 1;
@@ -272,7 +293,17 @@ static void case_system(void) {
   CHECK(gasnett_reghandler(SIGUSR1, old) == SIG_IGN, "reghandler returns the previous handler");
   gasnett_flush_streams();
   CHECK(GASNETT_PREDICT_TRUE(1) && !GASNETT_PREDICT_FALSE(0), "predict");
-  CHECK(gasnett_maximize_rlimit(RLIMIT_STACK, "RLIMIT_STACK") >= 0, "rlimit");
+  /* maximize_rlimit raises the soft limit to the hard one and returns 1. */
+  struct rlimit lim;
+  CHECK(getrlimit(RLIMIT_STACK, &lim) == 0, "getrlimit");
+  if (lim.rlim_cur == lim.rlim_max) { /* lowers it first, so there is something to raise */
+    lim.rlim_cur = lim.rlim_max == RLIM_INFINITY ? (64u << 20) : lim.rlim_max / 2;
+    CHECK(setrlimit(RLIMIT_STACK, &lim) == 0, "setrlimit");
+  }
+  CHECK(gasnett_maximize_rlimit(RLIMIT_STACK, "RLIMIT_STACK") == 1, "maximize_rlimit");
+  CHECK(getrlimit(RLIMIT_STACK, &lim) == 0 && lim.rlim_cur == lim.rlim_max,
+        "RLIMIT_STACK soft %llu, hard %llu", (unsigned long long)lim.rlim_cur,
+        (unsigned long long)lim.rlim_max);
 }
 
 static const char *const fatal_words[] = {"tools check 42 says goodbye", NULL};
