@@ -89,6 +89,8 @@ class Job:
         self.err = tempfile.TemporaryFile()
         # cpus: the launcher and its ranks run on these CPUs only.
         pin = (lambda: os.sched_setaffinity(0, cpus)) if cpus else None
+        self.start = time.monotonic()
+        self.ended = None
         self.proc = subprocess.Popen(argv, env=self.env, stdout=self.out, stderr=self.err,
                                      stdin=subprocess.DEVNULL, preexec_fn=pin)
 
@@ -98,11 +100,18 @@ class Job:
         except subprocess.TimeoutExpired:
             self.proc.kill()
             raise Failure("job did not end within %ss: %s" % (timeout, " ".join(self.argv)))
+        if self.ended is None:
+            self.ended = time.monotonic()
         self.out.seek(0)
         self.err.seek(0)
         self.stdout = self.out.read().decode(errors="replace")
         self.stderr = self.err.read().decode(errors="replace")
         return self
+
+    def took(self):
+        """Seconds from this job's own start to its end (as first seen by wait or
+        wait_all)."""
+        return self.ended - self.start
 
     def wait_for_lines(self, pattern, count, timeout=30, stream="out"):
         """Waits until stdout (or stderr) has `count` lines matching `pattern`; returns the
@@ -499,9 +508,8 @@ def case_early_exit():
     job.wait().expect(0, stderr_has=[r"rank 0 exited 0\.5 s ago but rank\(s\) 1, 2 are still "
                                      r"running"])
     job.assert_nothing_left(before)
-    start = time.time()
     job = Job([jobcheck(), "early", "0"], ranks=3).wait().expect(0)
-    check(time.time() - start < HANG_SECONDS, "took %.1f s%s" % (time.time() - start, job.show()))
+    check(job.took() < HANG_SECONDS, "took %.1f s%s" % (job.took(), job.show()))
     check(job.stderr == "", job.show())
     job.assert_nothing_left(before)
 
@@ -528,16 +536,38 @@ def exit_job(n, args, pshm=False, env=None):
     return Job([prog] + args, ranks=n, env=env)
 
 
+def wait_all(jobs, timeout=60):
+    """Waits for jobs that run side by side, noting the moment each one ends
+    (so that each is timed from its own start to its own end, not to the
+    moment the loop reaches it); then collects them."""
+    deadline = time.monotonic() + timeout
+    while any(job.ended is None for job in jobs) and time.monotonic() < deadline:
+        for job in jobs:
+            if job.ended is None and job.proc.poll() is not None:
+                job.ended = time.monotonic()
+        time.sleep(0.01)
+    for job in jobs:
+        job.wait(timeout=max(0.1, deadline - time.monotonic()))
+    return jobs
+
+
 def run_exits(runs):
     """Runs exitcheck jobs (n, args, code, pshm, env), side by side to keep the test short;
-    checks each one's code, that every rank started, the time bound and that nothing is
-    left. Returns the jobs."""
+    checks each one's code, that every rank started, the time bound from the job's own
+    start and that nothing is left. Returns the jobs."""
     before = shm_entries()
-    start = time.time()
-    jobs = [exit_job(n, args, pshm, env) for n, args, _, pshm, env in runs]
+    jobs = []
+    try:
+        for n, args, _, pshm, env in runs:
+            jobs.append(exit_job(n, args, pshm, env))
+        wait_all(jobs)
+    finally:
+        for job in jobs:
+            if job.proc.poll() is None:
+                job.proc.kill()
     for job, (n, args, code, pshm, _) in zip(jobs, runs):
-        job.wait(timeout=60).expect(code)
-        took = time.time() - start
+        job.expect(code)
+        took = job.took()
         ready = sorted(int(r) for r in re.findall(r"exitcheck rank (\d+) of %d: ready" % n,
                                                   job.stdout))
         check(ready == list(range(n)), "ranks ready: %s%s" % (ready, job.show()))
@@ -653,7 +683,7 @@ def case_exit_kills():
                 job = exit_job(n, ["ready", "0"], pshm)
                 ready = dict(job.wait_for_lines(r"exitcheck rank (\d+) of \d+: ready pid (\d+)",
                                                 n))
-                start = time.time()
+                start = time.monotonic()
                 if what == "rank":
                     os.kill(int(ready["1"]), signal.SIGKILL)
                 else:
@@ -667,7 +697,7 @@ def case_exit_kills():
                     job.expect(128 + 15, stderr_has=[r"received SIGTERM; ending the job"])
                 else:
                     check(job.code == -9, "launcher exit %s after SIGKILL" % job.code)
-                check(time.time() - start < HANG_SECONDS, job.show())
+                check(time.monotonic() - start < HANG_SECONDS, job.show())
                 job.assert_nothing_left(before)
 
 
