@@ -354,6 +354,16 @@ def have_tool(name):
                for d in os.environ.get("PATH", "/usr/bin:/bin").split(":"))
 
 
+def skip_without(tools, what):
+    """Ends the case with CTest's skip code, after the checks that could run, when a tool
+    the rest of it needs is missing: what was not checked must not read as a pass."""
+    missing = [t for t in tools if not have_tool(t)]
+    if missing:
+        print("SKIP: %s not installed here (scripts/install-deps.sh installs it); not checked: "
+              "%s" % (" and ".join(missing), what))
+        sys.exit(SKIP)
+
+
 def case_backtrace_signal():
     """GASNET_BACKTRACE=1: a rank that segfaults prints where, then dies of the signal."""
     before = shm_entries()
@@ -375,6 +385,7 @@ def case_backtrace_signal():
                                      r"\[0x[0-9a-f]+\]"])
     check(" in main at " not in job.stderr, job.show())
     job.assert_nothing_left(before)
+    skip_without(["addr2line"], "the backtrace's function names and source lines")
 
 
 def case_backtrace_fatal():
@@ -393,24 +404,29 @@ def case_backtrace_fatal():
         job.expect(1, stderr_has=[r"gexx: rank 0 on \S+:   #\d+ +0x[0-9a-f]+ in main \(.*\) at "
                                   r"\S*jobcheck\.c:\d+"])
     job.assert_nothing_left(before)
+    skip_without(["addr2line", "gdb"], "the backtrace's source lines (addr2line, gdb)")
 
 
 def release_frozen(pids):
-    """Releases frozen ranks with gdb as the attach message says; False if gdb cannot."""
-    if not have_tool("gdb"):
-        return False
+    """Releases frozen ranks with gdb as the attach message says; a gdb that cannot is a
+    failure."""
     for pid in pids:
         p = subprocess.run(["gdb", "-nx", "-batch", "-p", str(pid), "-ex",
                             "set var gexx_frozen = 0"], capture_output=True, text=True, timeout=60)
-        if p.returncode != 0 or "detached" not in p.stdout + p.stderr:
-            print("gdb could not release pid %d:\n%s%s" % (pid, p.stdout, p.stderr))
-            return False
-    return True
+        check(p.returncode == 0 and "detached" in p.stdout + p.stderr,
+              "gdb could not release pid %d:\n%s%s" % (pid, p.stdout, p.stderr))
 
 
 def release_or_end(job, pids, code, stderr_has=()):
-    """Releases the frozen ranks with gdb and expects `code`; without gdb, ends the job."""
-    if release_frozen(pids):
+    """Releases the frozen ranks with gdb and expects `code`; without gdb, ends the job (the
+    case then ends with skip_without, as the release went unchecked)."""
+    if have_tool("gdb"):
+        try:
+            release_frozen(pids)
+        except Failure:
+            job.proc.send_signal(signal.SIGTERM)  # leave no frozen job behind
+            job.wait()
+            raise
         return job.wait().expect(code, stderr_has=stderr_has)
     job.proc.send_signal(signal.SIGTERM)
     return job.wait().expect(128 + 15)
@@ -436,6 +452,7 @@ def case_freeze():
     job.proc.send_signal(signal.SIGTERM)
     job.wait().expect(128 + 15, stderr_has=[r"received SIGTERM; ending the job"])
     job.assert_nothing_left(before)
+    skip_without(["gdb"], "releasing frozen ranks with gdb")
 
 
 def case_freeze_on_error():
@@ -454,6 +471,7 @@ def case_freeze_on_error():
     job.proc.send_signal(signal.SIGINT)
     job.wait().expect(128 + 2, stderr_has=[r"received SIGINT; ending the job"])
     job.assert_nothing_left(before)
+    skip_without(["gdb"], "releasing a rank frozen on error with gdb")
 
 
 def case_sigkill_rank(pshm):
