@@ -92,4 +92,55 @@ typedef struct gexx_event_s *gex_Event_t;
 #define GEX_EVENT_DEFER ((gex_Event_t *)(uintptr_t)2)
 #define GEX_EVENT_GROUP ((gex_Event_t *)(uintptr_t)3)
 
+/* ---- data types and operations of atomics and reductions ----
+ * Each value is one bit, so a client may OR them into sets (gex_AD_Create
+ * takes a set of operations). The fetching form of a bitwise or arithmetic
+ * operation sits a fixed number of bits above the non-fetching one:
+ * GEX_OP_TO_FETCHING / GEX_OP_TO_NONFETCHING move between the two. */
+typedef uint32_t gex_DT_t;
+#define GEX_DT_I32 ((gex_DT_t)1u << 0)
+#define GEX_DT_U32 ((gex_DT_t)1u << 1)
+#define GEX_DT_I64 ((gex_DT_t)1u << 2)
+#define GEX_DT_U64 ((gex_DT_t)1u << 3)
+#define GEX_DT_FLT ((gex_DT_t)1u << 4)
+#define GEX_DT_DBL ((gex_DT_t)1u << 5)
+#define GEX_DT_USER ((gex_DT_t)1u << 6)
+
+typedef uint32_t gex_OP_t;
+/* non-fetching: bits 0..9 */
+#define GEX_OP_AND ((gex_OP_t)1u << 0)
+#define GEX_OP_OR ((gex_OP_t)1u << 1)
+#define GEX_OP_XOR ((gex_OP_t)1u << 2)
+#define GEX_OP_ADD ((gex_OP_t)1u << 3)
+#define GEX_OP_SUB ((gex_OP_t)1u << 4)
+#define GEX_OP_MULT ((gex_OP_t)1u << 5)
+#define GEX_OP_MIN ((gex_OP_t)1u << 6)
+#define GEX_OP_MAX ((gex_OP_t)1u << 7)
+#define GEX_OP_INC ((gex_OP_t)1u << 8)
+#define GEX_OP_DEC ((gex_OP_t)1u << 9)
+/* their fetching forms: bits 10..19 */
+#define GEXX_OP_FETCH_SHIFT 10
+#define GEX_OP_FAND (GEX_OP_AND << GEXX_OP_FETCH_SHIFT)
+#define GEX_OP_FOR (GEX_OP_OR << GEXX_OP_FETCH_SHIFT)
+#define GEX_OP_FXOR (GEX_OP_XOR << GEXX_OP_FETCH_SHIFT)
+#define GEX_OP_FADD (GEX_OP_ADD << GEXX_OP_FETCH_SHIFT)
+#define GEX_OP_FSUB (GEX_OP_SUB << GEXX_OP_FETCH_SHIFT)
+#define GEX_OP_FMULT (GEX_OP_MULT << GEXX_OP_FETCH_SHIFT)
+#define GEX_OP_FMIN (GEX_OP_MIN << GEXX_OP_FETCH_SHIFT)
+#define GEX_OP_FMAX (GEX_OP_MAX << GEXX_OP_FETCH_SHIFT)
+#define GEX_OP_FINC (GEX_OP_INC << GEXX_OP_FETCH_SHIFT)
+#define GEX_OP_FDEC (GEX_OP_DEC << GEXX_OP_FETCH_SHIFT)
+#define GEX_OP_TO_FETCHING(op) ((gex_OP_t)(op) << GEXX_OP_FETCH_SHIFT)
+#define GEX_OP_TO_NONFETCHING(op) ((gex_OP_t)(op) >> GEXX_OP_FETCH_SHIFT)
+/* accessors and compare-and-swap: bits 20..24 */
+#define GEX_OP_SET ((gex_OP_t)1u << 20)
+#define GEX_OP_GET ((gex_OP_t)1u << 21)
+#define GEX_OP_SWAP ((gex_OP_t)1u << 22)
+#define GEX_OP_CAS ((gex_OP_t)1u << 23)
+#define GEX_OP_FCAS ((gex_OP_t)1u << 24)
+#define GEX_OP_CSWAP GEX_OP_FCAS
+/* client-supplied reductions (collectives only): commutative, and not */
+#define GEX_OP_USER ((gex_OP_t)1u << 25)
+#define GEX_OP_USER_NC ((gex_OP_t)1u << 26)
+
 #endif /* GASNET_FWD_H */

@@ -117,13 +117,27 @@ GEXX_IDENT_DEF(GASNetIdent_ThreadModel,
 #define GEX_FLAG_PEER_SEG_SOME ((gex_Flags_t)1u << 18)
 #define GEX_FLAG_PEER_SEG_BOUND ((gex_Flags_t)1u << 19)
 #define GEX_FLAG_PEER_SEG_OFFSET ((gex_Flags_t)1u << 20)
-/* Team-construction flags (gex_TM_Split and friends, which later issues
- * bring; gex_TM_Split fails loudly until then). */
+/* Team-construction flags (gex_TM_Split, gex_TM_Create). */
 #define GEX_FLAG_TM_SCRATCH_SIZE_MIN ((gex_Flags_t)1u << 21)
 #define GEX_FLAG_TM_SCRATCH_SIZE_RECOMMENDED ((gex_Flags_t)1u << 22)
 #define GEX_FLAG_TM_GLOBAL_SCRATCH ((gex_Flags_t)1u << 23)
 #define GEX_FLAG_TM_LOCAL_SCRATCH ((gex_Flags_t)1u << 24)
 #define GEX_FLAG_TM_NO_SCRATCH ((gex_Flags_t)1u << 25)
+#define GEX_FLAG_TM_SYMMETRIC_SCRATCH ((gex_Flags_t)1u << 26)
+#define GEX_FLAG_SCRATCH_SEG_OFFSET ((gex_Flags_t)1u << 27)
+/* gex_TM_Destroy / gex_AD_Destroy: the caller promises no operation on the
+ * object is in flight anywhere, so no synchronisation is needed. */
+#define GEX_FLAG_GLOBALLY_QUIESCED ((gex_Flags_t)1u << 10)
+/* Remote-atomic operation flags (gex_AD_Op*), beside GEX_FLAG_IMMEDIATE and
+ * GEX_FLAG_RANK_IS_JOBRANK. */
+#define GEX_FLAG_AD_MY_RANK ((gex_Flags_t)1u << 28)
+#define GEX_FLAG_AD_MY_NBRHD ((gex_Flags_t)1u << 29)
+#define GEX_FLAG_AD_ACQ ((gex_Flags_t)1u << 30)
+#define GEX_FLAG_AD_REL ((gex_Flags_t)1u << 31)
+/* Remote-atomic domain creation hints (gex_AD_Create). */
+#define GEX_FLAG_AD_FAVOR_MY_RANK ((gex_Flags_t)1u << 5)
+#define GEX_FLAG_AD_FAVOR_MY_NBRHD ((gex_Flags_t)1u << 6)
+#define GEX_FLAG_AD_FAVOR_REMOTE ((gex_Flags_t)1u << 7)
 
 /* ---- job and system queries ---- */
 extern gex_Rank_t gex_System_QueryJobRank(void);
