@@ -7,6 +7,9 @@
  * Where rank 1's segment is not mapped here (ofi conduit, network peers),
  * the memcpy column copies between two local buffers and the cache-line
  * round trip is left out.
+ * Before timing, every put form writes a pattern of each measured size that
+ * every get form reads back (untimed); a byte that differs ends the job with
+ * code 3, since figures over corrupted data mean nothing.
  */
 #define _POSIX_C_SOURCE 200112L
 #include <gasnet.h>
@@ -62,6 +65,34 @@ static void copy_in(void *r, void *l, size_t n) {
   memcpy(mapped_remote, l, n);
 }
 
+/* Each put form writes a pattern of `len` bytes to the peer; each get form
+ * reads it back into `back` and compares. Returns the number of mismatches. */
+static long verify(void *remote, char *local, char *back, size_t len) {
+  static const op_fn puts[] = {put_blocking, put_nb, put_nbi, ex_put, put_bulk};
+  static const op_fn gets[] = {get_blocking, get_nb, get_nbi, ex_get, get_bulk};
+  long bad = 0;
+  for (int i = 0; i < 5; ++i) {
+    for (size_t j = 0; j < len; ++j) local[j] = (char)(j * 7 + (size_t)i * 31 + len);
+    puts[i](remote, local, len);
+    if (puts[i] == put_nbi) gasnet_wait_syncnbi_all();
+    for (int k = 0; k < 5; ++k) {
+      memset(back, 0, len);
+      gets[k](remote, back, len);
+      if (gets[k] == get_nbi) gasnet_wait_syncnbi_all();
+      if (memcmp(back, local, len) != 0) {
+        size_t at = 0;
+        while (back[at] == local[at]) ++at;
+        fprintf(stderr,
+                "rma_bench: ERROR: %zu B put form %d, get form %d: byte %zu is %d, not %d\n", len,
+                i, k, at, back[at], local[at]);
+        ++bad;
+      }
+    }
+  }
+  memset(local, 7, len);
+  return bad;
+}
+
 static double median5(double t[5]) {
   for (int a = 0; a < 5; ++a)
     for (int b = a + 1; b < 5; ++b)
@@ -97,8 +128,9 @@ int main(int argc, char **argv) {
   gasnet_seginfo_t *seg = calloc(n, sizeof *seg);
   gasnet_getSegmentInfo(seg, (int)n);
   peer = n > 1 ? 1 : 0;
-  char *local = NULL;
+  char *local = NULL, *back = NULL;
   if (posix_memalign((void **)&local, 4096, MAXBW) != 0) return 1;
+  if (posix_memalign((void **)&back, 4096, MAXBW) != 0) return 1;
   memset(local, 7, MAXBW);
   gex_Segment_QueryBound(tm, peer, NULL, &mapped_remote, NULL);
   if (!mapped_remote && posix_memalign(&mapped_remote, 4096, MAXBW) != 0) return 1;
@@ -112,6 +144,16 @@ int main(int argc, char **argv) {
     for (int i = 0; i < 100; ++i) {
       put_blocking(seg[peer].addr, local, 8);
       get_blocking(seg[peer].addr, local, 8);
+    }
+    long bad = 0;
+    for (size_t len = 8; len <= 1024 && !bandwidth_only; len *= 2)
+      bad += verify(seg[peer].addr, local, back, len);
+    for (size_t len = 4096; len <= MAXBW; len *= 4)
+      if (!bw_only || len == bw_only) bad += verify(seg[peer].addr, local, back, len);
+    if (bad) {
+      fprintf(stderr, "rma_bench: ERROR: %ld put/get pairs read back other bytes\n", bad);
+      fflush(stdout);
+      gasnet_exit(3);
     }
     printf("# rma_bench: rank 0 -> rank %u, %u rank(s); medians of 5 runs\n", peer, n);
     if (!bandwidth_only) {
