@@ -65,6 +65,7 @@ struct State {
   std::mutex mutex;  // everything below, and every operation's state
   std::map<Key, OpRef> active;
   std::map<Key, std::vector<Msg>> early;  // for operations not started here yet
+  std::map<uint64_t, uint32_t> launched;  // by team id: the next sequence number here
   std::atomic<uint32_t> team_counter{1};
 };
 State g;
@@ -104,6 +105,21 @@ std::vector<Child> children_of(uint32_t v, uint32_t n) {
     if (uint64_t{v} + m < n) out.push_back({v + m, b});
   }
   return out;
+}
+
+// A message for an operation this rank has finished: the members' calls
+// did not match (one rank did not need the message, so it took another
+// root, size or operation).
+bool stale(const Msg &m) {
+  auto it = g.launched.find(m.team);
+  return it != g.launched.end() && static_cast<int32_t>(m.seq - it->second) < 0;
+}
+[[noreturn]] void mismatch(const Msg &m) {
+  util::fatal(
+      "collective #%u on a team: job rank %u sent a %s message (root %u, size %u) for a "
+      "collective this rank has finished: the members' calls (root, size or operation) do not "
+      "match",
+      m.seq, m.src, kind_name(m.kind()), m.root, m.total);
 }
 
 void poll_hook() {
@@ -438,6 +454,7 @@ class ReduceOp final : public Op {
 // Starts `op` (constructed under g.mutex): hands it the messages that came
 // before it, and lets it send.
 OpRef launch(std::unique_lock<std::mutex> &lock, std::shared_ptr<Op> op, bool trivial) {
+  g.launched[op->key().first] = op->key().second + 1;
   if (trivial) {  // nothing to exchange: complete at once
     op->done.store(true, std::memory_order_release);
     return op;
@@ -533,6 +550,8 @@ void advance() {
     auto it = g.active.find(k);
     if (it != g.active.end())
       it->second->receive(m);
+    else if (stale(m))
+      mismatch(m);
     else
       g.early[k].push_back(std::move(m));
   }
