@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <tuple>
 #include <vector>
 
 #include "coll/engine.hpp"
@@ -127,17 +126,16 @@ size_t gex_TM_Split(gex_TM_t *new_tm_p, gex_TM_t parent_tm, int color, int key, 
     return 0;
   }
   const gexx::core::Team &parent = parent_tm->team;
-  std::vector<std::tuple<int, gex_Rank_t>> order;  // (key, parent rank)
+  std::vector<gexx::core::Team::SplitRow> rows(parent.size());
   for (gex_Rank_t r = 0; r < parent.size(); ++r) {
     const uint32_t *row = &table[4 * static_cast<size_t>(r)];
-    if (row[0] == 1 && static_cast<int>(row[1]) == color)
-      order.emplace_back(static_cast<int>(row[2]), r);
+    rows[r] = {row[0] == 1, static_cast<int>(row[1]), static_cast<int>(row[2])};
   }
-  std::sort(order.begin(), order.end());
+  std::vector<gex_Rank_t> order = gexx::core::Team::split_members(rows, color);
   std::vector<gex_Rank_t> members;
   members.reserve(order.size());
-  for (auto &[k, r] : order) members.push_back(parent.to_job(r));
-  uint32_t counter = table[4 * static_cast<size_t>(std::get<1>(order.front())) + 3];
+  for (gex_Rank_t r : order) members.push_back(parent.to_job(r));
+  uint32_t counter = table[4 * static_cast<size_t>(order.front()) + 3];
   *new_tm_p = make_team(parent_tm, std::move(members), counter, scratch_addr, scratch_size);
   return 0;
 }

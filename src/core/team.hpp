@@ -61,6 +61,15 @@ class Team {
 
   std::string describe() const;
 
+  // gex_TM_Split's rule: what each parent rank said in the split exchange,
+  // and the parent ranks that form the team of `color`, ordered by key,
+  // then by parent rank.
+  struct SplitRow {
+    bool member;  // a non-null new_tm_p and a color >= 0
+    int color, key;
+  };
+  static std::vector<gex_Rank_t> split_members(const std::vector<SplitRow> &rows, int color);
+
   // For the collectives (coll/engine.hpp): an id that is the same on every
   // member and differs from every other team any member belongs to, and the
   // sequence number of this rank's next collective on the team (members
