@@ -58,6 +58,15 @@ struct Msg {
 
 using Key = std::pair<uint64_t, uint32_t>;
 
+// A reduction's working buffer. Large ones come from a small pool, so that
+// back-to-back reductions do not map and fault in fresh pages each time
+// (malloc maps blocks this large anew on every allocation).
+struct Buffer {
+  std::unique_ptr<char[]> bytes;
+  size_t capacity = 0;
+  char *data() { return bytes.get(); }
+};
+
 struct State {
   core::am::Engine *am = nullptr;
   std::mutex inbox_mutex;  // the handler's queue; held for a push or a swap only
@@ -67,6 +76,7 @@ struct State {
   std::map<Key, std::vector<Msg>> early;  // for operations not started here yet
   std::map<uint64_t, uint32_t> launched;  // by team id: the next sequence number here
   std::atomic<uint32_t> team_counter{1};
+  std::vector<Buffer> pool;  // free buffers (g.mutex)
 };
 State g;
 thread_local bool t_advancing = false;
@@ -122,6 +132,27 @@ bool stale(const Msg &m) {
       m.seq, m.src, kind_name(m.kind()), m.root, m.total);
 }
 
+constexpr size_t kPoolBuffers = 16;
+// g.mutex held: a buffer of at least `len` bytes (contents undefined).
+Buffer take_buffer(size_t len) {
+  for (size_t i = 0; i < g.pool.size(); ++i) {
+    if (g.pool[i].capacity >= len) {
+      Buffer b = std::move(g.pool[i]);
+      g.pool.erase(g.pool.begin() + static_cast<std::ptrdiff_t>(i));
+      return b;
+    }
+  }
+  Buffer b;
+  b.bytes.reset(new char[len ? len : 1]);
+  b.capacity = len;
+  return b;
+}
+void give_buffer(Buffer b) {
+  if (b.capacity < 4096) return;  // small: malloc serves these well
+  if (g.pool.size() >= kPoolBuffers) g.pool.erase(g.pool.begin());
+  g.pool.push_back(std::move(b));
+}
+
 void poll_hook() {
   advance();
 }
@@ -145,6 +176,8 @@ class Op {
   virtual void receive(Msg &m) = 0;
   // Sends what can be sent; true once this rank's part is complete.
   virtual bool step() = 0;
+  // Complete (g.mutex held): hands back what it borrowed.
+  virtual void retire() {}
 
   std::atomic<bool> done{false};
 
@@ -337,7 +370,8 @@ class ReduceOp final : public Op {
         dst_(static_cast<char *>(dst)) {
     tree_root_ = (to_all || !red.commutative()) ? 0 : root;
     v_ = static_cast<uint32_t>((uint64_t{me_} + n_ - tree_root_) % n_);
-    acc_.assign(static_cast<const char *>(src), static_cast<const char *>(src) + total_);
+    acc_ = take_buffer(total_);
+    if (total_) std::memcpy(acc_.data(), src, total_);
     size_t p = piece();
     chunk_elems_ = std::max<size_t>(1, p / red.dt_size);
     chunk_bytes_ = chunk_elems_ * red.dt_size;
@@ -346,7 +380,7 @@ class ReduceOp final : public Op {
     kid_buf_.resize(kids_.size());
     kid_got_.resize(kids_.size());
     for (size_t c = 0; c < kids_.size(); ++c) {
-      kid_buf_[c].resize(total_);
+      kid_buf_[c] = take_buffer(total_);
       kid_got_[c].assign(nchunks_, 0);
     }
     if (all_) fan_.init(v_, n_, 0, dst_, total_, p);
@@ -372,6 +406,11 @@ class ReduceOp final : public Op {
     } else {
       util::fatal("%s: a %s message this rank does not expect", api_, kind_name(m.kind()));
     }
+  }
+  void retire() override {
+    give_buffer(std::move(acc_));
+    for (Buffer &b : kid_buf_) give_buffer(std::move(b));
+    kid_buf_.clear();
   }
   bool step() override {
     // Combine the chunks every child has sent.
@@ -441,11 +480,11 @@ class ReduceOp final : public Op {
   bool all_;
   char *dst_;
   uint32_t tree_root_ = 0, v_ = 0;
-  std::vector<char> acc_;
+  Buffer acc_;
   size_t chunk_elems_ = 1;
   uint64_t chunk_bytes_ = 1, nchunks_ = 0, combined_ = 0, up_ = 0, result_got_ = 0;
   std::vector<Child> kids_;
-  std::vector<std::vector<char>> kid_buf_;
+  std::vector<Buffer> kid_buf_;
   std::vector<std::vector<uint64_t>> kid_got_;
   Fanout fan_;
   bool fan_started_ = false;
@@ -456,6 +495,7 @@ class ReduceOp final : public Op {
 OpRef launch(std::unique_lock<std::mutex> &lock, std::shared_ptr<Op> op, bool trivial) {
   g.launched[op->key().first] = op->key().second + 1;
   if (trivial) {  // nothing to exchange: complete at once
+    op->retire();
     op->done.store(true, std::memory_order_release);
     return op;
   }
@@ -557,6 +597,7 @@ void advance() {
   }
   for (auto it = g.active.begin(); it != g.active.end();) {
     if (it->second->step()) {
+      it->second->retire();
       it->second->done.store(true, std::memory_order_release);
       it = g.active.erase(it);
     } else {

@@ -682,7 +682,8 @@ def case_out_of_segment():
 def case_fatal_misuse():
     """Unbuilt API functions and barrier misuse end the job with a message."""
     for mode, message in [
-        ("unbuilt", r"fatal error: gex_TM_Split is not implemented in gexx yet"),
+        ("unbuilt", r"fatal error: gex_TM_Create: num_new_tms is 2; gexx creates one team per "
+                    r"call"),
         ("double_notify", r"fatal error: gasnet_barrier_notify called twice without a "
                           r"gasnet_barrier_wait"),
         ("early_result", r"fatal error: gasnet_barrier_result called between "
