@@ -623,6 +623,11 @@ gex_Event_t event(OpRef op) {
   return new CollEvent(std::move(op));
 }
 
+void forget_team(uint64_t id) {
+  std::lock_guard<std::mutex> guard(g.mutex);
+  g.launched.erase(id);
+}
+
 uint32_t next_team_counter() {
   return g.team_counter.fetch_add(1, std::memory_order_relaxed);
 }

@@ -66,6 +66,9 @@ void wait(const Op &op);
 // The event of `h` for gex_Event_Test / gex_Event_Wait.
 gex_Event_t event(OpRef op);
 
+// A team is gone (gex_TM_Destroy): forgets its sequence numbers.
+void forget_team(uint64_t id);
+
 // The next number of this process's team-id counter (ids are (job rank,
 // counter) pairs: see capi/team.cpp).
 uint32_t next_team_counter();
