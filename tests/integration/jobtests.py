@@ -1265,17 +1265,19 @@ ALL_CELLS = (SMP, "tcp", "shm", "net", "sockets")
 
 # ---- teams and the EX collectives (collcheck.c, docs/collectives.md) ----
 
-def case_coll(n, par=False, ofi=None):
+def case_coll(n, par=False, ofi=None, knobs=None):
     """collcheck on n ranks: split, create and destroy teams, then barriers,
     broadcasts and every reduction on each, data checked; `par`: threads run
-    collectives on two teams at once; `ofi`: every peer through libfabric."""
+    collectives on two teams at once; `ofi`: every peer through libfabric;
+    `knobs`: extra variables (few AM credits: the engine's sends are refused
+    and retried)."""
     if ofi:
-        return lambda: run_ofi_check("collcheck", [], n, ofi, {}, par)
+        return lambda: run_ofi_check("collcheck", [], n, ofi, knobs or {}, par)
     def run():
         before = shm_entries()
         prog = os.path.join(ARGS.bin_dir, "tests", "integration",
                             "collcheck_par" if par else "collcheck")
-        job = Job([prog], ranks=n).wait(timeout=200).expect(0)
+        job = Job([prog], env=knobs, ranks=n).wait(timeout=200).expect(0)
         ranks = sorted(int(r) for r in re.findall(r"collcheck rank (\d+) of %d: PASS \(\d+ checks\)"
                                                   % n, job.stdout))
         check(ranks == list(range(n)), job.show())
@@ -1368,6 +1370,11 @@ MATRIX = [
     ("coll_8", lambda ofi: case_coll(8, ofi=ofi), (SMP,)),
     ("coll_par_4", lambda ofi: case_coll(4, par=True, ofi=ofi), (SMP,)),
     ("coll_par_3", lambda ofi: case_coll(3, par=True, ofi=ofi), ("tcp",)),
+    ("coll_tight_5", lambda ofi: case_coll(5, ofi=ofi, knobs={
+        "GASNET_AM_CREDITS_PP": "2", "GASNET_AM_CREDITS_SLACK": "1"}), (SMP,)),
+    ("coll_tight_par_4", lambda ofi: case_coll(4, par=True, ofi=ofi, knobs={
+        "GASNET_AM_CREDITS_PP": "2", "GASNET_AM_CREDITS_SLACK": "1",
+        "GASNET_NETWORKDEPTH_PP": "2", "GASNET_NETWORKDEPTH_TOTAL": "3"}), ("tcp",)),
 ]
 
 
