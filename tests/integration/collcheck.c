@@ -318,6 +318,14 @@ static void add_u64(const void *arg1, void *arg2_and_out, size_t count, const vo
   for (size_t i = 0; i < count; ++i) b[i] += a[i];
 }
 
+/* Elements larger than an AM Medium payload: byte-wise sums mod 256. */
+#define HUGE_ELEM 100003
+static void add_bytes(const void *arg1, void *arg2_and_out, size_t count, const void *cdata) {
+  const unsigned char *a = arg1;
+  unsigned char *b = arg2_and_out;
+  for (size_t i = 0; i < count * (size_t)(uintptr_t)cdata; ++i) b[i] = (unsigned char)(a[i] + b[i]);
+}
+
 static void user_reductions(gex_TM_t tm) {
   gex_Rank_t size = gex_TM_QuerySize(tm), rank = gex_TM_QueryRank(tm);
   if (size > 64) return;
@@ -355,6 +363,23 @@ static void user_reductions(gex_TM_t tm) {
     uint64_t want = 1000003ull * size * (size - 1) / 2 + (uint64_t)size * i;
     CHECK(b[i] == want, "USER add of %zu u64 to all: element %zu is %llu, expected %llu", cnt, i,
           (unsigned long long)b[i], (unsigned long long)want);
+  }
+  /* GEX_DT_USER elements bigger than one message, to a root that is not 0. */
+  {
+    size_t bytes = 3 * (size_t)HUGE_ELEM;
+    unsigned char *x = malloc(bytes), *y = malloc(bytes);
+    for (size_t i = 0; i < bytes; ++i) x[i] = (unsigned char)(rank * 3 + i);
+    gex_Rank_t root = size - 1;
+    gex_Event_Wait(gex_Coll_ReduceToOneNB(tm, root, y, x, GEX_DT_USER, HUGE_ELEM, 3, GEX_OP_USER,
+                                          add_bytes, (void *)(uintptr_t)HUGE_ELEM, 0));
+    if (rank == root) {
+      for (size_t i = 0; i < bytes; ++i) {
+        unsigned want = (unsigned)(3 * (size * (size - 1) / 2) + size * i) & 0xFF;
+        CHECK(y[i] == want, "huge USER element byte %zu: %u, expected %u", i, y[i], want);
+      }
+    }
+    free(x);
+    free(y);
   }
   /* In place (src == dst). */
   for (size_t i = 0; i < cnt; ++i) a[i] = i + rank;
