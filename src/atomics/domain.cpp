@@ -195,6 +195,22 @@ void create(const char *api, gex_AD_t *ad_p, gex_TM_t tm, gex_DT_t dt, gex_OP_t 
   ad->type = t;
   ad->all_by_am = config::get_string("GASNET_AD_PATH") == "am";
   ad->live = kLiveDomain;
+  if (util::verbose() && tm->team.rank() == 0) {
+    gex_Rank_t mapped = 0, size = tm->team.size();
+    for (gex_Rank_t r = 0; r < size; ++r)
+      if (rt.transport().segment(tm->team.to_job(r)).local) ++mapped;
+    if (ad->all_by_am) {
+      util::note(
+          "atomic domain (%s, ops %s): every operation as an active message "
+          "(GASNET_AD_PATH=am)",
+          kTypeNames[type], op_set_name(ops).c_str());
+    } else {
+      util::note(
+          "atomic domain (%s, ops %s): cpu atomics toward the %u of %u members mapped "
+          "here, active messages performed by the target toward the others",
+          kTypeNames[type], op_set_name(ops).c_str(), mapped, size);
+    }
+  }
   // Collective: once every member is here, every member's handlers are
   // registered and any of them may send this domain's first request.
   gex_Coll_BarrierBlocking(tm, 0);

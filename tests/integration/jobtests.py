@@ -1262,6 +1262,59 @@ def case_ofi_legacy_nb(n, provider):
 SMP = "smp"
 ALL_CELLS = (SMP, "tcp", "shm", "net", "sockets")
 
+
+# ---- remote atomics (issue 19: atomiccheck.c, gasnet_ratomic.h) -------------
+ATOMIC_MISUSE = [
+    ("misuse-op", r"gex_AD_OpBlocking_I64: opcode GEX_OP_SUB \(0x10\) is not in the domain's "
+                  r"operation set \(GEX_OP_ADD\)"),
+    ("misuse-float-bitwise", r"gex_AD_Create: ops include GEX_OP_XOR for GEX_DT_DBL: bitwise "
+                             r"operations .* are defined on integer types only"),
+    ("misuse-align", r"gex_AD_OpBlocking_I64: target address 0x[0-9a-f]+ is not aligned to 8 "
+                     r"bytes"),
+    ("misuse-segment", r"gex_AD_OpBlocking_I64: the range .* is not inside rank \d's segment"),
+]
+
+
+def case_atomics(n, ofi=None, knobs=None):
+    """atomiccheck: every type x operation x form with its data checked, all
+    ranks' threads adding to one word, a FCAS lock. `knobs`
+    GASNET_AD_PATH=am sends every operation as an AM (the path of network
+    peers, exercised on one host too)."""
+    knobs = dict(knobs or {})
+    knobs["GASNET_VERBOSEENV"] = "1"
+    if knobs.get("GASNET_AD_PATH") == "am":
+        note = r"atomic domain \(GEX_DT_I32, .*\): every operation as an active message"
+    elif ofi:
+        note = r"atomic domain \(GEX_DT_I32, .*\): cpu atomics toward the 1 of %d members" % n
+    else:
+        note = r"atomic domain \(GEX_DT_I32, .*\): cpu atomics toward the %d of %d members" % (n, n)
+    def run():
+        if ofi:
+            job = run_ofi_check("atomiccheck", [], n, ofi, knobs, par=True)
+        else:
+            before = shm_entries()
+            prog = os.path.join(ARGS.bin_dir, "tests", "integration", "atomiccheck")
+            job = Job([prog], ranks=n, env=knobs).wait(timeout=110).expect(0)
+            ranks = sorted(int(r) for r in re.findall(
+                r"atomiccheck rank (\d+) of %d: PASS \(\d+ checks\)" % n, job.stdout))
+            check(ranks == list(range(n)), job.show())
+            job.assert_nothing_left(before)
+        check(re.search(note, job.stderr), job.show())
+    return run
+
+
+def case_atomics_misuse():
+    """Each misuse of an atomic domain stops the job with a message naming
+    the call, the value and the rule."""
+    prog = os.path.join(ARGS.bin_dir, "tests", "integration", "atomiccheck")
+    for mode, message in ATOMIC_MISUSE:
+        before = shm_entries()
+        job = Job([prog, mode], ranks=2).wait()
+        job.expect(1, stderr_has=[r"gexx: rank \d on \S+: fatal error: " + message])
+        check("was not caught" not in job.stdout, job.show())
+        job.assert_nothing_left(before)
+
+
 MATRIX = [
     # Active messages.
     ("am_1", lambda ofi: case_am(1, ofi=ofi), (SMP,)),
@@ -1315,6 +1368,11 @@ MATRIX = [
     # The GASNet-1 layer on the EX entry points: NB/NBI toward network peers.
     ("legacy_nb_2", lambda ofi: case_ofi_legacy_nb(2, ofi), ("tcp",)),
     ("legacy_nb_3", lambda ofi: case_ofi_legacy_nb(3, ofi), ("tcp",)),
+    # Remote atomics (issue 19).
+    ("atomics_2", lambda ofi: case_atomics(2, ofi), (SMP,)),
+    ("atomics_4", lambda ofi: case_atomics(4, ofi), (SMP, "tcp", "net")),
+    ("atomics_am_4", lambda ofi: case_atomics(4, ofi, {"GASNET_AD_PATH": "am"}),
+     (SMP, "tcp", "net")),
 ]
 
 
@@ -1363,6 +1421,8 @@ CASES = {
     "am_credits_wire": case_am_credits_wire,
     "ofi_topo_supernodes_5": case_ofi_topo_supernodes(5),
     "ofi_default_provider": case_ofi_default_provider(),
+    # Remote atomics (issue 19).
+    "atomics_misuse": case_atomics_misuse,
 }
 # Run by other cases (in a private /dev/shm), not registered as tests.
 HELPER_CASES = {"inner_small_shm", "inner_absent_shm"}
