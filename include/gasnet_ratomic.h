@@ -17,6 +17,7 @@
 #define _GASNET_RATOMIC_H
 
 #include <gasnetex.h>
+#include <limits.h> /* GASNet's headers bring it, and clients of this one use INT_MAX */
 
 GEXX_BEGIN_EXTERNC
 
