@@ -1307,6 +1307,57 @@ def case_coll_misuse():
             check("was not caught" not in job.stdout, job.show())
     return run
 
+# ---- remote atomics (issue 19: atomiccheck.c, gasnet_ratomic.h) -------------
+ATOMIC_MISUSE = [
+    ("misuse-op", r"gex_AD_OpBlocking_I64: opcode GEX_OP_SUB \(0x10\) is not in the domain's "
+                  r"operation set \(GEX_OP_ADD\)"),
+    ("misuse-float-bitwise", r"gex_AD_Create: ops include GEX_OP_XOR for GEX_DT_DBL: bitwise "
+                             r"operations .* are defined on integer types only"),
+    ("misuse-align", r"gex_AD_OpBlocking_I64: target address 0x[0-9a-f]+ is not aligned to 8 "
+                     r"bytes"),
+    ("misuse-segment", r"gex_AD_OpBlocking_I64: the range .* is not inside rank \d's segment"),
+]
+
+
+def case_atomics(n, ofi=None, knobs=None):
+    """atomiccheck: every type x operation x form with its data checked, all
+    ranks' threads adding to one word, a FCAS lock. `knobs`
+    GASNET_AD_PATH=am sends every operation as an AM (the path of network
+    peers, exercised on one host too)."""
+    knobs = dict(knobs or {})
+    knobs["GASNET_VERBOSEENV"] = "1"
+    if knobs.get("GASNET_AD_PATH") == "am":
+        note = r"atomic domain \(GEX_DT_I32, .*\): every operation as an active message"
+    elif ofi:
+        note = r"atomic domain \(GEX_DT_I32, .*\): cpu atomics toward the 1 of %d members" % n
+    else:
+        note = r"atomic domain \(GEX_DT_I32, .*\): cpu atomics toward the %d of %d members" % (n, n)
+    def run():
+        if ofi:
+            job = run_ofi_check("atomiccheck", [], n, ofi, knobs, par=True)
+        else:
+            before = shm_entries()
+            prog = os.path.join(ARGS.bin_dir, "tests", "integration", "atomiccheck")
+            job = Job([prog], ranks=n, env=knobs).wait(timeout=110).expect(0)
+            ranks = sorted(int(r) for r in re.findall(
+                r"atomiccheck rank (\d+) of %d: PASS \(\d+ checks\)" % n, job.stdout))
+            check(ranks == list(range(n)), job.show())
+            job.assert_nothing_left(before)
+        check(re.search(note, job.stderr), job.show())
+    return run
+
+
+def case_atomics_misuse():
+    """Each misuse of an atomic domain stops the job with a message naming
+    the call, the value and the rule."""
+    prog = os.path.join(ARGS.bin_dir, "tests", "integration", "atomiccheck")
+    for mode, message in ATOMIC_MISUSE:
+        before = shm_entries()
+        job = Job([prog, mode], ranks=2).wait()
+        job.expect(1, stderr_has=[r"gexx: rank \d on \S+: fatal error: " + message])
+        check("was not caught" not in job.stdout, job.show())
+        job.assert_nothing_left(before)
+
 
 MATRIX = [
     # Active messages.
@@ -1375,6 +1426,11 @@ MATRIX = [
     ("coll_tight_par_4", lambda ofi: case_coll(4, par=True, ofi=ofi, knobs={
         "GASNET_AM_CREDITS_PP": "2", "GASNET_AM_CREDITS_SLACK": "1",
         "GASNET_NETWORKDEPTH_PP": "2", "GASNET_NETWORKDEPTH_TOTAL": "3"}), ("tcp",)),
+    # Remote atomics (issue 19).
+    ("atomics_2", lambda ofi: case_atomics(2, ofi), (SMP,)),
+    ("atomics_4", lambda ofi: case_atomics(4, ofi), (SMP, "tcp", "net")),
+    ("atomics_am_4", lambda ofi: case_atomics(4, ofi, {"GASNET_AD_PATH": "am"}),
+     (SMP, "tcp", "net")),
 ]
 
 
@@ -1425,6 +1481,8 @@ CASES = {
     "ofi_default_provider": case_ofi_default_provider(),
     # Teams and the EX collectives.
     "coll_misuse": case_coll_misuse(),
+    # Remote atomics (issue 19).
+    "atomics_misuse": case_atomics_misuse,
 }
 # Run by other cases (in a private /dev/shm), not registered as tests.
 HELPER_CASES = {"inner_small_shm", "inner_absent_shm"}
