@@ -71,7 +71,9 @@ struct State {
   core::am::Engine *am = nullptr;
   std::mutex inbox_mutex;  // the handler's queue; held for a push or a swap only
   std::vector<Msg> inbox;
-  std::mutex mutex;  // everything below, and every operation's state
+  std::vector<Msg> spare_msgs;           // handled messages whose payload storage is reused
+  std::vector<std::vector<char>> spare;  // payload storage for the handler (inbox_mutex)
+  std::mutex mutex;                      // everything below, and every operation's state
   std::map<Key, OpRef> active;
   std::map<Key, std::vector<Msg>> early;  // for operations not started here yet
   std::map<uint64_t, uint32_t> launched;  // by team id: the next sequence number here
@@ -94,8 +96,12 @@ void handler(gex_Token_t token, void *buf, size_t nbytes, gex_AM_Arg_t a0, gex_A
   m.total = u(a7);
   m.src = token->src;
   const char *p = static_cast<const char *>(buf);
-  m.data.assign(p, p + nbytes);
   std::lock_guard<std::mutex> guard(g.inbox_mutex);
+  if (nbytes && !g.spare.empty()) {  // storage of an earlier message: no allocation
+    m.data = std::move(g.spare.back());
+    g.spare.pop_back();
+  }
+  m.data.assign(p, p + nbytes);
   g.inbox.push_back(std::move(m));
 }
 
@@ -133,6 +139,7 @@ bool stale(const Msg &m) {
 }
 
 constexpr size_t kPoolBuffers = 16;
+constexpr size_t kSpareMessages = 64;
 // g.mutex held: a buffer of at least `len` bytes (contents undefined).
 Buffer take_buffer(size_t len) {
   for (size_t i = 0; i < g.pool.size(); ++i) {
@@ -580,7 +587,7 @@ void advance() {
   std::unique_lock<std::mutex> lock(g.mutex, std::try_to_lock);
   if (!lock.owns_lock()) return;
   t_advancing = true;
-  std::vector<Msg> msgs;
+  std::vector<Msg> &msgs = g.spare_msgs;  // empty here; its capacity is kept
   {
     std::lock_guard<std::mutex> guard(g.inbox_mutex);
     msgs.swap(g.inbox);
@@ -595,6 +602,16 @@ void advance() {
     else
       g.early[k].push_back(std::move(m));
   }
+  if (!msgs.empty()) {  // hand the payload storage back to the handler
+    std::lock_guard<std::mutex> guard(g.inbox_mutex);
+    for (Msg &m : msgs) {
+      if (m.data.capacity() != 0 && g.spare.size() < kSpareMessages) {
+        m.data.clear();
+        g.spare.push_back(std::move(m.data));
+      }
+    }
+  }
+  msgs.clear();
   for (auto it = g.active.begin(); it != g.active.end();) {
     if (it->second->step()) {
       it->second->retire();
