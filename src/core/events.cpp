@@ -102,7 +102,7 @@ RmaCompletion &nbi_get_counter() {
 
 bool nbi_done(gex_EC_t ec) {
   bool puts = (ec & (GEX_EC_PUT | GEX_EC_LC)) != 0 || ec == GEX_EC_ALL;
-  bool gets = (ec & GEX_EC_GET) != 0 || ec == GEX_EC_ALL;
+  bool gets = (ec & (GEX_EC_GET | GEX_EC_RMW)) != 0 || ec == GEX_EC_ALL;
   return (!puts || t_nbi.put->done()) && (!gets || t_nbi.get->done());
 }
 

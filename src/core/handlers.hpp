@@ -16,7 +16,12 @@ constexpr unsigned kFirstClientIndex = GEX_AM_INDEX_BASE;
 
 // Indices of gexx's own handlers: below kFirstClientIndex, so that no client
 // registration can take or shadow them, and client AMs never name them.
-enum InternalHandler : gex_AM_Index_t { kBarrierHandler = 1 };
+enum InternalHandler : gex_AM_Index_t {
+  kBarrierHandler = 1,
+  kAtomicRequestHandler = 2,  // atomics/domain.cpp: an operation the target performs
+  kAtomicReplyHandler = 3,    // ... and its prior value coming back
+  kCollHandler = 8,           // coll/engine.cpp: every team collective's messages
+};
 
 struct HandlerEntry {
   // Stored last, with release: a thread that loads it (acquire) sees the rest.

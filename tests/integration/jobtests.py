@@ -730,7 +730,8 @@ def case_out_of_segment():
 def case_fatal_misuse():
     """Unbuilt API functions and barrier misuse end the job with a message."""
     for mode, message in [
-        ("unbuilt", r"fatal error: gex_TM_Split is not implemented in gexx yet"),
+        ("unbuilt", r"fatal error: gex_TM_Create: num_new_tms is 2; gexx creates one team per "
+                    r"call"),
         ("double_notify", r"fatal error: gasnet_barrier_notify called twice without a "
                           r"gasnet_barrier_wait"),
         ("early_result", r"fatal error: gasnet_barrier_result called between "
@@ -1312,6 +1313,102 @@ def case_ofi_legacy_nb(n, provider):
 SMP = "smp"
 ALL_CELLS = (SMP, "tcp", "shm", "net", "sockets")
 
+# ---- teams and the EX collectives (collcheck.c, docs/collectives.md) ----
+
+def case_coll(n, par=False, ofi=None, knobs=None):
+    """collcheck on n ranks: split, create and destroy teams, then barriers,
+    broadcasts and every reduction on each, data checked; `par`: threads run
+    collectives on two teams at once; `ofi`: every peer through libfabric;
+    `knobs`: extra variables (few AM credits: the engine's sends are refused
+    and retried)."""
+    if ofi:
+        return lambda: run_ofi_check("collcheck", [], n, ofi, knobs or {}, par)
+    def run():
+        before = shm_entries()
+        prog = os.path.join(ARGS.bin_dir, "tests", "integration",
+                            "collcheck_par" if par else "collcheck")
+        job = Job([prog], env=knobs, ranks=n).wait(timeout=200).expect(0)
+        ranks = sorted(int(r) for r in re.findall(r"collcheck rank (\d+) of %d: PASS \(\d+ checks\)"
+                                                  % n, job.stdout))
+        check(ranks == list(range(n)), job.show())
+        job.assert_nothing_left(before)
+    return run
+
+
+def case_coll_misuse():
+    """A collective with a bad team, root or operation, or calls that do not
+    match across the team, stops the job naming the call and the value."""
+    def run():
+        prog = os.path.join(ARGS.bin_dir, "tests", "integration", "collcheck")
+        wrong = {
+            "badroot": r"gex_Coll_BroadcastNB: root 5 is not a rank of this team of 2",
+            "badop": r"gex_Coll_ReduceToAllNB: 0x2000 is not a reduction operation",
+            "floatxor": r"gex_Coll_ReduceToAllNB: GEX_OP_XOR is a bitwise operation and "
+                        r"GEX_DT_FLT is a floating-point type",
+            "mismatch": r"sent a broadcast message \(root \d, size 16\) for a collective this "
+                        r"rank has finished",
+            "badteam": r"gex_Coll_BroadcastNB: the team argument is invalid",
+        }
+        for what, message in wrong.items():
+            job = Job([prog, what], ranks=2).wait()
+            check(job.code != 0, "misuse %s: exit 0%s" % (what, job.show()))
+            check(re.search(message, job.stderr), "misuse %s: stderr lacks %r%s" % (
+                what, message, job.show()))
+            check("was not caught" not in job.stdout, job.show())
+    return run
+
+# ---- remote atomics (issue 19: atomiccheck.c, gasnet_ratomic.h) -------------
+ATOMIC_MISUSE = [
+    ("misuse-op", r"gex_AD_OpBlocking_I64: opcode GEX_OP_SUB \(0x10\) is not in the domain's "
+                  r"operation set \(GEX_OP_ADD\)"),
+    ("misuse-float-bitwise", r"gex_AD_Create: ops include GEX_OP_XOR for GEX_DT_DBL: bitwise "
+                             r"operations .* are defined on integer types only"),
+    ("misuse-align", r"gex_AD_OpBlocking_I64: target address 0x[0-9a-f]+ is not aligned to 8 "
+                     r"bytes"),
+    ("misuse-segment", r"gex_AD_OpBlocking_I64: the range .* is not inside rank \d's segment"),
+]
+
+
+def case_atomics(n, ofi=None, knobs=None):
+    """atomiccheck: every type x operation x form with its data checked, all
+    ranks' threads adding to one word, a FCAS lock. `knobs`
+    GASNET_AD_PATH=am sends every operation as an AM (the path of network
+    peers, exercised on one host too)."""
+    knobs = dict(knobs or {})
+    knobs["GASNET_VERBOSEENV"] = "1"
+    if knobs.get("GASNET_AD_PATH") == "am":
+        note = r"atomic domain \(GEX_DT_I32, .*\): every operation as an active message"
+    elif ofi:
+        note = r"atomic domain \(GEX_DT_I32, .*\): cpu atomics toward the 1 of %d members" % n
+    else:
+        note = r"atomic domain \(GEX_DT_I32, .*\): cpu atomics toward the %d of %d members" % (n, n)
+    def run():
+        if ofi:
+            job = run_ofi_check("atomiccheck", [], n, ofi, knobs, par=True)
+        else:
+            before = shm_entries()
+            prog = os.path.join(ARGS.bin_dir, "tests", "integration", "atomiccheck")
+            job = Job([prog], ranks=n, env=knobs).wait(timeout=110).expect(0)
+            ranks = sorted(int(r) for r in re.findall(
+                r"atomiccheck rank (\d+) of %d: PASS \(\d+ checks\)" % n, job.stdout))
+            check(ranks == list(range(n)), job.show())
+            job.assert_nothing_left(before)
+        check(re.search(note, job.stderr), job.show())
+    return run
+
+
+def case_atomics_misuse():
+    """Each misuse of an atomic domain stops the job with a message naming
+    the call, the value and the rule."""
+    prog = os.path.join(ARGS.bin_dir, "tests", "integration", "atomiccheck")
+    for mode, message in ATOMIC_MISUSE:
+        before = shm_entries()
+        job = Job([prog, mode], ranks=2).wait()
+        job.expect(1, stderr_has=[r"gexx: rank \d on \S+: fatal error: " + message])
+        check("was not caught" not in job.stdout, job.show())
+        job.assert_nothing_left(before)
+
+
 MATRIX = [
     # Active messages.
     ("am_1", lambda ofi: case_am(1, ofi=ofi), (SMP,)),
@@ -1365,6 +1462,25 @@ MATRIX = [
     # The GASNet-1 layer on the EX entry points: NB/NBI toward network peers.
     ("legacy_nb_2", lambda ofi: case_ofi_legacy_nb(2, ofi), ("tcp",)),
     ("legacy_nb_3", lambda ofi: case_ofi_legacy_nb(3, ofi), ("tcp",)),
+    # Teams and the EX collectives (collcheck.c).
+    ("coll_1", lambda ofi: case_coll(1, ofi=ofi), (SMP,)),
+    ("coll_2", lambda ofi: case_coll(2, ofi=ofi), (SMP,)),
+    ("coll_3", lambda ofi: case_coll(3, ofi=ofi), (SMP, "shm")),
+    ("coll_4", lambda ofi: case_coll(4, ofi=ofi), ("tcp",)),
+    ("coll_5", lambda ofi: case_coll(5, ofi=ofi), (SMP,)),
+    ("coll_8", lambda ofi: case_coll(8, ofi=ofi), (SMP,)),
+    ("coll_par_4", lambda ofi: case_coll(4, par=True, ofi=ofi), (SMP,)),
+    ("coll_par_3", lambda ofi: case_coll(3, par=True, ofi=ofi), ("tcp",)),
+    ("coll_tight_5", lambda ofi: case_coll(5, ofi=ofi, knobs={
+        "GASNET_AM_CREDITS_PP": "2", "GASNET_AM_CREDITS_SLACK": "1"}), (SMP,)),
+    ("coll_tight_par_4", lambda ofi: case_coll(4, par=True, ofi=ofi, knobs={
+        "GASNET_AM_CREDITS_PP": "2", "GASNET_AM_CREDITS_SLACK": "1",
+        "GASNET_NETWORKDEPTH_PP": "2", "GASNET_NETWORKDEPTH_TOTAL": "3"}), ("tcp",)),
+    # Remote atomics (issue 19).
+    ("atomics_2", lambda ofi: case_atomics(2, ofi), (SMP,)),
+    ("atomics_4", lambda ofi: case_atomics(4, ofi), (SMP, "tcp", "net")),
+    ("atomics_am_4", lambda ofi: case_atomics(4, ofi, {"GASNET_AD_PATH": "am"}),
+     (SMP, "tcp", "net")),
 ]
 
 
@@ -1413,6 +1529,10 @@ CASES = {
     "am_credits_wire": case_am_credits_wire,
     "ofi_topo_supernodes_5": case_ofi_topo_supernodes(5),
     "ofi_default_provider": case_ofi_default_provider(),
+    # Teams and the EX collectives.
+    "coll_misuse": case_coll_misuse(),
+    # Remote atomics (issue 19).
+    "atomics_misuse": case_atomics_misuse,
 }
 # Run by other cases (in a private /dev/shm), not registered as tests.
 HELPER_CASES = {"inner_small_shm", "inner_absent_shm"}

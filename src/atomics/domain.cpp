@@ -1,0 +1,296 @@
+// Atomic domains: creation, the misuse messages, and the active-message path
+// (a request the target performs with atomics::apply, a reply carrying the
+// prior value back).
+#include "atomics/domain.hpp"
+
+#include <mutex>
+#include <string>
+
+#include "core/am.hpp"
+#include "core/handlers.hpp"
+#include "util/config.hpp"
+#include "util/log.hpp"
+#include "util/strings.hpp"
+
+namespace gexx::atomics {
+
+namespace {
+
+struct OpName {
+  gex_OP_t op;
+  const char *name;
+};
+constexpr OpName kOpNames[] = {
+    {GEX_OP_SET, "GEX_OP_SET"},   {GEX_OP_GET, "GEX_OP_GET"},   {GEX_OP_SWAP, "GEX_OP_SWAP"},
+    {GEX_OP_FCAS, "GEX_OP_FCAS"}, {GEX_OP_CAS, "GEX_OP_CAS"},   {GEX_OP_AND, "GEX_OP_AND"},
+    {GEX_OP_OR, "GEX_OP_OR"},     {GEX_OP_XOR, "GEX_OP_XOR"},   {GEX_OP_FAND, "GEX_OP_FAND"},
+    {GEX_OP_FOR, "GEX_OP_FOR"},   {GEX_OP_FXOR, "GEX_OP_FXOR"}, {GEX_OP_ADD, "GEX_OP_ADD"},
+    {GEX_OP_SUB, "GEX_OP_SUB"},   {GEX_OP_MULT, "GEX_OP_MULT"}, {GEX_OP_MIN, "GEX_OP_MIN"},
+    {GEX_OP_MAX, "GEX_OP_MAX"},   {GEX_OP_INC, "GEX_OP_INC"},   {GEX_OP_DEC, "GEX_OP_DEC"},
+    {GEX_OP_FADD, "GEX_OP_FADD"}, {GEX_OP_FSUB, "GEX_OP_FSUB"}, {GEX_OP_FMULT, "GEX_OP_FMULT"},
+    {GEX_OP_FMIN, "GEX_OP_FMIN"}, {GEX_OP_FMAX, "GEX_OP_FMAX"}, {GEX_OP_FINC, "GEX_OP_FINC"},
+    {GEX_OP_FDEC, "GEX_OP_FDEC"}, {GEX_OP_USER, "GEX_OP_USER"}, {GEX_OP_USER_NC, "GEX_OP_USER_NC"},
+};
+
+constexpr gex_DT_t kTypeBits[kTypes] = {GEX_DT_I32, GEX_DT_U32, GEX_DT_I64,
+                                        GEX_DT_U64, GEX_DT_FLT, GEX_DT_DBL};
+constexpr const char *kTypeNames[kTypes] = {"GEX_DT_I32", "GEX_DT_U32", "GEX_DT_I64",
+                                            "GEX_DT_U64", "GEX_DT_FLT", "GEX_DT_DBL"};
+constexpr size_t kTypeSize[kTypes] = {4, 4, 8, 8, 4, 8};
+
+// "GEX_OP_ADD|GEX_OP_FADD", or "none".
+std::string op_set_name(gex_OP_t ops) {
+  std::string s;
+  for (const OpName &o : kOpNames) {
+    if (ops & o.op) {
+      if (!s.empty()) s += '|';
+      s += o.name;
+      ops &= ~o.op;
+    }
+  }
+  if (ops) s += util::format("%s0x%x", s.empty() ? "" : "|", ops);
+  return s.empty() ? "none" : s;
+}
+
+// The internal AM pair. Request arguments: target address (2), operand1 (2),
+// operand2 (2), code (operation bit index | type << 8), result pointer (2),
+// completion (2). Reply arguments: result pointer (2), completion (2), prior
+// value (2), code.
+constexpr unsigned kRequestArgs = 11, kReplyArgs = 7;
+
+inline void split(uint64_t v, gex_AM_Arg_t *out) {
+  out[0] = static_cast<gex_AM_Arg_t>(static_cast<uint32_t>(v));
+  out[1] = static_cast<gex_AM_Arg_t>(static_cast<uint32_t>(v >> 32));
+}
+inline uint64_t join(gex_AM_Arg_t lo, gex_AM_Arg_t hi) {
+  return static_cast<uint32_t>(lo) | (static_cast<uint64_t>(static_cast<uint32_t>(hi)) << 32);
+}
+
+template <typename T>
+uint64_t apply_bits(uint64_t addr, gex_OP_t op, uint64_t a, uint64_t b) {
+  T ta, tb;
+  std::memcpy(&ta, &a, sizeof(T));
+  std::memcpy(&tb, &b, sizeof(T));
+  return to_bits(apply(reinterpret_cast<T *>(addr), op, ta, tb));
+}
+
+uint64_t apply_coded(uint32_t code, uint64_t addr, uint64_t a, uint64_t b) {
+  gex_OP_t op = static_cast<gex_OP_t>(1u) << (code & 0xff);
+  switch (static_cast<Type>(code >> 8)) {
+    case Type::kI32:
+      return apply_bits<int32_t>(addr, op, a, b);
+    case Type::kU32:
+      return apply_bits<uint32_t>(addr, op, a, b);
+    case Type::kI64:
+      return apply_bits<int64_t>(addr, op, a, b);
+    case Type::kU64:
+      return apply_bits<uint64_t>(addr, op, a, b);
+    case Type::kFlt:
+      return apply_bits<float>(addr, op, a, b);
+    case Type::kDbl:
+      return apply_bits<double>(addr, op, a, b);
+  }
+  util::fatal("remote atomic: a request from another rank carries type code %u", code >> 8);
+}
+
+void request_handler(gex_Token_t token, gex_AM_Arg_t addr_lo, gex_AM_Arg_t addr_hi,
+                     gex_AM_Arg_t a_lo, gex_AM_Arg_t a_hi, gex_AM_Arg_t b_lo, gex_AM_Arg_t b_hi,
+                     gex_AM_Arg_t code, gex_AM_Arg_t res_lo, gex_AM_Arg_t res_hi,
+                     gex_AM_Arg_t done_lo, gex_AM_Arg_t done_hi) {
+  uint64_t old = apply_coded(static_cast<uint32_t>(code), join(addr_lo, addr_hi), join(a_lo, a_hi),
+                             join(b_lo, b_hi));
+  gex_AM_Arg_t args[kReplyArgs] = {res_lo, res_hi, done_lo, done_hi, 0, 0, code};
+  split(old, args + 4);
+  core::am::Message m{};
+  m.api = "a remote atomic (the target's reply)";
+  m.category = core::am::kShort;
+  m.handler = core::kAtomicReplyHandler;
+  m.nargs = kReplyArgs;
+  m.args = args;
+  m.lc_opt = GEX_EVENT_NOW;
+  core::Runtime::get(m.api).am().internal_reply(token, m);
+}
+
+void reply_handler(gex_Token_t, gex_AM_Arg_t res_lo, gex_AM_Arg_t res_hi, gex_AM_Arg_t done_lo,
+                   gex_AM_Arg_t done_hi, gex_AM_Arg_t v_lo, gex_AM_Arg_t v_hi, gex_AM_Arg_t code) {
+  if (void *result = reinterpret_cast<void *>(join(res_lo, res_hi))) {
+    uint64_t value = join(v_lo, v_hi);
+    unsigned type = static_cast<uint32_t>(code) >> 8;
+    std::memcpy(result, &value, kTypeSize[type < kTypes ? type : 0]);
+  }
+  auto *done = reinterpret_cast<transport::RmaCompletion *>(join(done_lo, done_hi));
+  done->pending.fetch_sub(1, std::memory_order_release);  // its last use here
+}
+
+std::once_flag g_handlers_once;
+
+void register_handlers(core::HandlerTable &handlers) {
+  std::call_once(g_handlers_once, [&handlers] {
+    gex_AM_Entry_t req{};
+    req.gex_index = core::kAtomicRequestHandler;
+    req.gex_fnptr = reinterpret_cast<gex_AM_Fn_t>(&request_handler);
+    req.gex_flags = GEX_FLAG_AM_SHORT | GEX_FLAG_AM_REQUEST;
+    req.gex_nargs = kRequestArgs;
+    req.gex_name = "remote atomic request";
+    handlers.register_internal(req);
+    gex_AM_Entry_t rep{};
+    rep.gex_index = core::kAtomicReplyHandler;
+    rep.gex_fnptr = reinterpret_cast<gex_AM_Fn_t>(&reply_handler);
+    rep.gex_flags = GEX_FLAG_AM_SHORT | GEX_FLAG_AM_REPLY;
+    rep.gex_nargs = kReplyArgs;
+    rep.gex_name = "remote atomic reply";
+    handlers.register_internal(rep);
+  });
+}
+
+}  // namespace
+
+const char *op_name(gex_OP_t op) {
+  for (const OpName &o : kOpNames)
+    if (op == o.op) return o.name;
+  return "an unknown operation";
+}
+
+const char *type_name(gex_DT_t dt) {
+  for (unsigned t = 0; t < kTypes; ++t)
+    if (dt == kTypeBits[t]) return kTypeNames[t];
+  return dt == GEX_DT_USER ? "GEX_DT_USER" : "an unknown type";
+}
+
+void create(const char *api, gex_AD_t *ad_p, gex_TM_t tm, gex_DT_t dt, gex_OP_t ops,
+            gex_Flags_t flags) {
+  core::Runtime &rt = core::Runtime::get(api);
+  if (!ad_p) util::fatal("%s: ad_p is null; it must point to where the new domain goes", api);
+  if (!tm) util::fatal("%s: the team argument is invalid (null)", api);
+  unsigned type = kTypes;
+  for (unsigned t = 0; t < kTypes; ++t)
+    if (dt == kTypeBits[t]) type = t;
+  if (type == kTypes) {
+    util::fatal(
+        "%s: dt 0x%x (%s) is not a type gexx's atomic domains support: pass exactly one of "
+        "GEX_DT_I32, GEX_DT_U32, GEX_DT_I64, GEX_DT_U64, GEX_DT_FLT, GEX_DT_DBL",
+        api, dt, type_name(dt));
+  }
+  Type t = static_cast<Type>(type);
+  if (ops & (GEX_OP_USER | GEX_OP_USER_NC)) {
+    util::fatal("%s: ops include %s: user-defined operations are not implemented in gexx", api,
+                op_set_name(ops & (GEX_OP_USER | GEX_OP_USER_NC)).c_str());
+  }
+  if (gex_OP_t extra = ops & ~ops_of(t)) {
+    if (!is_integer(t) && (extra & ~(kBitwiseOps | GEX_OP_TO_FETCHING(kBitwiseOps))) == 0) {
+      util::fatal(
+          "%s: ops include %s for %s: bitwise operations (AND, OR, XOR and their fetching "
+          "forms) are defined on integer types only",
+          api, op_set_name(extra).c_str(), kTypeNames[type]);
+    }
+    util::fatal("%s: ops 0x%x include bits that name no operation (0x%x)", api, ops, extra);
+  }
+  if (!rt.attached()) util::fatal("%s: called before the segment is attached", api);
+  register_handlers(rt.handlers());
+  auto *ad = new gexx_ad_s;
+  ad->tm = tm;
+  ad->dt = dt;
+  ad->ops = ops;
+  ad->flags = flags;
+  ad->type = t;
+  ad->all_by_am = config::get_string("GASNET_AD_PATH") == "am";
+  ad->live = kLiveDomain;
+  if (util::verbose() && tm->team.rank() == 0) {
+    gex_Rank_t mapped = 0, size = tm->team.size();
+    for (gex_Rank_t r = 0; r < size; ++r)
+      if (rt.transport().segment(tm->team.to_job(r)).local) ++mapped;
+    if (ad->all_by_am) {
+      util::note(
+          "atomic domain (%s, ops %s): every operation as an active message "
+          "(GASNET_AD_PATH=am)",
+          kTypeNames[type], op_set_name(ops).c_str());
+    } else {
+      util::note(
+          "atomic domain (%s, ops %s): cpu atomics toward the %u of %u members mapped "
+          "here, active messages performed by the target toward the others",
+          kTypeNames[type], op_set_name(ops).c_str(), mapped, size);
+    }
+  }
+  // Collective: once every member is here, every member's handlers are
+  // registered and any of them may send this domain's first request.
+  gex_Coll_BarrierBlocking(tm, 0);
+  *ad_p = ad;
+}
+
+gex_AD_t checked(const char *api, gex_AD_t ad) {
+  if (!ad || ad->live != kLiveDomain) {
+    util::fatal("%s: the atomic domain argument is %s", api,
+                ad ? "not a live domain (destroyed already?)" : "invalid (null)");
+  }
+  return ad;
+}
+
+void destroy(const char *api, gex_AD_t ad) {
+  checked(api, ad);
+  ad->live = 0;
+  delete ad;
+}
+
+void bad_domain(const char *api, gex_AD_t ad, gex_DT_t called_for) {
+  checked(api, ad);
+  util::fatal(
+      "%s: the domain was created for %s, but this call is for %s: use the gex_AD_Op*_<T> "
+      "whose T is the domain's type",
+      api, type_name(ad->dt), type_name(called_for));
+}
+
+void bad_op(const char *api, gex_AD_t ad, gex_OP_t op) {
+  if (op == 0 || (op & (op - 1))) {
+    util::fatal("%s: opcode 0x%x (%s) is not one operation: pass exactly one GEX_OP_*", api, op,
+                op_set_name(op).c_str());
+  }
+  util::fatal(
+      "%s: opcode %s (0x%x) is not in the domain's operation set (%s): a domain performs only "
+      "the operations it was created with",
+      api, op_name(op), op, op_set_name(ad->ops).c_str());
+}
+
+void misaligned(const char *api, const void *addr, size_t size) {
+  util::fatal("%s: target address %p is not aligned to %zu bytes, the size of the domain's type",
+              api, addr, size);
+}
+
+void no_result(const char *api, gex_OP_t op) {
+  util::fatal("%s: result_p is null, but %s fetches a value: pass where it goes", api, op_name(op));
+}
+
+void not_my_rank(const char *api, gex_Rank_t jr, gex_Flags_t) {
+  util::fatal(
+      "%s: GEX_FLAG_AD_MY_RANK was given, but the target is job rank %u, not this rank: the "
+      "flag promises the target is the caller",
+      api, jr);
+}
+
+int send(const char *api, const gex_AD_t ad, gex_Rank_t jr, void *addr, gex_OP_t op, uint64_t a,
+         uint64_t b, void *result, transport::RmaCompletion &done, gex_Flags_t flags) {
+  gex_AM_Arg_t args[kRequestArgs];
+  split(reinterpret_cast<uint64_t>(addr), args);
+  split(a, args + 2);
+  split(b, args + 4);
+  args[6] = static_cast<gex_AM_Arg_t>(static_cast<uint32_t>(__builtin_ctz(op)) |
+                                      (static_cast<uint32_t>(ad->type) << 8));
+  split(reinterpret_cast<uint64_t>(result), args + 7);
+  split(reinterpret_cast<uint64_t>(&done), args + 9);
+  core::am::Message m{};
+  m.api = api;
+  m.category = core::am::kShort;
+  m.handler = core::kAtomicRequestHandler;
+  m.nargs = kRequestArgs;
+  m.args = args;
+  m.lc_opt = GEX_EVENT_NOW;
+  m.flags = flags & GEX_FLAG_IMMEDIATE;
+  if (flags & GEX_FLAG_AD_REL) std::atomic_thread_fence(std::memory_order_seq_cst);
+  done.pending.fetch_add(1, std::memory_order_relaxed);
+  if (core::Runtime::get(api).am().internal_request(jr, m) != 0) {
+    done.pending.fetch_sub(1, std::memory_order_relaxed);
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace gexx::atomics

@@ -1,0 +1,139 @@
+// Atomic domains (gex_AD_t): what a domain is, how one is created, and the
+// three ways each operation is initiated (NB, NBI, blocking).
+//
+// Paths. An operation toward a segment this process maps (its own, a
+// same-host peer's through smp or pshm) is a CPU atomic on that memory,
+// complete before the call returns. An operation toward a segment it does
+// not map (a network peer) travels as an active message and the target
+// rank performs it with the same CPU atomics on its own segment, replying
+// with the prior value. Both end in atomics::apply on the same word, so the
+// operations of a domain are atomic with respect to each other whichever
+// path each took. GASNET_AD_PATH=am sends every operation, even to this
+// rank, as an AM (a test knob: it exercises the AM path on smp).
+#pragma once
+
+#include <gasnet_ratomic.h>
+
+#include <cstdint>
+#include <cstring>
+#include <memory>
+
+#include "atomics/kernels.hpp"
+#include "core/events.hpp"
+#include "core/objects.hpp"
+#include "core/runtime.hpp"
+
+struct gexx_ad_s {
+  gex_TM_t tm = nullptr;
+  gex_DT_t dt = 0;
+  gex_OP_t ops = 0;
+  gex_Flags_t flags = 0;
+  void *cdata = nullptr;
+  gexx::atomics::Type type = gexx::atomics::Type::kI32;
+  bool all_by_am = false;  // GASNET_AD_PATH=am: every target through an AM
+  uint32_t live = 0;       // kLiveDomain until destroyed: catches a stale handle
+};
+
+namespace gexx::atomics {
+
+constexpr uint32_t kLiveDomain = 0x61644144u;
+
+// gex_AD_Create / gex_AD_Destroy (collective over the domain's team).
+void create(const char *api, gex_AD_t *ad_p, gex_TM_t tm, gex_DT_t dt, gex_OP_t ops,
+            gex_Flags_t flags);
+void destroy(const char *api, gex_AD_t ad);
+// The domain handle, checked (fatal, naming api, when null or destroyed).
+gex_AD_t checked(const char *api, gex_AD_t ad);
+
+// Misuse of an operation: each stops the job naming the call, the value and
+// the rule it breaks.
+[[noreturn]] void bad_domain(const char *api, gex_AD_t ad, gex_DT_t called_for);
+[[noreturn]] void bad_op(const char *api, gex_AD_t ad, gex_OP_t op);
+[[noreturn]] void misaligned(const char *api, const void *addr, size_t size);
+[[noreturn]] void no_result(const char *api, gex_OP_t op);
+[[noreturn]] void not_my_rank(const char *api, gex_Rank_t jr, gex_Flags_t flags);
+
+// The active-message path. `done` counts the operation until its reply has
+// written the prior value to `result` (when not null). Returns 0, or 1 when
+// GEX_FLAG_IMMEDIATE was given and nothing was sent (then `done` is as it was).
+int send(const char *api, const gex_AD_t ad, gex_Rank_t jr, void *addr, gex_OP_t op, uint64_t a,
+         uint64_t b, void *result, transport::RmaCompletion &done, gex_Flags_t flags);
+
+template <typename T>
+inline uint64_t to_bits(T v) {
+  uint64_t bits = 0;
+  std::memcpy(&bits, &v, sizeof(T));
+  return bits;
+}
+
+// What every form does first: check the domain, the operation, the target
+// and the result pointer, and find the target. Returns where this process
+// can perform the operation itself (its CPU reaches the word), or null when
+// it goes as an AM; `jr` is the target's job rank.
+template <typename T>
+[[gnu::always_inline]] inline T *prepare(const char *api, gex_AD_t ad, T *result_p, gex_Rank_t rank,
+                                         void *addr, gex_OP_t op, gex_Flags_t flags,
+                                         gex_Rank_t &jr) {
+  if (!ad || ad->live != kLiveDomain || ad->dt != TypeOf<T>::dt) [[unlikely]]
+    bad_domain(api, ad, TypeOf<T>::dt);
+  if (!(op & ad->ops) || (op & (op - 1))) [[unlikely]]
+    bad_op(api, ad, op);
+  if (reinterpret_cast<uintptr_t>(addr) & (sizeof(T) - 1)) [[unlikely]]
+    misaligned(api, addr, sizeof(T));
+  if (!result_p && fetches(op)) [[unlikely]]
+    no_result(api, op);
+  jr = ad->tm->team.job_rank(api, rank, flags);
+  core::Runtime &rt = core::Runtime::get(api);
+  if ((flags & GEX_FLAG_AD_MY_RANK) && jr != rt.rank()) [[unlikely]]
+    not_my_rank(api, jr, flags);
+  char *p = rt.locate(api, jr, addr, sizeof(T));  // fatal outside the target's segment
+  return ad->all_by_am ? nullptr : reinterpret_cast<T *>(p);
+}
+
+template <typename T>
+[[gnu::always_inline]] inline void here(T *p, T *result_p, gex_OP_t op, T a, T b) {
+  T old = apply(p, op, a, b);
+  if (fetches(op)) *result_p = old;
+}
+
+template <typename T>
+inline gex_Event_t op_nb(const char *api, gex_AD_t ad, T *result_p, gex_Rank_t rank, void *addr,
+                         gex_OP_t op, T a, T b, gex_Flags_t flags) {
+  gex_Rank_t jr;
+  if (T *p = prepare(api, ad, result_p, rank, addr, op, flags, jr)) [[likely]] {
+    here(p, result_p, op, a, b);
+    return GEX_EVENT_INVALID;
+  }
+  auto done = std::make_unique<transport::RmaCompletion>();
+  if (send(api, ad, jr, addr, op, to_bits(a), to_bits(b), result_p, *done, flags))
+    return GEX_EVENT_NO_OP;
+  return core::events::for_rma(std::move(done));
+}
+
+template <typename T>
+inline int op_nbi(const char *api, gex_AD_t ad, T *result_p, gex_Rank_t rank, void *addr,
+                  gex_OP_t op, T a, T b, gex_Flags_t flags) {
+  gex_Rank_t jr;
+  if (T *p = prepare(api, ad, result_p, rank, addr, op, flags, jr)) [[likely]] {
+    here(p, result_p, op, a, b);
+    return 0;
+  }
+  return send(api, ad, jr, addr, op, to_bits(a), to_bits(b), result_p,
+              core::events::nbi_get_counter(), flags);
+}
+
+template <typename T>
+inline int op_blocking(const char *api, gex_AD_t ad, T *result_p, gex_Rank_t rank, void *addr,
+                       gex_OP_t op, T a, T b, gex_Flags_t flags) {
+  gex_Rank_t jr;
+  if (T *p = prepare(api, ad, result_p, rank, addr, op, flags, jr)) [[likely]] {
+    here(p, result_p, op, a, b);
+    return 0;
+  }
+  transport::RmaCompletion done;
+  if (send(api, ad, jr, addr, op, to_bits(a), to_bits(b), result_p, done, flags)) return 1;
+  core::events::wait(done);
+  return 0;
+}
+
+}  // namespace gexx::atomics
