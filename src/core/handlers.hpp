@@ -16,7 +16,10 @@ constexpr unsigned kFirstClientIndex = GEX_AM_INDEX_BASE;
 
 // Indices of gexx's own handlers: below kFirstClientIndex, so that no client
 // registration can take or shadow them, and client AMs never name them.
-enum InternalHandler : gex_AM_Index_t { kBarrierHandler = 1 };
+enum InternalHandler : gex_AM_Index_t {
+  kBarrierHandler = 1,
+  kG1CollHandler = 100,  // the GASNet-1 collectives (legacy/gasnet1_coll.cpp)
+};
 
 struct HandlerEntry {
   // Stored last, with release: a thread that loads it (acquire) sees the rest.

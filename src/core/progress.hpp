@@ -24,6 +24,11 @@ void progress_start(transport::Transport &tp);
 void poll(const char *api = "a blocking gexx call (wait, barrier or poll)");
 void relax(uint32_t &spins);  // one step of a polite spin
 
+// A function every poll calls after the transport's, while one is set (the
+// GASNet-1 collectives set theirs while operations are in flight, so they
+// progress in any poll); null to clear. It must not block.
+void set_poll_hook(void (*hook)());
+
 // gasnet_set_waitmode: how a waiting rank spends its time.
 enum class WaitMode { Spin = 0, Block = 1, SpinBlock = 2 };
 void set_wait_mode(WaitMode mode);

@@ -12,6 +12,7 @@
 #include "core/exit.hpp"
 #include "core/progress.hpp"
 #include "core/progress_thread.hpp"
+#include "legacy/gasnet1_coll.hpp"
 #include "util/config.hpp"
 #include "util/debug.hpp"
 #include "util/log.hpp"
@@ -118,6 +119,7 @@ void Runtime::start(const char *client_name, gex_Flags_t flags) {
       am::Limits::from_config(rank_, size_, transport_->capabilities(), max_global_, concurrent_));
   am_relay_.engine = am_.get();
   barrier_ = std::make_unique<coll::Barrier>(job_barrier());
+  legacy::register_g1coll_handler(handlers_);
 
   client_.name = client_name ? client_name : "";
   client_.flags = flags;
