@@ -1262,6 +1262,47 @@ def case_ofi_legacy_nb(n, provider):
 SMP = "smp"
 ALL_CELLS = (SMP, "tcp", "shm", "net", "sockets")
 
+# ---- the GASNet-1 collectives (g1collcheck.c, legacy/gasnet1_coll.cpp) ----
+def case_g1coll(n, ofi=None):
+    """g1collcheck: every GASNet-1 collective x sync flags x SINGLE/LOCAL x
+    blocking/_nb/M/M_nb forms, every byte checked; on ofi every peer through
+    libfabric."""
+    def run():
+        if ofi:
+            run_ofi_check("g1collcheck", [], n, ofi, {})
+            return
+        before = shm_entries()
+        prog = os.path.join(ARGS.bin_dir, "tests", "integration", "g1collcheck")
+        job = Job([prog], ranks=n).wait(timeout=110).expect(0)
+        ranks = sorted(int(r) for r in re.findall(
+            r"g1collcheck rank (\d+) of %d: PASS \(\d+ checks\)" % n, job.stdout))
+        check(ranks == list(range(n)), job.show())
+        job.assert_nothing_left(before)
+    return run
+
+
+def case_g1coll_misuse():
+    """Forbidden GASNet-1 collective calls stop the job, naming the call and the value."""
+    prog = os.path.join(ARGS.bin_dir, "tests", "integration", "g1collcheck")
+    for mode, message in [
+        ("both_scope", r"gasnet_coll_broadcast: flags GASNET_COLL_IN_MYSYNC\|GASNET_COLL_OUT_MYSYNC"
+                       r"\|GASNET_COLL_SINGLE\|GASNET_COLL_LOCAL: exactly one of "
+                       r"GASNET_COLL_SINGLE and GASNET_COLL_LOCAL is required"),
+        ("no_scope", r"gasnet_coll_exchange: flags GASNET_COLL_IN_MYSYNC\|GASNET_COLL_OUT_MYSYNC: "
+                     r"exactly one of GASNET_COLL_SINGLE and GASNET_COLL_LOCAL is required"),
+        ("bad_team", r"gasnet_coll_gather: team 0x[0-9a-f]+ is not GASNET_TEAM_ALL"),
+        ("agg_blocking", r"gasnet_coll_scatter: flags .*GASNET_COLL_AGGREGATE: "
+                         r"GASNET_COLL_AGGREGATE is not allowed on a blocking collective"),
+        ("bad_root", r"gasnet_coll_broadcast_nb: srcimage 5 is not an image of the team "
+                     r"\(it has 2\)"),
+    ]:
+        before = shm_entries()
+        job = Job([prog, mode], ranks=2).wait()
+        job.expect(1, stderr_has=[r"gexx: rank \d on \S+: fatal error: " + message])
+        check("returned" not in job.stdout, job.show())
+        job.assert_nothing_left(before)
+
+
 MATRIX = [
     # Active messages.
     ("am_1", lambda ofi: case_am(1, ofi=ofi), (SMP,)),
@@ -1315,6 +1356,13 @@ MATRIX = [
     # The GASNet-1 layer on the EX entry points: NB/NBI toward network peers.
     ("legacy_nb_2", lambda ofi: case_ofi_legacy_nb(2, ofi), ("tcp",)),
     ("legacy_nb_3", lambda ofi: case_ofi_legacy_nb(3, ofi), ("tcp",)),
+    # The GASNet-1 collectives (g1collcheck.c).
+    ("g1coll_1", lambda ofi: case_g1coll(1, ofi), (SMP,)),
+    ("g1coll_2", lambda ofi: case_g1coll(2, ofi), (SMP,)),
+    ("g1coll_3", lambda ofi: case_g1coll(3, ofi), (SMP,)),
+    ("g1coll_4", lambda ofi: case_g1coll(4, ofi), ("tcp",)),
+    ("g1coll_5", lambda ofi: case_g1coll(5, ofi), (SMP,)),
+    ("g1coll_8", lambda ofi: case_g1coll(8, ofi), (SMP,)),
 ]
 
 
@@ -1363,6 +1411,8 @@ CASES = {
     "am_credits_wire": case_am_credits_wire,
     "ofi_topo_supernodes_5": case_ofi_topo_supernodes(5),
     "ofi_default_provider": case_ofi_default_provider(),
+    # The GASNet-1 collectives.
+    "g1coll_misuse": case_g1coll_misuse,
 }
 # Run by other cases (in a private /dev/shm), not registered as tests.
 HELPER_CASES = {"inner_small_shm", "inner_absent_shm"}
