@@ -64,7 +64,12 @@ namespace {
 using gexx::core::Runtime;
 using gexx::util::fatal;
 
-enum MsgType : uint32_t { kData = 1, kEntered = 2, kDone = 3 };
+enum MsgType : uint32_t { kData = 1, kEntered = 2, kDone = 3, kLanded = 4 };
+
+// Blocks this large go by RMA put when the destination address is known
+// here (SINGLE and DST_IN_SEGMENT) and IN_NOSYNC / IN_ALLSYNC allow the
+// write before the receiver enters; smaller ones by AM.
+constexpr size_t kPutMin = 4096;
 
 // One message as the handler queued it.
 struct Inbound {
@@ -79,6 +84,13 @@ struct Send {
   const char *src;
   size_t len;
   uint64_t offset;
+  char *remote = nullptr;  // the destination at peer, for an RMA put (else an AM)
+};
+// An RMA put in flight, and the message that tells its receiver it landed.
+struct Put {
+  gex_Event_t event;
+  uint32_t peer;
+  size_t len;
 };
 // A block this rank copies into its own area.
 struct Copy {
@@ -97,6 +109,7 @@ struct Op {
   std::vector<Send> sends;
   std::vector<Copy> copies;
   size_t next_send = 0, send_off = 0;  // progress through sends
+  std::vector<Put> puts;               // RMA puts not yet reported landed
   uint32_t entered_sent = 0;           // peers told "entered" (IN_ALLSYNC)
   uint32_t done_sent = 0;              // peers told "done" (OUT_ALLSYNC)
   bool started = false, local_done = false;
@@ -137,8 +150,10 @@ class Engine {
       st.early.clear();
       active_.push_back(op);
       live_.fetch_add(1, std::memory_order_release);
+      // Set and cleared under state_mutex_, so a kick emptying the list on
+      // another thread cannot clear it after this operation was added.
+      gexx::core::set_poll_hook(&Engine::poll_hook);
     }
-    gexx::core::set_poll_hook(&Engine::poll_hook);
     kick();
     return op;
   }
@@ -193,6 +208,16 @@ class Engine {
   }
 
   static void apply(Op &op, const Inbound &m) {
+    if (m.type == kLanded) {  // an RMA put of m.offset bytes landed in area
+      if (op.got + m.offset > op.expect) {
+        fatal(
+            "%s: %llu bytes put for an area of %zu (the ranks disagree on the collective's "
+            "arguments, or call collectives in different orders)",
+            op.api, static_cast<unsigned long long>(m.offset), op.expect);
+      }
+      op.got += m.offset;
+      return;
+    }
     if (m.offset + m.bytes.size() > op.expect || op.got + m.bytes.size() > op.expect) {
       fatal(
           "%s: %zu bytes arrived for offset %llu of an area of %zu (the ranks disagree on "
@@ -244,6 +269,13 @@ class Engine {
     const size_t chunk = std::max<size_t>(1, rt.am().max_medium());
     while (op.next_send < op.sends.size()) {
       const Send &s = op.sends[op.next_send];
+      if (s.remote) {
+        gex_Event_t e = gex_RMA_PutNB(rt.tm(), s.peer, s.remote, const_cast<char *>(s.src), s.len,
+                                      GEX_EVENT_DEFER, 0);
+        op.puts.push_back({e, s.peer, s.len});
+        ++op.next_send;
+        continue;
+      }
       size_t len = std::min(chunk, s.len - op.send_off);
       if (!send(op, s.peer, kData, s.offset + op.send_off, s.src + op.send_off, len)) return;
       op.send_off += len;
@@ -251,6 +283,12 @@ class Engine {
         ++op.next_send;
         op.send_off = 0;
       }
+    }
+    for (auto it = op.puts.begin(); it != op.puts.end();) {
+      if (it->event != GEX_EVENT_INVALID && gex_Event_Test(it->event) != 0) return;
+      it->event = GEX_EVENT_INVALID;  // landed (Test freed it)
+      if (!send(op, it->peer, kLanded, it->len, nullptr, 0)) return;
+      it = op.puts.erase(it);
     }
     if (op.got < op.expect) return;
     if (!op.local_done) {
@@ -425,6 +463,22 @@ void *pick(void *const list[], int flags, uint32_t me) {
   return (flags & GASNET_COLL_SINGLE) ? list[me] : list[0];
 }
 
+// Where a rank's destination is, seen from here: known with SINGLE (one
+// address for all, or a list by image); used for RMA puts only when the
+// flags allow writing before the receiver enters (IN_NOSYNC, IN_ALLSYNC)
+// and the client said it is in the segment.
+struct Remote {
+  void *one = nullptr;
+  void *const *list = nullptr;
+  char *at(uint32_t peer, int flags, uint64_t offset, size_t len) const {
+    const int need = GASNET_COLL_SINGLE | GASNET_COLL_DST_IN_SEGMENT;
+    if ((flags & need) != need || len < kPutMin) return nullptr;
+    if (!(flags & (GASNET_COLL_IN_NOSYNC | GASNET_COLL_IN_ALLSYNC))) return nullptr;
+    char *base = static_cast<char *>(list ? list[peer] : one);
+    return base ? base + offset : nullptr;
+  }
+};
+
 gasnet_coll_handle_t launch(std::shared_ptr<Op> op) {
   const bool aggregate = (op->flags & GASNET_COLL_AGGREGATE) != 0;
   op = g_engine.start(std::move(op));
@@ -454,7 +508,7 @@ std::shared_ptr<Op> new_op(const char *api, int flags) {
 // ---- the operations (rank-level; addresses already picked) ----
 
 gasnet_coll_handle_t broadcast(const char *api, Runtime &rt, void *dst, gasnet_image_t root,
-                               void *src, size_t nbytes, int flags) {
+                               void *src, size_t nbytes, int flags, const Remote &far) {
   const uint32_t me = rt.rank(), n = rt.size();
   check_image(api, "srcimage", root, n);
   check_in_segment(api, rt, flags, GASNET_COLL_DST_IN_SEGMENT, dst, nbytes);
@@ -464,14 +518,16 @@ gasnet_coll_handle_t broadcast(const char *api, Runtime &rt, void *dst, gasnet_i
   if (me == root) {
     check_in_segment(api, rt, flags, GASNET_COLL_SRC_IN_SEGMENT, src, nbytes);
     for (uint32_t p = 0; p < n; ++p)
-      if (p != me) op->sends.push_back({p, static_cast<const char *>(src), nbytes, 0});
+      if (p != me)
+        op->sends.push_back(
+            {p, static_cast<const char *>(src), nbytes, 0, far.at(p, flags, 0, nbytes)});
     op->copies.push_back({static_cast<const char *>(src), nbytes, 0});
   }
   return launch(std::move(op));
 }
 
 gasnet_coll_handle_t scatter(const char *api, Runtime &rt, void *dst, gasnet_image_t root,
-                             void *src, size_t nbytes, int flags) {
+                             void *src, size_t nbytes, int flags, const Remote &far) {
   const uint32_t me = rt.rank(), n = rt.size();
   check_image(api, "srcimage", root, n);
   check_in_segment(api, rt, flags, GASNET_COLL_DST_IN_SEGMENT, dst, nbytes);
@@ -482,14 +538,14 @@ gasnet_coll_handle_t scatter(const char *api, Runtime &rt, void *dst, gasnet_ima
     check_in_segment(api, rt, flags, GASNET_COLL_SRC_IN_SEGMENT, src, nbytes * n);
     const char *s = static_cast<const char *>(src);
     for (uint32_t p = 0; p < n; ++p)
-      if (p != me) op->sends.push_back({p, s + p * nbytes, nbytes, 0});
+      if (p != me) op->sends.push_back({p, s + p * nbytes, nbytes, 0, far.at(p, flags, 0, nbytes)});
     op->copies.push_back({s + me * nbytes, nbytes, 0});
   }
   return launch(std::move(op));
 }
 
 gasnet_coll_handle_t gather(const char *api, Runtime &rt, gasnet_image_t root, void *dst, void *src,
-                            size_t nbytes, int flags) {
+                            size_t nbytes, int flags, const Remote &far) {
   const uint32_t me = rt.rank(), n = rt.size();
   check_image(api, "dstimage", root, n);
   check_in_segment(api, rt, flags, GASNET_COLL_SRC_IN_SEGMENT, src, nbytes);
@@ -501,13 +557,14 @@ gasnet_coll_handle_t gather(const char *api, Runtime &rt, gasnet_image_t root, v
     op->expect = nbytes * n;
     op->copies.push_back({s, nbytes, static_cast<uint64_t>(me) * nbytes});
   } else {
-    op->sends.push_back({root, s, nbytes, static_cast<uint64_t>(me) * nbytes});
+    op->sends.push_back({root, s, nbytes, static_cast<uint64_t>(me) * nbytes,
+                         far.at(root, flags, static_cast<uint64_t>(me) * nbytes, nbytes)});
   }
   return launch(std::move(op));
 }
 
 gasnet_coll_handle_t gather_all(const char *api, Runtime &rt, void *dst, void *src, size_t nbytes,
-                                int flags) {
+                                int flags, const Remote &far) {
   const uint32_t me = rt.rank(), n = rt.size();
   check_in_segment(api, rt, flags, GASNET_COLL_SRC_IN_SEGMENT, src, nbytes);
   check_in_segment(api, rt, flags, GASNET_COLL_DST_IN_SEGMENT, dst, nbytes * n);
@@ -516,13 +573,14 @@ gasnet_coll_handle_t gather_all(const char *api, Runtime &rt, void *dst, void *s
   op->area = static_cast<char *>(dst);
   op->expect = nbytes * n;
   for (uint32_t i = 1; i < n; ++i)
-    op->sends.push_back({(me + i) % n, s, nbytes, static_cast<uint64_t>(me) * nbytes});
+    op->sends.push_back({(me + i) % n, s, nbytes, static_cast<uint64_t>(me) * nbytes,
+                         far.at((me + i) % n, flags, static_cast<uint64_t>(me) * nbytes, nbytes)});
   op->copies.push_back({s, nbytes, static_cast<uint64_t>(me) * nbytes});
   return launch(std::move(op));
 }
 
 gasnet_coll_handle_t exchange(const char *api, Runtime &rt, void *dst, void *src, size_t nbytes,
-                              int flags) {
+                              int flags, const Remote &far) {
   const uint32_t me = rt.rank(), n = rt.size();
   check_in_segment(api, rt, flags, GASNET_COLL_SRC_IN_SEGMENT, src, nbytes * n);
   check_in_segment(api, rt, flags, GASNET_COLL_DST_IN_SEGMENT, dst, nbytes * n);
@@ -532,7 +590,8 @@ gasnet_coll_handle_t exchange(const char *api, Runtime &rt, void *dst, void *src
   op->expect = nbytes * n;
   for (uint32_t i = 1; i < n; ++i) {
     uint32_t p = (me + i) % n;
-    op->sends.push_back({p, s + p * nbytes, nbytes, static_cast<uint64_t>(me) * nbytes});
+    op->sends.push_back({p, s + p * nbytes, nbytes, static_cast<uint64_t>(me) * nbytes,
+                         far.at(p, flags, static_cast<uint64_t>(me) * nbytes, nbytes)});
   }
   op->copies.push_back({s + me * nbytes, nbytes, static_cast<uint64_t>(me) * nbytes});
   return launch(std::move(op));
@@ -673,23 +732,25 @@ gasnet_coll_handle_t gasnet_coll_broadcast_nb(gasnet_team_handle_t team, void *d
                                               gasnet_image_t srcimage, void *src, size_t nbytes,
                                               int flags) {
   Runtime &rt = check(__func__, team, flags, false);
-  return broadcast(__func__, rt, dst, srcimage, src, nbytes, flags);
+  return broadcast(__func__, rt, dst, srcimage, src, nbytes, flags, Remote{dst, nullptr});
 }
 void gasnet_coll_broadcast(gasnet_team_handle_t team, void *dst, gasnet_image_t srcimage, void *src,
                            size_t nbytes, int flags) {
   Runtime &rt = check(__func__, team, flags, true);
-  wait(broadcast(__func__, rt, dst, srcimage, src, nbytes, flags));
+  wait(broadcast(__func__, rt, dst, srcimage, src, nbytes, flags, Remote{dst, nullptr}));
 }
 gasnet_coll_handle_t gasnet_coll_broadcastM_nb(gasnet_team_handle_t team, void *const dstlist[],
                                                gasnet_image_t srcimage, void *src, size_t nbytes,
                                                int flags) {
   Runtime &rt = check(__func__, team, flags, false);
-  return broadcast(__func__, rt, pick(dstlist, flags, rt.rank()), srcimage, src, nbytes, flags);
+  return broadcast(__func__, rt, pick(dstlist, flags, rt.rank()), srcimage, src, nbytes, flags,
+                   Remote{nullptr, dstlist});
 }
 void gasnet_coll_broadcastM(gasnet_team_handle_t team, void *const dstlist[],
                             gasnet_image_t srcimage, void *src, size_t nbytes, int flags) {
   Runtime &rt = check(__func__, team, flags, true);
-  wait(broadcast(__func__, rt, pick(dstlist, flags, rt.rank()), srcimage, src, nbytes, flags));
+  wait(broadcast(__func__, rt, pick(dstlist, flags, rt.rank()), srcimage, src, nbytes, flags,
+                 Remote{nullptr, dstlist}));
 }
 
 // scatter
@@ -697,94 +758,98 @@ gasnet_coll_handle_t gasnet_coll_scatter_nb(gasnet_team_handle_t team, void *dst
                                             gasnet_image_t srcimage, void *src, size_t nbytes,
                                             int flags) {
   Runtime &rt = check(__func__, team, flags, false);
-  return scatter(__func__, rt, dst, srcimage, src, nbytes, flags);
+  return scatter(__func__, rt, dst, srcimage, src, nbytes, flags, Remote{dst, nullptr});
 }
 void gasnet_coll_scatter(gasnet_team_handle_t team, void *dst, gasnet_image_t srcimage, void *src,
                          size_t nbytes, int flags) {
   Runtime &rt = check(__func__, team, flags, true);
-  wait(scatter(__func__, rt, dst, srcimage, src, nbytes, flags));
+  wait(scatter(__func__, rt, dst, srcimage, src, nbytes, flags, Remote{dst, nullptr}));
 }
 gasnet_coll_handle_t gasnet_coll_scatterM_nb(gasnet_team_handle_t team, void *const dstlist[],
                                              gasnet_image_t srcimage, void *src, size_t nbytes,
                                              int flags) {
   Runtime &rt = check(__func__, team, flags, false);
-  return scatter(__func__, rt, pick(dstlist, flags, rt.rank()), srcimage, src, nbytes, flags);
+  return scatter(__func__, rt, pick(dstlist, flags, rt.rank()), srcimage, src, nbytes, flags,
+                 Remote{nullptr, dstlist});
 }
 void gasnet_coll_scatterM(gasnet_team_handle_t team, void *const dstlist[], gasnet_image_t srcimage,
                           void *src, size_t nbytes, int flags) {
   Runtime &rt = check(__func__, team, flags, true);
-  wait(scatter(__func__, rt, pick(dstlist, flags, rt.rank()), srcimage, src, nbytes, flags));
+  wait(scatter(__func__, rt, pick(dstlist, flags, rt.rank()), srcimage, src, nbytes, flags,
+               Remote{nullptr, dstlist}));
 }
 
 // gather
 gasnet_coll_handle_t gasnet_coll_gather_nb(gasnet_team_handle_t team, gasnet_image_t dstimage,
                                            void *dst, void *src, size_t nbytes, int flags) {
   Runtime &rt = check(__func__, team, flags, false);
-  return gather(__func__, rt, dstimage, dst, src, nbytes, flags);
+  return gather(__func__, rt, dstimage, dst, src, nbytes, flags, Remote{dst, nullptr});
 }
 void gasnet_coll_gather(gasnet_team_handle_t team, gasnet_image_t dstimage, void *dst, void *src,
                         size_t nbytes, int flags) {
   Runtime &rt = check(__func__, team, flags, true);
-  wait(gather(__func__, rt, dstimage, dst, src, nbytes, flags));
+  wait(gather(__func__, rt, dstimage, dst, src, nbytes, flags, Remote{dst, nullptr}));
 }
 gasnet_coll_handle_t gasnet_coll_gatherM_nb(gasnet_team_handle_t team, gasnet_image_t dstimage,
                                             void *dst, void *const srclist[], size_t nbytes,
                                             int flags) {
   Runtime &rt = check(__func__, team, flags, false);
-  return gather(__func__, rt, dstimage, dst, pick(srclist, flags, rt.rank()), nbytes, flags);
+  return gather(__func__, rt, dstimage, dst, pick(srclist, flags, rt.rank()), nbytes, flags,
+                Remote{dst, nullptr});
 }
 void gasnet_coll_gatherM(gasnet_team_handle_t team, gasnet_image_t dstimage, void *dst,
                          void *const srclist[], size_t nbytes, int flags) {
   Runtime &rt = check(__func__, team, flags, true);
-  wait(gather(__func__, rt, dstimage, dst, pick(srclist, flags, rt.rank()), nbytes, flags));
+  wait(gather(__func__, rt, dstimage, dst, pick(srclist, flags, rt.rank()), nbytes, flags,
+              Remote{dst, nullptr}));
 }
 
 // gather_all
 gasnet_coll_handle_t gasnet_coll_gather_all_nb(gasnet_team_handle_t team, void *dst, void *src,
                                                size_t nbytes, int flags) {
   Runtime &rt = check(__func__, team, flags, false);
-  return gather_all(__func__, rt, dst, src, nbytes, flags);
+  return gather_all(__func__, rt, dst, src, nbytes, flags, Remote{dst, nullptr});
 }
 void gasnet_coll_gather_all(gasnet_team_handle_t team, void *dst, void *src, size_t nbytes,
                             int flags) {
   Runtime &rt = check(__func__, team, flags, true);
-  wait(gather_all(__func__, rt, dst, src, nbytes, flags));
+  wait(gather_all(__func__, rt, dst, src, nbytes, flags, Remote{dst, nullptr}));
 }
 gasnet_coll_handle_t gasnet_coll_gather_allM_nb(gasnet_team_handle_t team, void *const dstlist[],
                                                 void *const srclist[], size_t nbytes, int flags) {
   Runtime &rt = check(__func__, team, flags, false);
   return gather_all(__func__, rt, pick(dstlist, flags, rt.rank()), pick(srclist, flags, rt.rank()),
-                    nbytes, flags);
+                    nbytes, flags, Remote{nullptr, dstlist});
 }
 void gasnet_coll_gather_allM(gasnet_team_handle_t team, void *const dstlist[],
                              void *const srclist[], size_t nbytes, int flags) {
   Runtime &rt = check(__func__, team, flags, true);
   wait(gather_all(__func__, rt, pick(dstlist, flags, rt.rank()), pick(srclist, flags, rt.rank()),
-                  nbytes, flags));
+                  nbytes, flags, Remote{nullptr, dstlist}));
 }
 
 // exchange
 gasnet_coll_handle_t gasnet_coll_exchange_nb(gasnet_team_handle_t team, void *dst, void *src,
                                              size_t nbytes, int flags) {
   Runtime &rt = check(__func__, team, flags, false);
-  return exchange(__func__, rt, dst, src, nbytes, flags);
+  return exchange(__func__, rt, dst, src, nbytes, flags, Remote{dst, nullptr});
 }
 void gasnet_coll_exchange(gasnet_team_handle_t team, void *dst, void *src, size_t nbytes,
                           int flags) {
   Runtime &rt = check(__func__, team, flags, true);
-  wait(exchange(__func__, rt, dst, src, nbytes, flags));
+  wait(exchange(__func__, rt, dst, src, nbytes, flags, Remote{dst, nullptr}));
 }
 gasnet_coll_handle_t gasnet_coll_exchangeM_nb(gasnet_team_handle_t team, void *const dstlist[],
                                               void *const srclist[], size_t nbytes, int flags) {
   Runtime &rt = check(__func__, team, flags, false);
   return exchange(__func__, rt, pick(dstlist, flags, rt.rank()), pick(srclist, flags, rt.rank()),
-                  nbytes, flags);
+                  nbytes, flags, Remote{nullptr, dstlist});
 }
 void gasnet_coll_exchangeM(gasnet_team_handle_t team, void *const dstlist[], void *const srclist[],
                            size_t nbytes, int flags) {
   Runtime &rt = check(__func__, team, flags, true);
   wait(exchange(__func__, rt, pick(dstlist, flags, rt.rank()), pick(srclist, flags, rt.rank()),
-                nbytes, flags));
+                nbytes, flags, Remote{nullptr, dstlist}));
 }
 
 // reduce

@@ -152,7 +152,7 @@ static void barrier(void) {
 
 /* One collective call. */
 static void call(int op, int form, gasnet_node_t root, unsigned char *src, unsigned char *dst,
-                 void **srclist, void **dstlist, size_t nb, int flags) {
+                 void **srclist, void **dstlist, size_t nb, int flags, int single) {
   gasnet_coll_handle_t h = GASNET_COLL_INVALID_HANDLE;
   gasnet_team_handle_t t = GASNET_TEAM_ALL;
   int m = form == F_M || form == F_MNB, nbf = form == F_NB || form == F_MNB;
@@ -172,8 +172,10 @@ static void call(int op, int form, gasnet_node_t root, unsigned char *src, unsig
     case GATHER:
       if (!m && !nbf) gasnet_coll_gather(t, root, dst, src, nb, flags);
       if (!m && nbf) h = gasnet_coll_gather_nb(t, root, dst, src, nb, flags);
-      if (m && !nbf) gasnet_coll_gatherM(t, root, dst, srclist, nb, flags);
-      if (m && nbf) h = gasnet_coll_gatherM_nb(t, root, dst, srclist, nb, flags);
+      /* SINGLE: every rank passes the root's address (dstlist[root]) */
+      if (m && !nbf) gasnet_coll_gatherM(t, root, single ? dstlist[root] : dst, srclist, nb, flags);
+      if (m && nbf)
+        h = gasnet_coll_gatherM_nb(t, root, single ? dstlist[root] : dst, srclist, nb, flags);
       break;
     case GATHER_ALL:
       if (!m && !nbf) gasnet_coll_gather_all(t, dst, src, nb, flags);
@@ -254,7 +256,7 @@ static void movement_case(int op, int form, int in, int out, int single, gasnet_
     }
     if (in == 2) barrier();
   }
-  call(op, form, root, src, dst, srclist, dstlist, nb, flags);
+  call(op, form, root, src, dst, srclist, dstlist, nb, flags, single);
   if (out == 2 && in_seg) {
     gasnet_node_t peer = (me + n - 1) % n;
     gasnet_get(tmp, peer, base(1, peer), area_len());
@@ -445,7 +447,10 @@ int main(int argc, char **argv) {
             int rooted = op == BCAST || op == SCATTER || op == GATHER;
             gasnet_node_t root = roots[(in * 3 + out + single) % 3];
             movement_case(op, form, in, out, single, rooted ? root : 0, SMALL);
-            if ((in * 3 + out + form + single) % 6 == 0)
+            /* large: a sample, and every case that goes by RMA put (SINGLE
+             * lists in the segment, IN_NOSYNC or IN_ALLSYNC) */
+            int m = form == F_M || form == F_MNB;
+            if ((in * 3 + out + form + single) % 6 == 0 || (single && m && in != 1))
               movement_case(op, form, in, out, single, rooted ? root : 0, BIG);
           }
   for (int form = 0; form < NFORMS; ++form)
