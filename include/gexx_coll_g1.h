@@ -147,6 +147,14 @@ extern void gasnet_coll_reduceM(gasnet_team_handle_t team, gasnet_image_t dstima
                                 size_t elem_size, size_t elem_count, gasnet_coll_fn_handle_t func,
                                 int func_arg, int flags);
 
+/* Tuning: gexx's collectives have no tunable parameters and keep no
+ * profile, so there is no state to dump. With a file name, rank 0 writes a
+ * file saying so; with NULL (no file named) nothing is written. Other
+ * tuning entry points (gasnet_coll_loadTuningState, the tree and
+ * dissemination setters, autotuning) are not provided. */
+extern void gasnet_coll_dumpTuningState(char *filename, gasnet_team_handle_t team);
+extern void gasnet_coll_dumpProfile(char *filename, gasnet_team_handle_t team);
+
 GEXX_END_EXTERNC
 
 #endif /* GEXX_COLL_G1_H */

@@ -660,6 +660,22 @@ gasnet_coll_handle_t reduce(const char *api, Runtime &rt, gasnet_image_t root, v
   return launch(std::move(op));
 }
 
+// gasnet_coll_dumpTuningState / dumpProfile: there is no state to dump;
+// a named file gets a line saying so (from rank 0).
+void dump_nothing(const char *api, const char *filename, gasnet_team_handle_t team,
+                  const char *what) {
+  Runtime &rt =
+      check(api, team, GASNET_COLL_IN_NOSYNC | GASNET_COLL_OUT_NOSYNC | GASNET_COLL_LOCAL, true);
+  if (!filename || rt.rank() != 0) return;
+  std::FILE *f = std::fopen(filename, "w");
+  if (!f) fatal("%s: cannot write '%s'", api, filename);
+  std::fprintf(f,
+               "gexx: the GASNet-1 collectives have no %s (fixed algorithms, "
+               "docs/gasnet1-collectives.md)\n",
+               what);
+  std::fclose(f);
+}
+
 }  // namespace
 
 namespace gexx::legacy {
@@ -725,6 +741,13 @@ int gasnet_coll_barrier_result(gasnet_team_handle_t team, int *id) {
   (void)check(__func__, team, GASNET_COLL_IN_NOSYNC | GASNET_COLL_OUT_NOSYNC | GASNET_COLL_LOCAL,
               true);
   return gexx::capi::barrier_result(__func__, id);
+}
+
+void gasnet_coll_dumpTuningState(char *filename, gasnet_team_handle_t team) {
+  dump_nothing(__func__, filename, team, "tuning state");
+}
+void gasnet_coll_dumpProfile(char *filename, gasnet_team_handle_t team) {
+  dump_nothing(__func__, filename, team, "profile");
 }
 
 // broadcast
