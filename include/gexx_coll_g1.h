@@ -123,9 +123,11 @@ extern gasnet_coll_handle_t gasnet_coll_exchangeM_nb(gasnet_team_handle_t team,
 extern void gasnet_coll_exchangeM(gasnet_team_handle_t team, void *const dstlist[],
                                   void *const srclist[], size_t nbytes, int flags);
 
-/* Reduction of elem_count elements of a distributed array (src_blksz 0:
- * all on image src_offset; else block-cyclic, src_blksz elements a block,
- * starting src_offset elements in) to one element at dst on dstimage. */
+/* Element-wise reduction (as GASNet 1.x implements it): every image
+ * contributes elem_count elements of elem_size bytes at src; dst on dstimage
+ * gets, for each element, the images' values folded in image order with
+ * fn_tbl[func] (called with result_count == left_count). src_blksz and
+ * src_offset must be 0. */
 extern gasnet_coll_handle_t gasnet_coll_reduce_nb(gasnet_team_handle_t team,
                                                   gasnet_image_t dstimage, void *dst, void *src,
                                                   size_t src_blksz, size_t src_offset,

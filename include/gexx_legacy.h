@@ -191,8 +191,8 @@ extern void gasnet_memset_nbi(gasnet_node_t node, void *dest, int val, size_t nb
  * collectives themselves are in gasnet_coll.h (gexx_coll_g1.h). */
 typedef uint32_t gasnet_image_t;
 typedef int32_t gasnet_coll_fn_handle_t;
-/* results[i] = sum(left_operands[0..left_count)) + sum(right_operands[0..i])
- * for the client's "sum"; a reduction has result_count 1. */
+/* gasnet_coll_reduce calls it element-wise: results[i] = left_operands[i]
+ * op right_operands[i] for i < result_count (== left_count). */
 typedef void (*gasnet_coll_reduce_fn_t)(void *results, size_t result_count,
                                         const void *left_operands, size_t left_count,
                                         const void *right_operands, size_t elem_size, int flags,

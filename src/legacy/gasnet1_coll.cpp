@@ -20,9 +20,10 @@
 //     movement is done, which is what NOSYNC asks.
 //   OUT_ALLSYNC: then a rank tells every other it is done, and its handle
 //     syncs once every other has told it so.
-// A reduction gathers every element of the distributed source array to the
-// destination image in array order and calls the client's function once
-// there (left operands: elements 0..n-2, right operand: element n-1).
+// A reduction is element-wise, as GASNet 1.x's implementation and its
+// tests have it: every image contributes elem_count elements at src, the
+// destination image gathers them and folds the images in order with the
+// client's function (fn(out, k, acc, k, next, ...)).
 //
 // Progress: the handler only queues what arrives. kick() applies the queue
 // and advances every operation in flight; it runs at every initiation, in
@@ -293,10 +294,16 @@ class Engine {
     if (op.got < op.expect) return;
     if (!op.local_done) {
       if (op.fn && op.elem_count > 0) {
-        size_t es = op.elem_size;
-        op.fn(op.reduce_dst, 1, op.gathered.data(), op.elem_count - 1,
-              op.gathered.data() + (op.elem_count - 1) * es, es,
-              static_cast<int>(op.fn_flags & GASNET_COLL_NONCOMM), op.fn_arg);
+        // Element-wise, images in order: acc = v0; acc = fn(acc, v1); ...
+        const size_t len = op.elem_count * op.elem_size, ranks = op.gathered.size() / len;
+        const int fl = static_cast<int>(op.fn_flags & GASNET_COLL_NONCOMM);
+        std::vector<char> acc(op.gathered.begin(), op.gathered.begin() + len), out(len);
+        for (size_t r = 1; r < ranks; ++r) {
+          op.fn(out.data(), op.elem_count, acc.data(), op.elem_count, op.gathered.data() + r * len,
+                op.elem_size, fl, op.fn_arg);
+          acc.swap(out);
+        }
+        std::memcpy(op.reduce_dst, acc.data(), len);
       }
       op.local_done = true;
     }
@@ -602,14 +609,17 @@ gasnet_coll_handle_t reduce(const char *api, Runtime &rt, gasnet_image_t root, v
                             gasnet_coll_fn_handle_t func, int func_arg, int flags) {
   const uint32_t me = rt.rank(), n = rt.size();
   check_image(api, "dstimage", root, n);
-  if (blksz == 0 && offset >= n) {
+  if (blksz != 0 || offset != 0) {
     fatal(
-        "%s: src_offset %zu (src_blksz 0: the image holding the data) is not an image of the "
-        "team (it has %u)",
-        api, offset, n);
+        "%s: src_blksz %zu and src_offset %zu: only 0 and 0 (each image contributes "
+        "elem_count elements at src) are implemented",
+        api, blksz, offset);
   }
   if (esz == 0) fatal("%s: elem_size is 0", api);
+  const size_t len = esz * count;
   auto op = new_op(api, flags);
+  const char *s = static_cast<const char *>(src);
+  check_in_segment(api, rt, flags, GASNET_COLL_SRC_IN_SEGMENT, src, len);
   if (me == root) {
     std::lock_guard<std::mutex> g(g_fn_mutex);
     if (func < 0 || static_cast<size_t>(func) >= g_fns.size() || !g_fns[func].fnptr) {
@@ -620,43 +630,18 @@ gasnet_coll_handle_t reduce(const char *api, Runtime &rt, gasnet_image_t root, v
     }
     op->fn = g_fns[func].fnptr;
     op->fn_flags = g_fns[func].flags;
-    check_in_segment(api, rt, flags, GASNET_COLL_DST_IN_SEGMENT, dst, esz);
-    op->gathered.resize(esz * count);
+    check_in_segment(api, rt, flags, GASNET_COLL_DST_IN_SEGMENT, dst, len);
+    op->gathered.resize(len * n);
     op->area = op->gathered.data();
-    op->expect = esz * count;
+    op->expect = len * n;
     op->reduce_dst = dst;
     op->fn_arg = func_arg;
     op->elem_size = esz;
     op->elem_count = count;
-  }
-  const char *s = static_cast<const char *>(src);
-  // This rank's runs of the array: (local element index, array position, count).
-  auto add = [&](size_t local, size_t pos, size_t k) {
-    const char *from = s + local * esz;
-    if (me == root)
-      op->copies.push_back({from, k * esz, pos * esz});
-    else
-      op->sends.push_back({root, from, k * esz, pos * esz});
-  };
-  size_t mine = 0;
-  if (blksz == 0) {
-    if (me == offset && count) {
-      add(0, 0, count);
-      mine = count;
-    }
+    op->copies.push_back({s, len, static_cast<uint64_t>(me) * len});
   } else {
-    for (size_t pos = 0; pos < count;) {
-      size_t g = offset + pos;
-      size_t block = g / blksz, in_block = g % blksz;
-      size_t k = std::min(blksz - in_block, count - pos);
-      if (block % n == me) {
-        add((block / n) * blksz + in_block, pos, k);
-        mine = std::max(mine, (block / n) * blksz + in_block + k);
-      }
-      pos += k;
-    }
+    op->sends.push_back({root, s, len, static_cast<uint64_t>(me) * len});
   }
-  check_in_segment(api, rt, flags, GASNET_COLL_SRC_IN_SEGMENT, src, mine * esz);
   return launch(std::move(op));
 }
 
