@@ -185,11 +185,24 @@ extern gasnet_handle_t gasnet_memset_nb(gasnet_node_t node, void *dest, int val,
 extern void gasnet_memset_nbi(gasnet_node_t node, void *dest, int val, size_t nbytes);
 
 /* ---- collectives set-up (GASNet-1) ----
- * Collective, once, after gasnet_attach. images must be NULL (one image per
- * node); the collective operations themselves are not part of this header. */
+ * Collective, at most once, after gasnet_attach and before any other
+ * gasnet_coll_* call. images must be NULL (one image per process); fn_tbl
+ * lists the reduction functions gasnet_coll_reduce names by index. The
+ * collectives themselves are in gasnet_coll.h (gexx_coll_g1.h). */
 typedef uint32_t gasnet_image_t;
-extern void gasnet_coll_init(gasnet_image_t *images, gasnet_image_t my_image,
-                             gasnet_seginfo_t *scratch_segs, int scratch_size, int flags);
+typedef int32_t gasnet_coll_fn_handle_t;
+/* gasnet_coll_reduce calls it element-wise: results[i] = left_operands[i]
+ * op right_operands[i] for i < result_count (== left_count). */
+typedef void (*gasnet_coll_reduce_fn_t)(void *results, size_t result_count,
+                                        const void *left_operands, size_t left_count,
+                                        const void *right_operands, size_t elem_size, int flags,
+                                        int arg);
+typedef struct {
+  gasnet_coll_reduce_fn_t fnptr;
+  unsigned int flags;
+} gasnet_coll_fn_entry_t;
+extern void gasnet_coll_init(const gasnet_image_t images[], gasnet_image_t my_image,
+                             gasnet_coll_fn_entry_t fn_tbl[], size_t fn_count, int init_flags);
 
 /* ---- synchronisation ---- */
 extern void gasnet_wait_syncnb(gasnet_handle_t handle);

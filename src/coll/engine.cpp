@@ -512,7 +512,7 @@ OpRef launch(std::unique_lock<std::mutex> &lock, std::shared_ptr<Op> op, bool tr
     g.early.erase(it);
   }
   g.active.emplace(op->key(), op);
-  core::set_poll_hook(&poll_hook);
+  core::set_poll_hook(core::PollHook::kColl, &poll_hook);
   lock.unlock();
   advance();
   return op;
@@ -621,7 +621,7 @@ void advance() {
       ++it;
     }
   }
-  if (g.active.empty()) core::set_poll_hook(nullptr);
+  if (g.active.empty()) core::set_poll_hook(core::PollHook::kColl, nullptr);
   t_advancing = false;
 }
 

@@ -19,7 +19,16 @@ bool g_oversubscribed = false;
 // that, polls do nothing: no AM engine exists to take deliveries).
 transport::Transport *g_transport = nullptr;
 std::atomic<int> g_wait_mode{static_cast<int>(WaitMode::SpinBlock)};
-std::atomic<void (*)()> g_poll_hook{nullptr};
+// Poll hooks, one slot per owner; the mask says which slots are set, so a
+// poll with none set pays one relaxed-ish load.
+std::atomic<void (*)()> g_poll_hooks[static_cast<unsigned>(PollHook::kCount)];
+std::atomic<unsigned> g_poll_hooks_set{0};
+
+void run_poll_hooks(unsigned set) {
+  for (unsigned i = 0; set; ++i, set >>= 1)
+    if (set & 1u)
+      if (void (*hook)() = g_poll_hooks[i].load(std::memory_order_acquire)) hook();
+}
 
 // How long a waiting thread spins before it yields its core. A time, not a
 // count of polls: a poll costs tens of ns on the smp transport but about a
@@ -68,13 +77,23 @@ void progress_start(transport::Transport &tp) {
   g_transport = &tp;
 }
 
+void set_poll_hook(PollHook slot, void (*hook)()) {
+  unsigned i = static_cast<unsigned>(slot);
+  g_poll_hooks[i].store(hook, std::memory_order_release);
+  if (hook)
+    g_poll_hooks_set.fetch_or(1u << i, std::memory_order_acq_rel);
+  else
+    g_poll_hooks_set.fetch_and(~(1u << i), std::memory_order_acq_rel);
+}
+
 void poll(const char *api) {
   transport::Transport *tp = g_transport;
   if (!tp) return;
   am::check_may_poll(api);
-  if (void (*hook)() = g_poll_hook.load(std::memory_order_acquire)) [[unlikely]]
-    hook();
-  if (tp->poll(false)) {
+  bool any = tp->poll(false);
+  if (unsigned set = g_poll_hooks_set.load(std::memory_order_acquire)) [[unlikely]]
+    run_poll_hooks(set);
+  if (any) {
     t_spin_last = 0;
     t_idle_polls = 0;
     return;
@@ -83,10 +102,6 @@ void poll(const char *api) {
       g_wait_mode.load(std::memory_order_relaxed) != static_cast<int>(WaitMode::Spin) &&
       spun_long_enough(false))
     sched_yield();
-}
-
-void set_poll_hook(void (*hook)()) {
-  g_poll_hook.store(hook, std::memory_order_release);
 }
 
 void set_wait_mode(WaitMode mode) {

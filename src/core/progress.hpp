@@ -24,9 +24,12 @@ void progress_start(transport::Transport &tp);
 void poll(const char *api = "a blocking gexx call (wait, barrier or poll)");
 void relax(uint32_t &spins);  // one step of a polite spin
 
-// A function every poll calls while it is set (the collective engine sets
-// it while collectives are in flight, so they progress from any poll).
-void set_poll_hook(void (*hook)());
+// Functions every poll calls after the transport's, one slot per owner, while
+// set: the team collectives (coll/engine) and the GASNet-1 collectives set
+// theirs while operations are in flight, so those progress from any poll.
+// null clears a slot. A hook must not block.
+enum class PollHook : unsigned { kColl, kG1Coll, kCount };
+void set_poll_hook(PollHook slot, void (*hook)());
 
 // gasnet_set_waitmode: how a waiting rank spends its time.
 enum class WaitMode { Spin = 0, Block = 1, SpinBlock = 2 };

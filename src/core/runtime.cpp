@@ -13,6 +13,7 @@
 #include "core/exit.hpp"
 #include "core/progress.hpp"
 #include "core/progress_thread.hpp"
+#include "legacy/gasnet1_coll.hpp"
 #include "util/config.hpp"
 #include "util/debug.hpp"
 #include "util/log.hpp"
@@ -120,6 +121,7 @@ void Runtime::start(const char *client_name, gex_Flags_t flags) {
   am_relay_.engine = am_.get();
   coll::open(*am_, handlers_);  // the collectives' handler, before any poll
   barrier_ = std::make_unique<coll::Barrier>(job_barrier());
+  legacy::register_g1coll_handler(handlers_);
 
   client_.name = client_name ? client_name : "";
   client_.flags = flags;

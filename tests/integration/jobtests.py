@@ -1330,6 +1330,20 @@ def case_coll(n, par=False, ofi=None, knobs=None):
         job = Job([prog], env=knobs, ranks=n).wait(timeout=200).expect(0)
         ranks = sorted(int(r) for r in re.findall(r"collcheck rank (\d+) of %d: PASS \(\d+ checks\)"
                                                   % n, job.stdout))
+# ---- the GASNet-1 collectives (g1collcheck.c, legacy/gasnet1_coll.cpp) ----
+def case_g1coll(n, ofi=None):
+    """g1collcheck: every GASNet-1 collective x sync flags x SINGLE/LOCAL x
+    blocking/_nb/M/M_nb forms, every byte checked; on ofi every peer through
+    libfabric."""
+    def run():
+        if ofi:
+            run_ofi_check("g1collcheck", [], n, ofi, {})
+            return
+        before = shm_entries()
+        prog = os.path.join(ARGS.bin_dir, "tests", "integration", "g1collcheck")
+        job = Job([prog], ranks=n).wait(timeout=110).expect(0)
+        ranks = sorted(int(r) for r in re.findall(
+            r"g1collcheck rank (\d+) of %d: PASS \(\d+ checks\)" % n, job.stdout))
         check(ranks == list(range(n)), job.show())
         job.assert_nothing_left(before)
     return run
@@ -1406,6 +1420,25 @@ def case_atomics_misuse():
         job = Job([prog, mode], ranks=2).wait()
         job.expect(1, stderr_has=[r"gexx: rank \d on \S+: fatal error: " + message])
         check("was not caught" not in job.stdout, job.show())
+def case_g1coll_misuse():
+    """Forbidden GASNet-1 collective calls stop the job, naming the call and the value."""
+    prog = os.path.join(ARGS.bin_dir, "tests", "integration", "g1collcheck")
+    for mode, message in [
+        ("both_scope", r"gasnet_coll_broadcast: flags GASNET_COLL_IN_MYSYNC\|GASNET_COLL_OUT_MYSYNC"
+                       r"\|GASNET_COLL_SINGLE\|GASNET_COLL_LOCAL: exactly one of "
+                       r"GASNET_COLL_SINGLE and GASNET_COLL_LOCAL is required"),
+        ("no_scope", r"gasnet_coll_exchange: flags GASNET_COLL_IN_MYSYNC\|GASNET_COLL_OUT_MYSYNC: "
+                     r"exactly one of GASNET_COLL_SINGLE and GASNET_COLL_LOCAL is required"),
+        ("bad_team", r"gasnet_coll_gather: team 0x[0-9a-f]+ is not GASNET_TEAM_ALL"),
+        ("agg_blocking", r"gasnet_coll_scatter: flags .*GASNET_COLL_AGGREGATE: "
+                         r"GASNET_COLL_AGGREGATE is not allowed on a blocking collective"),
+        ("bad_root", r"gasnet_coll_broadcast_nb: srcimage 5 is not an image of the team "
+                     r"\(it has 2\)"),
+    ]:
+        before = shm_entries()
+        job = Job([prog, mode], ranks=2).wait()
+        job.expect(1, stderr_has=[r"gexx: rank \d on \S+: fatal error: " + message])
+        check("returned" not in job.stdout, job.show())
         job.assert_nothing_left(before)
 
 
@@ -1481,6 +1514,13 @@ MATRIX = [
     ("atomics_4", lambda ofi: case_atomics(4, ofi), (SMP, "tcp", "net")),
     ("atomics_am_4", lambda ofi: case_atomics(4, ofi, {"GASNET_AD_PATH": "am"}),
      (SMP, "tcp", "net")),
+    # The GASNet-1 collectives (g1collcheck.c).
+    ("g1coll_1", lambda ofi: case_g1coll(1, ofi), (SMP,)),
+    ("g1coll_2", lambda ofi: case_g1coll(2, ofi), (SMP,)),
+    ("g1coll_3", lambda ofi: case_g1coll(3, ofi), (SMP,)),
+    ("g1coll_4", lambda ofi: case_g1coll(4, ofi), ("tcp",)),
+    ("g1coll_5", lambda ofi: case_g1coll(5, ofi), (SMP,)),
+    ("g1coll_8", lambda ofi: case_g1coll(8, ofi), (SMP,)),
 ]
 
 
@@ -1533,6 +1573,8 @@ CASES = {
     "coll_misuse": case_coll_misuse(),
     # Remote atomics (issue 19).
     "atomics_misuse": case_atomics_misuse,
+    # The GASNet-1 collectives.
+    "g1coll_misuse": case_g1coll_misuse,
 }
 # Run by other cases (in a private /dev/shm), not registered as tests.
 HELPER_CASES = {"inner_small_shm", "inner_absent_shm"}
