@@ -10,7 +10,8 @@ list(FILTER GEXX_TOOLS_SOURCES INCLUDE REGEX "^src/tools/")
 # The self-test exercises communication too: conduit libraries only.
 list(FILTER GEXX_TOOLS_SOURCES EXCLUDE REGEX "^src/tools/comm_diagnostics.cpp$")
 list(APPEND GEXX_TOOLS_SOURCES src/util/strings.cpp src/util/log.cpp src/util/config.cpp
-     src/util/debug.cpp src/transport/smp/knobs.cpp src/transport/ofi/knobs.cpp)
+     src/util/debug.cpp src/transport/smp/knobs.cpp src/transport/ofi/knobs.cpp
+     src/vis/knobs.cpp)
 set(GEXX_TOOLS_MODES seq par)
 foreach(mode ${GEXX_TOOLS_MODES})
   set(lib gasnet_tools-${mode})

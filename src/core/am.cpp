@@ -422,8 +422,12 @@ int Engine::internal_request(gex_Rank_t rank, const Message &m) {
 }
 
 int Engine::reply(gex_Token_t token, const Message &m) {
-  gexx_token_s *t = reply_token(m.api, token);
   check_client_handler(m.api, m.handler);
+  return internal_reply(token, m);
+}
+
+int Engine::internal_reply(gex_Token_t token, const Message &m) {
+  gexx_token_s *t = reply_token(m.api, token);
   check_payload(m, true);
   if (m.category == kLong) {
     LongPlan lp = plan_long(m, t->src);

@@ -16,7 +16,16 @@ constexpr unsigned kFirstClientIndex = GEX_AM_INDEX_BASE;
 
 // Indices of gexx's own handlers: below kFirstClientIndex, so that no client
 // registration can take or shadow them, and client AMs never name them.
-enum InternalHandler : gex_AM_Index_t { kBarrierHandler = 1 };
+enum InternalHandler : gex_AM_Index_t {
+  kBarrierHandler = 1,
+  // VIS (src/vis/am.cpp): packed puts and their acks, packed gets and their
+  // replies, peer completion.
+  kVisPutHandler = 40,
+  kVisPutAckHandler = 41,
+  kVisGetHandler = 42,
+  kVisGetReplyHandler = 43,
+  kVisPeerCompletionHandler = 44,
+};
 
 struct HandlerEntry {
   // Stored last, with release: a thread that loads it (acquire) sees the rest.

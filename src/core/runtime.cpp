@@ -12,6 +12,7 @@
 #include "core/exit.hpp"
 #include "core/progress.hpp"
 #include "core/progress_thread.hpp"
+#include "vis/vis.hpp"
 #include "util/config.hpp"
 #include "util/debug.hpp"
 #include "util/log.hpp"
@@ -117,6 +118,7 @@ void Runtime::start(const char *client_name, gex_Flags_t flags) {
       *transport_, handlers_, segment_relay_,
       am::Limits::from_config(rank_, size_, transport_->capabilities(), max_global_, concurrent_));
   am_relay_.engine = am_.get();
+  vis::register_handlers(handlers_);  // before any poll: a peer's packed VIS may come early
   barrier_ = std::make_unique<coll::Barrier>(job_barrier());
 
   client_.name = client_name ? client_name : "";
