@@ -168,6 +168,35 @@ extern void gasnet_gets_nbi_bulk(void *dstaddr, const size_t dststrides[], gasne
                                  void *srcaddr, const size_t srcstrides[], const size_t count[],
                                  size_t stridelevels);
 
+/* ---- Text forms of VIS metadata (GASNet's tools names them), for error
+ * messages: each *_bufsz gives the bytes the matching formatter writes at
+ * most, terminating NUL included. */
+typedef struct {
+  size_t _minsz;  /* of the non-empty entries */
+  size_t _maxsz;
+  void *_minaddr; /* lowest byte touched */
+  void *_maxaddr; /* highest byte touched */
+  uintptr_t _totalsz;
+} gasnett_memveclist_stats_t;
+typedef struct {
+  void *_minaddr;
+  void *_maxaddr;
+} gasnett_addrlist_stats_t;
+extern size_t gasnett_format_memveclist_bufsz(size_t count);
+extern gasnett_memveclist_stats_t gasnett_format_memveclist(char *buf, size_t count,
+                                                            gex_Memvec_t const *list);
+extern size_t gasnett_format_addrlist_bufsz(size_t count);
+extern gasnett_addrlist_stats_t gasnett_format_addrlist(char *buf, size_t count,
+                                                        void *const *list, size_t len);
+extern size_t gasnett_format_strides_bufsz(size_t count);
+extern void gasnett_format_strides(char *buf, size_t count, const ptrdiff_t *list);
+extern size_t gasnett_format_putsgets_bufsz(size_t stridelevels);
+/* `pstats` is unused (pass NULL); returns the bytes the transfer moves. */
+extern size_t gasnett_format_putsgets(char *buf, void *pstats, gex_TM_t tm, gex_Rank_t rank,
+                                      void *dstaddr, const ptrdiff_t dststrides[], void *srcaddr,
+                                      const ptrdiff_t srcstrides[], size_t elemsz,
+                                      const size_t count[], size_t stridelevels);
+
 GEXX_END_EXTERNC
 
 #endif /* GASNET_VIS_H */
