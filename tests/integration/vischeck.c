@@ -1,6 +1,7 @@
 /* vischeck: the VIS calls (gasnet_vis.h) against a byte-by-byte model.
  *
  *   vischeck [rounds]     (default 200 random shapes per kind)
+ *   vischeck overlap|overflow|pcindex   (a misuse that must stop the job)
  *
  * Rank r works on its right neighbour's segment. Before each transfer the
  * whole remote area and the whole local buffer get known patterns; after it
@@ -361,7 +362,8 @@ static void indexed_round(int put, int form) {
 
 int main(int argc, char **argv) {
   gasnet_init(&argc, &argv);
-  int rounds = argc > 1 ? atoi(argv[1]) : 200;
+  const char *misuse = argc > 1 && (argv[1][0] < '0' || argv[1][0] > '9') ? argv[1] : NULL;
+  int rounds = argc > 1 && !misuse ? atoi(argv[1]) : 200;
   gasnet_attach(NULL, 0, 2 * AREA, 0);
   me = gasnet_mynode();
   n = gasnet_nodes();
@@ -373,6 +375,20 @@ int main(int argc, char **argv) {
   gasnet_getSegmentInfo(seg, (int)n);
   remote = seg[peer].addr;
   rng += me * 1000003u;
+  if (misuse) {
+    if (!strcmp(misuse, "overlap")) { /* two elements onto the same destination bytes */
+      ptrdiff_t ds[1] = {0}, ss[1] = {8};
+      size_t cnt[1] = {2};
+      gex_VIS_StridedPutBlocking(tm, peer, remote, ds, local, ss, 8, cnt, 1, 0);
+    } else if (!strcmp(misuse, "overflow")) {
+      void *list[1] = {remote};
+      gex_VIS_IndexedPutBlocking(tm, peer, SIZE_MAX / 2, list, 4, 1, list, 4, 0);
+    } else if (!strcmp(misuse, "pcindex")) {
+      gex_VIS_SetPeerCompletionHandler(5, NULL, 0, 0);
+    }
+    printf("vischeck: misuse '%s' was not caught\n", misuse);
+    gasnet_exit(2);
+  }
   /* Only rank r writes into rank r+1's segment: no waiting until the end. */
   for (int i = 0; i < rounds; ++i) {
     for (int put = 0; put < 2; ++put) {
