@@ -73,16 +73,15 @@ extern int gex_VIS_IndexedGetBlocking(gex_TM_t tm, size_t dstcount, void *const 
 extern gex_Event_t gex_VIS_IndexedGetNB(gex_TM_t tm, size_t dstcount, void *const dstlist[],
                                         size_t dstlen, gex_Rank_t srcrank, size_t srccount,
                                         void *const srclist[], size_t srclen, gex_Flags_t flags);
-extern int gex_VIS_IndexedGetNBI(gex_TM_t tm, size_t dstcount, void *const dstlist[],
-                                 size_t dstlen, gex_Rank_t srcrank, size_t srccount,
-                                 void *const srclist[], size_t srclen, gex_Flags_t flags);
+extern int gex_VIS_IndexedGetNBI(gex_TM_t tm, size_t dstcount, void *const dstlist[], size_t dstlen,
+                                 gex_Rank_t srcrank, size_t srccount, void *const srclist[],
+                                 size_t srclen, gex_Flags_t flags);
 
 /* ---- Strided ---- */
 extern int gex_VIS_StridedPutBlocking(gex_TM_t tm, gex_Rank_t dstrank, void *dstaddr,
                                       const ptrdiff_t dststrides[], void *srcaddr,
                                       const ptrdiff_t srcstrides[], size_t elemsz,
-                                      const size_t count[], size_t stridelevels,
-                                      gex_Flags_t flags);
+                                      const size_t count[], size_t stridelevels, gex_Flags_t flags);
 extern gex_Event_t gex_VIS_StridedPutNB(gex_TM_t tm, gex_Rank_t dstrank, void *dstaddr,
                                         const ptrdiff_t dststrides[], void *srcaddr,
                                         const ptrdiff_t srcstrides[], size_t elemsz,
@@ -95,8 +94,7 @@ extern int gex_VIS_StridedPutNBI(gex_TM_t tm, gex_Rank_t dstrank, void *dstaddr,
 extern int gex_VIS_StridedGetBlocking(gex_TM_t tm, void *dstaddr, const ptrdiff_t dststrides[],
                                       gex_Rank_t srcrank, void *srcaddr,
                                       const ptrdiff_t srcstrides[], size_t elemsz,
-                                      const size_t count[], size_t stridelevels,
-                                      gex_Flags_t flags);
+                                      const size_t count[], size_t stridelevels, gex_Flags_t flags);
 extern gex_Event_t gex_VIS_StridedGetNB(gex_TM_t tm, void *dstaddr, const ptrdiff_t dststrides[],
                                         gex_Rank_t srcrank, void *srcaddr,
                                         const ptrdiff_t srcstrides[], size_t elemsz,
@@ -172,7 +170,7 @@ extern void gasnet_gets_nbi_bulk(void *dstaddr, const size_t dststrides[], gasne
  * messages: each *_bufsz gives the bytes the matching formatter writes at
  * most, terminating NUL included. */
 typedef struct {
-  size_t _minsz;  /* of the non-empty entries */
+  size_t _minsz; /* of the non-empty entries */
   size_t _maxsz;
   void *_minaddr; /* lowest byte touched */
   void *_maxaddr; /* highest byte touched */
@@ -186,8 +184,8 @@ extern size_t gasnett_format_memveclist_bufsz(size_t count);
 extern gasnett_memveclist_stats_t gasnett_format_memveclist(char *buf, size_t count,
                                                             gex_Memvec_t const *list);
 extern size_t gasnett_format_addrlist_bufsz(size_t count);
-extern gasnett_addrlist_stats_t gasnett_format_addrlist(char *buf, size_t count,
-                                                        void *const *list, size_t len);
+extern gasnett_addrlist_stats_t gasnett_format_addrlist(char *buf, size_t count, void *const *list,
+                                                        size_t len);
 extern size_t gasnett_format_strides_bufsz(size_t count);
 extern void gasnett_format_strides(char *buf, size_t count, const ptrdiff_t *list);
 extern size_t gasnett_format_putsgets_bufsz(size_t stridelevels);
