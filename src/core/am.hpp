@@ -99,7 +99,7 @@ class Engine {
   int reply(gex_Token_t token, const Message &m);
   // A request of gexx itself, to one of its InternalHandler indices.
   int internal_request(gex_Rank_t rank, const Message &m);
-  // A reply of gexx itself, from one of its own request handlers.
+  // A reply of gexx itself (from one of its handlers), to an InternalHandler index.
   int internal_reply(gex_Token_t token, const Message &m);
 
   // Runs incoming messages; fatal inside a handler (handlers do not poll).

@@ -22,6 +22,13 @@ enum InternalHandler : gex_AM_Index_t {
   kAtomicReplyHandler = 3,    // ... and its prior value coming back
   kCollHandler = 8,           // coll/engine.cpp: every team collective's messages
   kG1CollHandler = 100,  // the GASNet-1 collectives (legacy/gasnet1_coll.cpp)
+  // VIS (src/vis/am.cpp): packed puts and their acks, packed gets and their
+  // replies, peer completion.
+  kVisPutHandler = 40,
+  kVisPutAckHandler = 41,
+  kVisGetHandler = 42,
+  kVisGetReplyHandler = 43,
+  kVisPeerCompletionHandler = 44,
 };
 
 struct HandlerEntry {

@@ -14,6 +14,7 @@
 #include "core/progress.hpp"
 #include "core/progress_thread.hpp"
 #include "legacy/gasnet1_coll.hpp"
+#include "vis/vis.hpp"
 #include "util/config.hpp"
 #include "util/debug.hpp"
 #include "util/log.hpp"
@@ -120,6 +121,7 @@ void Runtime::start(const char *client_name, gex_Flags_t flags) {
       am::Limits::from_config(rank_, size_, transport_->capabilities(), max_global_, concurrent_));
   am_relay_.engine = am_.get();
   coll::open(*am_, handlers_);  // the collectives' handler, before any poll
+  vis::register_handlers(handlers_);  // before any poll: a peer's packed VIS may come early
   barrier_ = std::make_unique<coll::Barrier>(job_barrier());
   legacy::register_g1coll_handler(handlers_);
 

@@ -153,9 +153,10 @@ GEXX_KNOB_GROUP_DEFINE(
 GEXX_KNOB_GROUP_USE(smp);
 GEXX_KNOB_GROUP_USE(ofi);
 GEXX_KNOB_GROUP_USE(atomics);
+GEXX_KNOB_GROUP_USE(vis);
 extern const void *const gexx_knob_group_anchors[];
 const void *const gexx_knob_group_anchors[] = {&gexx_knob_group_smp, &gexx_knob_group_ofi,
-                                               &gexx_knob_group_atomics};
+                                               &gexx_knob_group_atomics, &gexx_knob_group_vis};
 
 namespace gexx::config {
 

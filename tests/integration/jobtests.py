@@ -1344,6 +1344,28 @@ def case_g1coll(n, ofi=None):
         job = Job([prog], ranks=n).wait(timeout=110).expect(0)
         ranks = sorted(int(r) for r in re.findall(
             r"g1collcheck rank (\d+) of %d: PASS \(\d+ checks\)" % n, job.stdout))
+# ---- VIS (gasnet_vis.h, issue 20) ----
+VIS_MISUSES = [
+    ("overlap", r"gex_VIS_StridedPutBlocking: destination stride\[0\] is 0 with count\[0\] = 2: "
+                r"the destination overlaps itself"),
+    ("overflow", r"gex_VIS_IndexedPutBlocking: the destination list's count \(\d+\) times its "
+                 r"length \(4\) overflows"),
+    ("pcindex", r"gex_VIS_SetPeerCompletionHandler: handler index 5 is out of range"),
+]
+
+
+def case_vis(n, ofi=None, knobs=None, rounds="100"):
+    """vischeck: every VIS form against a byte model; `ofi`: every peer
+    through that provider; `knobs`: GASNET_VIS_* settings."""
+    def run():
+        if ofi:
+            run_ofi_check("vischeck", [rounds], n, ofi, knobs or {})
+            return
+        before = shm_entries()
+        prog = os.path.join(ARGS.bin_dir, "tests", "integration", "vischeck")
+        job = Job([prog, rounds], ranks=n, env=knobs or {}).wait(timeout=300).expect(0)
+        ranks = sorted(int(r) for r in re.findall(r"vischeck rank (\d+) of %d: PASS \(\d+ checks\)"
+                                                  % n, job.stdout))
         check(ranks == list(range(n)), job.show())
         job.assert_nothing_left(before)
     return run
@@ -1439,6 +1461,15 @@ def case_g1coll_misuse():
         job = Job([prog, mode], ranks=2).wait()
         job.expect(1, stderr_has=[r"gexx: rank \d on \S+: fatal error: " + message])
         check("returned" not in job.stdout, job.show())
+def case_vis_misuse():
+    """A destination that overlaps itself, a byte count that overflows and a
+    peer completion index out of range each stop the job, saying so."""
+    for misuse, message in VIS_MISUSES:
+        before = shm_entries()
+        prog = os.path.join(ARGS.bin_dir, "tests", "integration", "vischeck")
+        job = Job([prog, misuse], ranks=2).wait()
+        job.expect(1, stderr_has=[r"fatal error: " + message])
+        check("was not caught" not in job.stdout, job.show())
         job.assert_nothing_left(before)
 
 
@@ -1521,6 +1552,14 @@ MATRIX = [
     ("g1coll_4", lambda ofi: case_g1coll(4, ofi), ("tcp",)),
     ("g1coll_5", lambda ofi: case_g1coll(5, ofi), (SMP,)),
     ("g1coll_8", lambda ofi: case_g1coll(8, ofi), (SMP,)),
+    # VIS (gasnet_vis.h): default knobs, then the packing knobs varied.
+    ("vis_2", lambda ofi: case_vis(2, ofi), (SMP, "tcp")),
+    ("vis_4", lambda ofi: case_vis(4, ofi), (SMP, "tcp")),
+    ("vis_noampipe_4", lambda ofi: case_vis(4, ofi, knobs={"GASNET_VIS_AMPIPE": "0"}), ("tcp",)),
+    ("vis_smallchunk_4", lambda ofi: case_vis(4, ofi, knobs={
+        "GASNET_VIS_MAXCHUNK": "64", "GASNET_VIS_REMOTECONTIG": "0"}), ("tcp",)),
+    ("vis_plainrma_4", lambda ofi: case_vis(4, ofi, knobs={
+        "GASNET_VIS_AMPIPE": "0", "GASNET_VIS_REMOTECONTIG": "0"}), ("tcp",)),
 ]
 
 
@@ -1543,7 +1582,7 @@ CASES = {
     "am_pshm_3": case_am(3, True),
     "rcv_compute_3": case_rcv_compute(3), "rcv_compute_seq_3": case_rcv_compute(3, True),
     "bootstrap_3": case_bootstrap(3, False), "bootstrap_pshm_5": case_bootstrap(5, True),
-    "am_rules": case_am_rules, "am_credits_7_2": case_am_credits(2, 7), "topo_4": case_topo(4),
+    "am_rules": case_am_rules, "vis_misuse": case_vis_misuse, "am_credits_7_2": case_am_credits(2, 7), "topo_4": case_topo(4),
     "data_1": case_data(1), "data_2": case_data(2), "data_4": case_data(4),
     "data_8": case_data(8), "data_8_large": case_data(8, str(64 << 20)),
     "ex_1": case_ex(1), "ex_4": case_ex(4), "ex_8": case_ex(8),

@@ -285,6 +285,7 @@ TEST(Registry, GroupsRegisterStaticallyInAFixedOrder) {
   EXPECT_STREQ(group_of("GASNET_OFI_PROVIDER"), "ofi");
   EXPECT_STREQ(group_of("GASNET_NETWORKDEPTH_PP"), "ofi");
   EXPECT_STREQ(group_of("GASNET_SHM_BACKING"), "smp");
+  EXPECT_STREQ(group_of("GASNET_VIS_AMPIPE"), "vis");
   EXPECT_STREQ(group_of("GASNET_PSHM_NODES"), "core");
   EXPECT_STREQ(group_of("GASNET_AD_PATH"), "atomics");
   EXPECT_EQ(group_of("GASNET_NO_SUCH_THING"), nullptr);
@@ -294,7 +295,7 @@ TEST(Registry, GroupsRegisterStaticallyInAFixedOrder) {
     std::string g = group_of(v.name);
     if (order.empty() || order.back() != g) order.push_back(g);
   }
-  EXPECT_EQ(order, (std::vector<std::string>{"core", "atomics", "ofi", "smp", "zz_unit_test"}));
+  EXPECT_EQ(order, (std::vector<std::string>{"core", "atomics", "ofi", "smp", "vis", "zz_unit_test"}));
   EXPECT_EQ(std::string(registry().front().name), "GASNET_PSHM_NODES");
 }
 

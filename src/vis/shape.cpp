@@ -1,0 +1,251 @@
+#include "vis/shape.hpp"
+
+#include <algorithm>
+#include <cinttypes>
+
+#include "util/strings.hpp"
+
+namespace gexx::vis {
+
+Runs Runs::vector(size_t count, const gex_Memvec_t *list) {
+  Runs r;
+  r.kind_ = Kind::Vector;
+  r.vlist_ = list;
+  r.count_ = count;
+  for (size_t i = 0; i < count; ++i) r.runs_ += list[i].gex_len != 0;
+  return r;
+}
+
+Runs Runs::indexed(size_t count, void *const *list, size_t len) {
+  Runs r;
+  r.kind_ = Kind::Indexed;
+  r.ilist_ = list;
+  r.count_ = len ? count : 0;
+  r.len_ = len;
+  r.runs_ = r.count_;
+  return r;
+}
+
+Runs Runs::strided(void *base, const ptrdiff_t *strides, size_t elemsz, const size_t *count,
+                   size_t levels) {
+  Runs r;
+  r.kind_ = Kind::Strided;
+  r.base_ = static_cast<char *>(base);
+  for (size_t i = 0; i < levels; ++i)
+    if (count[i] == 0) return r;
+  if (elemsz == 0) return r;
+  // Fold leading dimensions that continue the run below them; drop
+  // dimensions of one element (they move nothing).
+  size_t run = elemsz;
+  size_t d = 0;
+  for (; d < levels; ++d) {
+    if (count[d] == 1) continue;
+    if (strides[d] != static_cast<ptrdiff_t>(run)) break;
+    run *= count[d];
+  }
+  r.len_ = run;
+  r.runs_ = 1;
+  for (; d < levels; ++d) {
+    if (count[d] == 1) continue;
+    r.dcount_.push_back(count[d]);
+    r.dstride_.push_back(strides[d]);
+    r.runs_ *= count[d];
+  }
+  r.idx_.assign(r.dcount_.size(), 0);
+  r.done_ = false;
+  r.cur_ = r.base_;
+  return r;
+}
+
+void Runs::rewind() {
+  pos_ = 0;
+  if (kind_ == Kind::Strided && runs_ != 0) {
+    std::fill(idx_.begin(), idx_.end(), 0);
+    cur_ = base_;
+    done_ = false;
+  }
+}
+
+bool Runs::next(Run &r) {
+  switch (kind_) {
+    case Kind::Vector:
+      while (pos_ < count_) {
+        const gex_Memvec_t &m = vlist_[pos_++];
+        if (m.gex_len) {
+          r.addr = static_cast<char *>(m.gex_addr);
+          r.len = m.gex_len;
+          return true;
+        }
+      }
+      return false;
+    case Kind::Indexed:
+      if (pos_ >= count_) return false;
+      r.addr = static_cast<char *>(ilist_[pos_++]);
+      r.len = len_;
+      return true;
+    case Kind::Strided:
+      if (done_) return false;
+      r.addr = cur_;
+      r.len = len_;
+      // Advance the odometer, lowest dimension first.
+      for (size_t i = 0;; ++i) {
+        if (i == idx_.size()) {
+          done_ = true;
+          break;
+        }
+        cur_ += dstride_[i];
+        if (++idx_[i] < dcount_[i]) break;
+        cur_ -= dstride_[i] * static_cast<ptrdiff_t>(dcount_[i]);
+        idx_[i] = 0;
+      }
+      return true;
+  }
+  return false;
+}
+
+std::string vector_total(size_t count, const gex_Memvec_t *list, const char *side,
+                         uint64_t *total) {
+  uint64_t t = 0;
+  for (size_t i = 0; i < count; ++i) {
+    if (__builtin_add_overflow(t, static_cast<uint64_t>(list[i].gex_len), &t)) {
+      return util::format("the lengths of the %s list overflow a 64-bit byte count (entry %zu)",
+                          side, i);
+    }
+  }
+  *total = t;
+  return {};
+}
+
+std::string indexed_total(size_t count, size_t len, const char *side, uint64_t *total) {
+  uint64_t t = 0;
+  if (__builtin_mul_overflow(static_cast<uint64_t>(count), static_cast<uint64_t>(len), &t)) {
+    return util::format("the %s list's count (%zu) times its length (%zu) overflows", side, count,
+                        len);
+  }
+  *total = t;
+  return {};
+}
+
+std::string strided_total(size_t elemsz, const size_t *count, size_t levels, uint64_t *total) {
+  uint64_t t = elemsz;
+  bool empty = elemsz == 0;
+  for (size_t i = 0; i < levels; ++i) empty = empty || count[i] == 0;
+  if (empty) {
+    *total = 0;
+    return {};
+  }
+  for (size_t i = 0; i < levels; ++i) {
+    if (__builtin_mul_overflow(t, static_cast<uint64_t>(count[i]), &t)) {
+      return util::format(
+          "the element size (%zu) times the counts overflows a 64-bit byte count (at count[%zu] = "
+          "%zu)",
+          elemsz, i, count[i]);
+    }
+  }
+  *total = t;
+  return {};
+}
+
+namespace {
+
+// True when ranges totalling `total` bytes cannot fit in [lo, hi).
+bool span_too_small(uintptr_t lo, uintptr_t hi, uint64_t total) {
+  return total != 0 && hi - lo < total;
+}
+
+}  // namespace
+
+std::string vector_overlap(size_t count, const gex_Memvec_t *list) {
+  uintptr_t lo = UINTPTR_MAX, hi = 0;
+  uint64_t total = 0;
+  for (size_t i = 0; i < count; ++i) {
+    if (!list[i].gex_len) continue;
+    uintptr_t a = reinterpret_cast<uintptr_t>(list[i].gex_addr);
+    lo = std::min(lo, a);
+    hi = std::max(hi, a + list[i].gex_len);
+    total += list[i].gex_len;
+  }
+  if (span_too_small(lo, hi, total)) {
+    return util::format(
+        "the destination list's %zu range(s) hold %" PRIu64
+        " bytes but span only %zu: they overlap (a destination byte would be written twice)",
+        count, total, static_cast<size_t>(hi - lo));
+  }
+  return {};
+}
+
+std::string indexed_overlap(size_t count, void *const *list, size_t len) {
+  if (!len || !count) return {};
+  uintptr_t lo = UINTPTR_MAX, hi = 0;
+  for (size_t i = 0; i < count; ++i) {
+    uintptr_t a = reinterpret_cast<uintptr_t>(list[i]);
+    lo = std::min(lo, a);
+    hi = std::max(hi, a + len);
+  }
+  uint64_t total = static_cast<uint64_t>(count) * len;
+  if (span_too_small(lo, hi, total)) {
+    return util::format(
+        "the destination list's %zu entries of %zu bytes span only %zu bytes: they overlap (a "
+        "destination byte would be written twice)",
+        count, len, static_cast<size_t>(hi - lo));
+  }
+  return {};
+}
+
+std::string strided_overlap(const ptrdiff_t *strides, size_t elemsz, const size_t *count,
+                            size_t levels) {
+  if (elemsz == 0) return {};
+  for (size_t i = 0; i < levels; ++i)
+    if (count[i] == 0) return {};
+  // Dimensions that move something, by increasing |stride|.
+  struct Dim {
+    uint64_t stride;
+    size_t count;
+    size_t level;
+  };
+  std::vector<Dim> dims;
+  for (size_t i = 0; i < levels; ++i) {
+    if (count[i] < 2) continue;
+    uint64_t s =
+        strides[i] < 0 ? 0 - static_cast<uint64_t>(strides[i]) : static_cast<uint64_t>(strides[i]);
+    if (s == 0) {
+      return util::format(
+          "destination stride[%zu] is 0 with count[%zu] = %zu: the destination overlaps itself", i,
+          i, count[i]);
+    }
+    dims.push_back({s, count[i], i});
+  }
+  std::sort(dims.begin(), dims.end(),
+            [](const Dim &a, const Dim &b) { return a.stride < b.stride; });
+  // Nested: each stride clears everything below it. Sufficient, not necessary.
+  uint64_t extent = elemsz;
+  bool nested = true;
+  for (const Dim &d : dims) {
+    if (d.stride < extent) {
+      nested = false;
+      break;
+    }
+    extent = d.stride * (d.count - 1) + extent;
+  }
+  if (nested) return {};
+  // Interleaved shapes: list every element's offset and look for two closer
+  // than an element.
+  std::vector<int64_t> offs{0};
+  for (const Dim &d : dims) {
+    size_t n = offs.size();
+    int64_t s = strides[d.level];
+    for (size_t k = 1; k < d.count; ++k)
+      for (size_t j = 0; j < n; ++j) offs.push_back(offs[j] + s * static_cast<int64_t>(k));
+  }
+  std::sort(offs.begin(), offs.end());
+  for (size_t j = 1; j < offs.size(); ++j) {
+    if (static_cast<uint64_t>(offs[j] - offs[j - 1]) < elemsz) {
+      return util::format("the destination strides place two %zu-byte elements %" PRId64
+                          " bytes apart: the destination overlaps itself",
+                          elemsz, offs[j] - offs[j - 1]);
+    }
+  }
+  return {};
+}
+
+}  // namespace gexx::vis

@@ -1,0 +1,409 @@
+/* vischeck: the VIS calls (gasnet_vis.h) against a byte-by-byte model.
+ *
+ *   vischeck [rounds]     (default 200 random shapes per kind)
+ *   vischeck overlap|overflow|pcindex   (a misuse that must stop the job)
+ *
+ * Rank r works on its right neighbour's segment. Before each transfer the
+ * whole remote area and the whole local buffer get known patterns; after it
+ * both are read back entirely and compared with the model, so bytes that
+ * must not change are checked too. Shapes: strided in 1 to 3 dimensions
+ * (negative, foldable and overlapping source strides, zero counts), vectors
+ * of mixed lengths with zero-length entries cut differently on each side,
+ * indexed lists (duplicate remote addresses on get); every form: EX
+ * blocking, NB, NBI, and GASNet-1 blocking, _nb and _nbi. Each rank prints
+ * "vischeck rank R of N: PASS (K checks)" or "FAIL: ..." and exits 1.
+ */
+#include <gasnet.h>
+#include <gasnet_vis.h>
+
+#include "check.h"
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define AREA 16384
+
+static gasnet_node_t me, n, peer;
+static gex_TM_t tm;
+static unsigned char *remote;                  /* peer's segment (its address) */
+static unsigned char local[AREA], image[AREA]; /* local buffer, remote read back */
+static unsigned char model_l[AREA], model_r[AREA];
+static uint64_t rng = 88172645463325252ull;
+
+static uint64_t rnd(uint64_t lo, uint64_t hi) { /* in [lo, hi] */
+  rng ^= rng << 13;
+  rng ^= rng >> 7;
+  rng ^= rng << 17;
+  return lo + rng % (hi - lo + 1);
+}
+
+/* Fresh patterns on both sides, the models equal to them. */
+static void reset(uint64_t seed) {
+  fill(local, AREA, seed);
+  fill(image, AREA, seed + 7777);
+  gex_RMA_PutBlocking(tm, peer, remote, image, AREA, 0);
+  memcpy(model_l, local, AREA);
+  memcpy(model_r, image, AREA);
+}
+
+static void verify(const char *what) {
+  gex_RMA_GetBlocking(tm, image, peer, remote, AREA, 0);
+  for (size_t i = 0; i < AREA; ++i)
+    CHECK(image[i] == model_r[i], "%s: remote byte %zu is %u, expected %u", what, i, image[i],
+          model_r[i]);
+  for (size_t i = 0; i < AREA; ++i)
+    CHECK(local[i] == model_l[i], "%s: local byte %zu is %u, expected %u", what, i, local[i],
+          model_l[i]);
+}
+
+/* Byte offsets of a shape, in transfer order. */
+static size_t offs_d[AREA], offs_s[AREA];
+
+static size_t strided_offsets(size_t *out, long base, const ptrdiff_t *st, size_t elemsz,
+                              const size_t *cnt, size_t levels) {
+  size_t k = 0, idx[3] = {0, 0, 0};
+  for (size_t i = 0; i < levels; ++i)
+    if (cnt[i] == 0) return 0;
+  if (!elemsz) return 0;
+  for (;;) {
+    long e = base;
+    for (size_t i = 0; i < levels; ++i) e += (long)idx[i] * st[i];
+    for (size_t b = 0; b < elemsz; ++b) out[k++] = (size_t)(e + (long)b);
+    size_t i = 0;
+    for (; i < levels; ++i) {
+      if (++idx[i] < cnt[i]) break;
+      idx[i] = 0;
+    }
+    if (i == levels) return k;
+  }
+}
+
+/* Model of a put (remote <- local) or a get (local <- remote). */
+static void model(int put, size_t nbytes) {
+  unsigned char *dm = put ? model_r : model_l;
+  const unsigned char *sm = put ? local : image; /* image: remote before the get */
+  for (size_t k = 0; k < nbytes; ++k) dm[offs_d[k]] = sm[offs_s[k]];
+}
+
+/* A random strided shape within AREA: base offset, strides, bounding box. */
+static void rand_strides(ptrdiff_t *st, long *base, size_t elemsz, const size_t *cnt, size_t levels,
+                         int nested) {
+  long extent = (long)elemsz, lo = 0, hi = (long)elemsz;
+  for (size_t i = 0; i < levels; ++i) {
+    long s = nested ? extent + (long)rnd(0, 5) : (long)rnd(0, 3 * elemsz);
+    if (nested && rnd(0, 3) == 0 && i == 0) s = extent; /* foldable */
+    if (rnd(0, 3) == 0) s = -s;
+    st[i] = s;
+    long span = s * (long)(cnt[i] ? cnt[i] - 1 : 0);
+    if (span < 0)
+      lo += span;
+    else
+      hi += span;
+    extent = hi - lo;
+  }
+  CHECK(extent < AREA, "shape too large");
+  *base = -lo + (long)rnd(0, AREA - 1 - (uint64_t)extent);
+}
+
+static void sync_nbi(int put) {
+  gex_NBI_Wait(put ? GEX_EC_PUT : GEX_EC_GET, 0);
+}
+
+static void strided_round(int put, int form) {
+  size_t levels = rnd(1, 3), elemsz = rnd(0, 20) == 0 ? 0 : rnd(1, 9);
+  size_t cnt[3];
+  for (size_t i = 0; i < levels; ++i) cnt[i] = rnd(0, 30) == 0 ? 0 : rnd(1, 6);
+  ptrdiff_t rs[3], ls[3];
+  long rbase, lbase;
+  /* The destination's strides nest (no overlap); the source's may overlap. */
+  rand_strides(rs, &rbase, elemsz, cnt, levels, put);
+  rand_strides(ls, &lbase, elemsz, cnt, levels, !put);
+  size_t nb = strided_offsets(put ? offs_d : offs_s, rbase, rs, elemsz, cnt, levels);
+  strided_offsets(put ? offs_s : offs_d, lbase, ls, elemsz, cnt, levels);
+  gex_RMA_GetBlocking(tm, image, peer, remote, AREA, 0);
+  model(put, nb);
+  void *r = remote + rbase, *l = local + lbase;
+  int negative = 0;
+  for (size_t i = 0; i < levels; ++i) negative |= rs[i] < 0 || ls[i] < 0;
+  if (form >= 3 && negative) form -= 3; /* GASNet-1 strides are unsigned */
+  size_t g1cnt[4] = {elemsz, cnt[0], cnt[1], cnt[2]};
+  gex_Event_t e;
+  if (put) {
+    switch (form) {
+      case 0:
+        gex_VIS_StridedPutBlocking(tm, peer, r, rs, l, ls, elemsz, cnt, levels, 0);
+        break;
+      case 1:
+        e = gex_VIS_StridedPutNB(tm, peer, r, rs, l, ls, elemsz, cnt, levels, 0);
+        gex_Event_Wait(e);
+        break;
+      case 2:
+        gex_VIS_StridedPutNBI(tm, peer, r, rs, l, ls, elemsz, cnt, levels, 0);
+        sync_nbi(1);
+        break;
+      case 3:
+        gasnet_puts_bulk(peer, r, (size_t *)rs, l, (size_t *)ls, g1cnt, levels);
+        break;
+      case 4:
+        gasnet_wait_syncnb(
+            gasnet_puts_nb_bulk(peer, r, (size_t *)rs, l, (size_t *)ls, g1cnt, levels));
+        break;
+      default:
+        gasnet_puts_nbi_bulk(peer, r, (size_t *)rs, l, (size_t *)ls, g1cnt, levels);
+        gasnet_wait_syncnbi_puts();
+    }
+  } else {
+    switch (form) {
+      case 0:
+        gex_VIS_StridedGetBlocking(tm, l, ls, peer, r, rs, elemsz, cnt, levels, 0);
+        break;
+      case 1:
+        e = gex_VIS_StridedGetNB(tm, l, ls, peer, r, rs, elemsz, cnt, levels, 0);
+        gex_Event_Wait(e);
+        break;
+      case 2:
+        gex_VIS_StridedGetNBI(tm, l, ls, peer, r, rs, elemsz, cnt, levels, 0);
+        sync_nbi(0);
+        break;
+      case 3:
+        gasnet_gets_bulk(l, (size_t *)ls, peer, r, (size_t *)rs, g1cnt, levels);
+        break;
+      case 4:
+        gasnet_wait_syncnb(
+            gasnet_gets_nb_bulk(l, (size_t *)ls, peer, r, (size_t *)rs, g1cnt, levels));
+        break;
+      default:
+        gasnet_gets_nbi_bulk(l, (size_t *)ls, peer, r, (size_t *)rs, g1cnt, levels);
+        gasnet_wait_syncnbi_gets();
+    }
+  }
+  verify(put ? "strided put" : "strided get");
+}
+
+/* Non-overlapping ranges of mixed lengths (zero among them) totalling
+ * `total`, in shuffled order, at random gaps. */
+static size_t rand_ranges(gex_Memvec_t *v, size_t max, unsigned char *base, size_t total) {
+  size_t lens[64], k = 0, left = total;
+  while (left && k < max - 1) {
+    size_t l = rnd(0, 4) == 0 ? 0 : rnd(1, left < 300 ? left : 300);
+    if (l > left) l = left;
+    lens[k++] = l;
+    left -= l;
+  }
+  if (left) lens[k++] = left;
+  size_t off = rnd(0, 64);
+  for (size_t i = 0; i < k; ++i) {
+    v[i].gex_addr = base + off;
+    v[i].gex_len = lens[i];
+    off += lens[i] + rnd(0, 40);
+  }
+  CHECK(off < AREA, "ranges too long");
+  for (size_t i = k; i > 1; --i) { /* shuffle */
+    size_t j = rnd(0, i - 1);
+    gex_Memvec_t t = v[i - 1];
+    v[i - 1] = v[j];
+    v[j] = t;
+  }
+  return k;
+}
+
+static size_t vector_offsets(size_t *out, const gex_Memvec_t *v, size_t k,
+                             const unsigned char *base) {
+  size_t m = 0;
+  for (size_t i = 0; i < k; ++i)
+    for (size_t b = 0; b < v[i].gex_len; ++b)
+      out[m++] = (size_t)((const unsigned char *)v[i].gex_addr - base) + b;
+  return m;
+}
+
+static void vector_round(int put, int form) {
+  gex_Memvec_t rv[64], lv[64];
+  size_t total = rnd(0, 20) == 0 ? 0 : rnd(1, 4000);
+  size_t rk = rand_ranges(rv, put ? 64 : 1 + rnd(0, 63), remote, total);
+  size_t lk = rand_ranges(lv, put ? 1 + rnd(0, 63) : 64, local, total);
+  size_t nb = vector_offsets(put ? offs_d : offs_s, rv, rk, remote);
+  vector_offsets(put ? offs_s : offs_d, lv, lk, local);
+  gex_RMA_GetBlocking(tm, image, peer, remote, AREA, 0);
+  model(put, nb);
+  gasnet_memvec_t *g1r = (gasnet_memvec_t *)rv, *g1l = (gasnet_memvec_t *)lv;
+  gex_Event_t e;
+  if (put) {
+    switch (form) {
+      case 0:
+        gex_VIS_VectorPutBlocking(tm, peer, rk, rv, lk, lv, 0);
+        break;
+      case 1:
+        e = gex_VIS_VectorPutNB(tm, peer, rk, rv, lk, lv, 0);
+        gex_Event_Wait(e);
+        break;
+      case 2:
+        gex_VIS_VectorPutNBI(tm, peer, rk, rv, lk, lv, 0);
+        sync_nbi(1);
+        break;
+      case 3:
+        gasnet_putv_bulk(peer, rk, g1r, lk, g1l);
+        break;
+      case 4:
+        gasnet_wait_syncnb(gasnet_putv_nb_bulk(peer, rk, g1r, lk, g1l));
+        break;
+      default:
+        gasnet_putv_nbi_bulk(peer, rk, g1r, lk, g1l);
+        gasnet_wait_syncnbi_puts();
+    }
+  } else {
+    switch (form) {
+      case 0:
+        gex_VIS_VectorGetBlocking(tm, lk, lv, peer, rk, rv, 0);
+        break;
+      case 1:
+        e = gex_VIS_VectorGetNB(tm, lk, lv, peer, rk, rv, 0);
+        gex_Event_Wait(e);
+        break;
+      case 2:
+        gex_VIS_VectorGetNBI(tm, lk, lv, peer, rk, rv, 0);
+        sync_nbi(0);
+        break;
+      case 3:
+        gasnet_getv_bulk(lk, g1l, peer, rk, g1r);
+        break;
+      case 4:
+        gasnet_wait_syncnb(gasnet_getv_nb_bulk(lk, g1l, peer, rk, g1r));
+        break;
+      default:
+        gasnet_getv_nbi_bulk(lk, g1l, peer, rk, g1r);
+        gasnet_wait_syncnbi_gets();
+    }
+  }
+  verify(put ? "vector put" : "vector get");
+}
+
+static void indexed_round(int put, int form) {
+  void *rl[128], *ll[128];
+  size_t len = rnd(1, 24), count = rnd(0, 40);
+  /* The other side: the same bytes cut into pieces of len2. */
+  size_t len2 = (len % 2 == 0 && rnd(0, 1)) ? len / 2 : len, count2 = count * len / len2;
+  size_t dlen = put ? len : len2, slen = put ? len2 : len;
+  size_t dcount = put ? count : count2, scount = put ? count2 : count;
+  /* Destination slots: distinct, shuffled. Source slots: may repeat. */
+  void **dl = put ? rl : ll, **sl = put ? ll : rl;
+  unsigned char *dbase = put ? remote : local, *sbase = put ? local : remote;
+  size_t slots = AREA / (dlen + 3);
+  for (size_t i = 0; i < dcount; ++i) {
+    size_t s;
+    int again;
+    do { /* distinct slots */
+      s = rnd(0, slots - 1);
+      again = 0;
+      for (size_t j = 0; j < i; ++j) again |= dl[j] == (void *)(dbase + s * (dlen + 3));
+    } while (again);
+    dl[i] = dbase + s * (dlen + 3);
+  }
+  for (size_t i = 0; i < scount; ++i)
+    sl[i] = (i && rnd(0, 3) == 0) ? sl[rnd(0, i - 1)] : sbase + rnd(0, AREA - slen);
+  size_t m = 0;
+  for (size_t i = 0; i < dcount; ++i)
+    for (size_t b = 0; b < dlen; ++b) offs_d[m++] = (size_t)((unsigned char *)dl[i] - dbase) + b;
+  m = 0;
+  for (size_t i = 0; i < scount; ++i)
+    for (size_t b = 0; b < slen; ++b) offs_s[m++] = (size_t)((unsigned char *)sl[i] - sbase) + b;
+  gex_RMA_GetBlocking(tm, image, peer, remote, AREA, 0);
+  model(put, m);
+  gex_Event_t e;
+  if (put) {
+    switch (form) {
+      case 0:
+        gex_VIS_IndexedPutBlocking(tm, peer, dcount, dl, dlen, scount, sl, slen, 0);
+        break;
+      case 1:
+        e = gex_VIS_IndexedPutNB(tm, peer, dcount, dl, dlen, scount, sl, slen, 0);
+        gex_Event_Wait(e);
+        break;
+      case 2:
+        gex_VIS_IndexedPutNBI(tm, peer, dcount, dl, dlen, scount, sl, slen, 0);
+        sync_nbi(1);
+        break;
+      case 3:
+        gasnet_puti_bulk(peer, dcount, dl, dlen, scount, sl, slen);
+        break;
+      case 4:
+        gasnet_wait_syncnb(gasnet_puti_nb_bulk(peer, dcount, dl, dlen, scount, sl, slen));
+        break;
+      default:
+        gasnet_puti_nbi_bulk(peer, dcount, dl, dlen, scount, sl, slen);
+        gasnet_wait_syncnbi_puts();
+    }
+  } else {
+    switch (form) {
+      case 0:
+        gex_VIS_IndexedGetBlocking(tm, dcount, dl, dlen, peer, scount, sl, slen, 0);
+        break;
+      case 1:
+        e = gex_VIS_IndexedGetNB(tm, dcount, dl, dlen, peer, scount, sl, slen, 0);
+        gex_Event_Wait(e);
+        break;
+      case 2:
+        gex_VIS_IndexedGetNBI(tm, dcount, dl, dlen, peer, scount, sl, slen, 0);
+        sync_nbi(0);
+        break;
+      case 3:
+        gasnet_geti_bulk(dcount, dl, dlen, peer, scount, sl, slen);
+        break;
+      case 4:
+        gasnet_wait_syncnb(gasnet_geti_nb_bulk(dcount, dl, dlen, peer, scount, sl, slen));
+        break;
+      default:
+        gasnet_geti_nbi_bulk(dcount, dl, dlen, peer, scount, sl, slen);
+        gasnet_wait_syncnbi_gets();
+    }
+  }
+  verify(put ? "indexed put" : "indexed get");
+}
+
+int main(int argc, char **argv) {
+  gasnet_init(&argc, &argv);
+  const char *misuse = argc > 1 && (argv[1][0] < '0' || argv[1][0] > '9') ? argv[1] : NULL;
+  int rounds = argc > 1 && !misuse ? atoi(argv[1]) : 200;
+  gasnet_attach(NULL, 0, 2 * AREA, 0);
+  me = gasnet_mynode();
+  n = gasnet_nodes();
+  check_rank = me;
+  peer = (me + 1) % n;
+  gasnet_QueryGexObjects(NULL, NULL, &tm, NULL);
+  setvbuf(stdout, NULL, _IOLBF, 0);
+  gasnet_seginfo_t *seg = calloc(n, sizeof *seg);
+  gasnet_getSegmentInfo(seg, (int)n);
+  remote = seg[peer].addr;
+  rng += me * 1000003u;
+  if (misuse) {
+    if (!strcmp(misuse, "overlap")) { /* two elements onto the same destination bytes */
+      ptrdiff_t ds[1] = {0}, ss[1] = {8};
+      size_t cnt[1] = {2};
+      gex_VIS_StridedPutBlocking(tm, peer, remote, ds, local, ss, 8, cnt, 1, 0);
+    } else if (!strcmp(misuse, "overflow")) {
+      void *list[1] = {remote};
+      gex_VIS_IndexedPutBlocking(tm, peer, SIZE_MAX / 2, list, 4, 1, list, 4, 0);
+    } else if (!strcmp(misuse, "pcindex")) {
+      gex_VIS_SetPeerCompletionHandler(5, NULL, 0, 0);
+    }
+    printf("vischeck: misuse '%s' was not caught\n", misuse);
+    gasnet_exit(2);
+  }
+  /* Only rank r writes into rank r+1's segment: no waiting until the end. */
+  for (int i = 0; i < rounds; ++i) {
+    for (int put = 0; put < 2; ++put) {
+      reset((uint64_t)i * 4 + (uint64_t)put);
+      strided_round(put, i % 6);
+      reset((uint64_t)i * 4 + 2);
+      vector_round(put, i % 6);
+      reset((uint64_t)i * 4 + 3);
+      indexed_round(put, i % 6);
+    }
+  }
+  gasnet_barrier_notify(0, GASNET_BARRIERFLAG_ANONYMOUS);
+  gasnet_barrier_wait(0, GASNET_BARRIERFLAG_ANONYMOUS);
+  printf("vischeck rank %u of %u: PASS (%ld checks)\n", me, n, check_count);
+  free(seg);
+  gasnet_exit(0);
+  return 0;
+}

@@ -1,0 +1,139 @@
+// VIS shapes (src/vis/shape.hpp): runs, folding, pairing and the checks.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <vector>
+
+#include "vis/shape.hpp"
+
+using gexx::vis::pair_runs;
+using gexx::vis::Run;
+using gexx::vis::Runs;
+
+namespace {
+
+std::vector<std::pair<ptrdiff_t, size_t>> walk(Runs &r, const char *base) {
+  std::vector<std::pair<ptrdiff_t, size_t>> out;
+  Run x;
+  while (r.next(x)) out.push_back({x.addr - base, x.len});
+  return out;
+}
+
+using V = std::vector<std::pair<ptrdiff_t, size_t>>;
+
+}  // namespace
+
+TEST(VisShape, VectorSkipsEmptyEntries) {
+  char b[64];
+  gex_Memvec_t v[] = {{b + 10, 3}, {b, 0}, {b + 2, 5}};
+  Runs r = Runs::vector(3, v);
+  EXPECT_EQ(r.runs(), 2u);
+  EXPECT_EQ(walk(r, b), (V{{10, 3}, {2, 5}}));
+  r.rewind();
+  EXPECT_EQ(walk(r, b), (V{{10, 3}, {2, 5}}));
+}
+
+TEST(VisShape, IndexedZeroLengthIsEmpty) {
+  char b[8];
+  void *l[] = {b, b + 1};
+  Runs r = Runs::indexed(2, l, 0);
+  EXPECT_EQ(r.runs(), 0u);
+  EXPECT_TRUE(walk(r, b).empty());
+}
+
+TEST(VisShape, StridedOdometerLowestDimensionFirst) {
+  char b[256];
+  ptrdiff_t st[] = {10, 100};
+  size_t cnt[] = {3, 2};
+  Runs r = Runs::strided(b, st, 4, cnt, 2);
+  EXPECT_EQ(r.runs(), 6u);
+  EXPECT_EQ(walk(r, b), (V{{0, 4}, {10, 4}, {20, 4}, {100, 4}, {110, 4}, {120, 4}}));
+}
+
+TEST(VisShape, StridedFoldsContiguousDimensionsAndDropsSingletons) {
+  char b[256];
+  ptrdiff_t st[] = {4, 999, 16, 64};
+  size_t cnt[] = {4, 1, 2, 2};
+  Runs r = Runs::strided(b, st, 4, cnt, 4);
+  // 4 x 4 bytes fold to 16; the count-1 dimension vanishes; 16-stride folds to 32.
+  EXPECT_EQ(walk(r, b), (V{{0, 32}, {64, 32}}));
+}
+
+TEST(VisShape, StridedNegativeStridesAndEmptyShapes) {
+  char b[256];
+  ptrdiff_t st[] = {-8};
+  size_t cnt[] = {3};
+  Runs r = Runs::strided(b + 100, st, 2, cnt, 1);
+  EXPECT_EQ(walk(r, b), (V{{100, 2}, {92, 2}, {84, 2}}));
+  size_t zero[] = {0};
+  Runs e = Runs::strided(b, st, 2, zero, 1);
+  EXPECT_TRUE(walk(e, b).empty());
+  Runs z = Runs::strided(b, st, 0, cnt, 1);
+  EXPECT_TRUE(walk(z, b).empty());
+  Runs contiguous = Runs::strided(b, nullptr, 5, nullptr, 0);
+  EXPECT_EQ(walk(contiguous, b), (V{{0, 5}}));
+}
+
+TEST(VisShape, PairingCutsAtBothSidesBoundaries) {
+  char d[32], s[32];
+  for (int i = 0; i < 32; ++i) s[i] = static_cast<char>(i);
+  std::memset(d, -1, sizeof d);
+  gex_Memvec_t dv[] = {{d + 20, 5}, {d, 0}, {d + 2, 3}};
+  gex_Memvec_t sv[] = {{s + 1, 2}, {s + 10, 6}};
+  Runs dr = Runs::vector(3, dv), sr = Runs::vector(2, sv);
+  std::vector<size_t> pieces;
+  pair_runs(dr, sr, [&](char *a, char *b, size_t n) {
+    std::memcpy(a, b, n);
+    pieces.push_back(n);
+  });
+  EXPECT_EQ(pieces, (std::vector<size_t>{2, 3, 3}));
+  const char want20[] = {1, 2, 10, 11, 12};
+  const char want2[] = {13, 14, 15};
+  EXPECT_EQ(std::memcmp(d + 20, want20, 5), 0);
+  EXPECT_EQ(std::memcmp(d + 2, want2, 3), 0);
+  EXPECT_EQ(d[0], -1);  // untouched
+  EXPECT_EQ(d[25], -1);
+}
+
+TEST(VisShape, Totals) {
+  uint64_t t = 0;
+  size_t cnt[] = {3, 4};
+  EXPECT_EQ(gexx::vis::strided_total(5, cnt, 2, &t), "");
+  EXPECT_EQ(t, 60u);
+  size_t huge[] = {SIZE_MAX / 2, 4};
+  EXPECT_NE(gexx::vis::strided_total(8, huge, 2, &t), "");
+  EXPECT_NE(gexx::vis::indexed_total(SIZE_MAX / 2, 4, "destination", &t), "");
+  gex_Memvec_t v[] = {{nullptr, SIZE_MAX}, {nullptr, 2}};
+  EXPECT_NE(gexx::vis::vector_total(2, v, "source", &t), "");
+}
+
+TEST(VisShape, StridedOverlap) {
+  size_t cnt2[] = {2};
+  ptrdiff_t zero[] = {0};
+  EXPECT_NE(gexx::vis::strided_overlap(zero, 4, cnt2, 1), "");
+  ptrdiff_t tight[] = {3};
+  EXPECT_NE(gexx::vis::strided_overlap(tight, 4, cnt2, 1), "");
+  ptrdiff_t neg[] = {-4};
+  EXPECT_EQ(gexx::vis::strided_overlap(neg, 4, cnt2, 1), "");
+  // Interleaved but disjoint: offsets 0,2,4 and 3,5,7 of 1-byte elements.
+  ptrdiff_t inter[] = {2, 3};
+  size_t cnt32[] = {3, 2};
+  EXPECT_EQ(gexx::vis::strided_overlap(inter, 1, cnt32, 2), "");
+  // The same with 2-byte elements collides (2..3 and 3..4).
+  EXPECT_NE(gexx::vis::strided_overlap(inter, 2, cnt32, 2), "");
+  // A count of one makes a zero stride harmless.
+  size_t one[] = {1};
+  EXPECT_EQ(gexx::vis::strided_overlap(zero, 4, one, 1), "");
+}
+
+TEST(VisShape, ListOverlap) {
+  char b[64];
+  gex_Memvec_t ok[] = {{b, 4}, {b + 4, 4}};
+  EXPECT_EQ(gexx::vis::vector_overlap(2, ok), "");
+  gex_Memvec_t bad[] = {{b, 4}, {b + 2, 4}};
+  EXPECT_NE(gexx::vis::vector_overlap(2, bad), "");
+  void *dup[] = {b, b};
+  EXPECT_NE(gexx::vis::indexed_overlap(2, dup, 8), "");
+  void *fine[] = {b + 8, b};
+  EXPECT_EQ(gexx::vis::indexed_overlap(2, fine, 8), "");
+}
