@@ -113,12 +113,17 @@ void request_handler(gex_Token_t token, gex_AM_Arg_t addr_lo, gex_AM_Arg_t addr_
 
 void reply_handler(gex_Token_t, gex_AM_Arg_t res_lo, gex_AM_Arg_t res_hi, gex_AM_Arg_t done_lo,
                    gex_AM_Arg_t done_hi, gex_AM_Arg_t v_lo, gex_AM_Arg_t v_hi, gex_AM_Arg_t code) {
+  auto *done = reinterpret_cast<transport::RmaCompletion *>(join(done_lo, done_hi));
+  // Pairs with the initiator's release in send(): what it wrote before the
+  // request (the counter itself, the result buffer) happens before what this
+  // thread writes now, in this process's terms. The chain through the
+  // target is another process, which a checker such as TSan cannot follow.
+  (void)done->pending.load(std::memory_order_acquire);
   if (void *result = reinterpret_cast<void *>(join(res_lo, res_hi))) {
     uint64_t value = join(v_lo, v_hi);
     unsigned type = static_cast<uint32_t>(code) >> 8;
     std::memcpy(result, &value, kTypeSize[type < kTypes ? type : 0]);
   }
-  auto *done = reinterpret_cast<transport::RmaCompletion *>(join(done_lo, done_hi));
   done->pending.fetch_sub(1, std::memory_order_release);  // its last use here
 }
 
@@ -315,7 +320,7 @@ int send(const char *api, const gex_AD_t ad, gex_Rank_t jr, void *addr, gex_OP_t
   m.lc_opt = GEX_EVENT_NOW;
   m.flags = flags & GEX_FLAG_IMMEDIATE;
   if (flags & GEX_FLAG_AD_REL) std::atomic_thread_fence(std::memory_order_seq_cst);
-  done.pending.fetch_add(1, std::memory_order_relaxed);
+  done.pending.fetch_add(1, std::memory_order_release);  // see reply_handler
   if (core::Runtime::get(api).am().internal_request(jr, m) != 0) {
     done.pending.fetch_sub(1, std::memory_order_relaxed);
     return 1;
