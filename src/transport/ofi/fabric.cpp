@@ -107,7 +107,7 @@ Fabric::Fabric(bootstrap::Bootstrap &boot, const std::string &provider) {
   hints->domain_attr->threading = FI_THREAD_DOMAIN;
   if (!provider.empty()) hints->fabric_attr->prov_name = ::strdup(provider.c_str());
   int rc = fi_getinfo(kApiVersion, nullptr, nullptr, 0, hints, &info_);
-  atomics_ = rc == 0 && info_;
+  atomics_ = rc == 0 && info_ && (info_->caps & FI_ATOMIC);
   if (!atomics_) {
     // Native atomics (transport/ofi/atomics.cpp) are optional.
     hints->caps = FI_MSG | FI_RMA;
