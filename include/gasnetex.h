@@ -197,7 +197,24 @@ extern void *gex_TM_QueryCData(gex_TM_t tm);
 extern gex_Rank_t gex_TM_TranslateRankToJobrank(gex_TM_t tm, gex_Rank_t rank);
 extern gex_Rank_t gex_TM_TranslateJobrankToRank(gex_TM_t tm, gex_Rank_t jobrank);
 
-/* Not built yet: ends the job with a message naming the function. */
+/* An endpoint somewhere in the job: its process's job rank and its index
+ * there (gexx has one endpoint per process, index 0). */
+typedef struct {
+  gex_Rank_t gex_rank;
+  gex_EP_Index_t gex_ep_index;
+} gex_EP_Location_t;
+extern gex_EP_Location_t gex_TM_TranslateRankToEP(gex_TM_t tm, gex_Rank_t rank, gex_Flags_t flags);
+/* A team of two for point-to-point calls only: its ranks are job ranks and
+ * it names remote endpoint remote_ep_index (0 in gexx). */
+extern gex_TM_t gex_TM_Pair(gex_EP_t local_ep, gex_EP_Index_t remote_ep_index);
+
+/* Collective over parent_tm: the callers with the same color (>= 0 and a
+ * non-null new_tm_p) form a team ordered by key, then by parent rank;
+ * the others get GEX_TM_INVALID (when new_tm_p is not null). With
+ * GEX_FLAG_TM_SCRATCH_SIZE_MIN or _RECOMMENDED it is a local query
+ * instead and returns the scratch size (0 when new_tm_p is null or color
+ * < 0). gexx's collectives need no scratch: both sizes are 0 and a given
+ * scratch is only kept to be handed back by gex_TM_Destroy. */
 extern size_t gex_TM_Split(gex_TM_t *new_tm_p, gex_TM_t parent_tm, int color, int key,
                            void *scratch_addr, size_t scratch_size, gex_Flags_t flags);
 /* ---- segments ---- */
@@ -255,6 +272,18 @@ typedef struct {
   void *gex_addr;
   size_t gex_len;
 } gex_Memvec_t;
+
+/* Collective over parent_tm: the members of the new team are the numargs
+ * endpoints in args, in team order; a caller not among them passes
+ * numargs 0 and gets no team. num_new_tms must be 1 in gexx. The scratch
+ * query flags make it local, as for gex_TM_Split. */
+extern size_t gex_TM_Create(gex_TM_t *new_tms, size_t num_new_tms, gex_TM_t parent_tm,
+                            gex_EP_Location_t *args, size_t numargs, gex_Addr_t *scratch_addrs,
+                            size_t scratch_size, gex_Flags_t flags);
+/* Collective over tm (a barrier) unless GEX_FLAG_GLOBALLY_QUIESCED. Returns
+ * non-zero, with the scratch the team was given in *scratch_p, when
+ * scratch_p is not null and the team had scratch; else 0. */
+extern int gex_TM_Destroy(gex_TM_t tm, gex_Memvec_t *scratch_p, gex_Flags_t flags);
 
 /* ---- NBI access regions (they do not nest) ---- */
 extern void gex_NBI_BeginAccessRegion(gex_Flags_t flags);

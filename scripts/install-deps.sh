@@ -60,6 +60,10 @@ check_all() {
   have ip || need iproute2
   { have sshd || [[ -x /usr/sbin/sshd ]]; } || need openssh-server
   { have ssh && have ssh-keygen; } || need openssh-client
+  # Backtraces with source lines, and releasing ranks frozen for a debugger
+  # (job.backtrace_*, job.freeze*): without these the cases skip.
+  have addr2line || need binutils
+  have gdb || need gdb
 }
 
 # Optional: libfabric for the ofi conduit. The build leaves the conduit out

@@ -20,6 +20,7 @@ enum InternalHandler : gex_AM_Index_t {
   kBarrierHandler = 1,
   kAtomicRequestHandler = 2,  // atomics/domain.cpp: an operation the target performs
   kAtomicReplyHandler = 3,    // ... and its prior value coming back
+  kCollHandler = 8,           // coll/engine.cpp: every team collective's messages
 };
 
 struct HandlerEntry {

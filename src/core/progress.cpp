@@ -19,6 +19,7 @@ bool g_oversubscribed = false;
 // that, polls do nothing: no AM engine exists to take deliveries).
 transport::Transport *g_transport = nullptr;
 std::atomic<int> g_wait_mode{static_cast<int>(WaitMode::SpinBlock)};
+std::atomic<void (*)()> g_poll_hook{nullptr};
 
 // How long a waiting thread spins before it yields its core. A time, not a
 // count of polls: a poll costs tens of ns on the smp transport but about a
@@ -71,6 +72,8 @@ void poll(const char *api) {
   transport::Transport *tp = g_transport;
   if (!tp) return;
   am::check_may_poll(api);
+  if (void (*hook)() = g_poll_hook.load(std::memory_order_acquire)) [[unlikely]]
+    hook();
   if (tp->poll(false)) {
     t_spin_last = 0;
     t_idle_polls = 0;
@@ -80,6 +83,10 @@ void poll(const char *api) {
       g_wait_mode.load(std::memory_order_relaxed) != static_cast<int>(WaitMode::Spin) &&
       spun_long_enough(false))
     sched_yield();
+}
+
+void set_poll_hook(void (*hook)()) {
+  g_poll_hook.store(hook, std::memory_order_release);
 }
 
 void set_wait_mode(WaitMode mode) {

@@ -24,6 +24,10 @@ void progress_start(transport::Transport &tp);
 void poll(const char *api = "a blocking gexx call (wait, barrier or poll)");
 void relax(uint32_t &spins);  // one step of a polite spin
 
+// A function every poll calls while it is set (the collective engine sets
+// it while collectives are in flight, so they progress from any poll).
+void set_poll_hook(void (*hook)());
+
 // gasnet_set_waitmode: how a waiting rank spends its time.
 enum class WaitMode { Spin = 0, Block = 1, SpinBlock = 2 };
 void set_wait_mode(WaitMode mode);

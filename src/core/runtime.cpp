@@ -8,6 +8,7 @@
 #include <mutex>
 
 #include "coll/am_barrier.hpp"
+#include "coll/engine.hpp"
 #include "coll/shm_barrier.hpp"
 #include "core/exit.hpp"
 #include "core/progress.hpp"
@@ -117,6 +118,7 @@ void Runtime::start(const char *client_name, gex_Flags_t flags) {
       *transport_, handlers_, segment_relay_,
       am::Limits::from_config(rank_, size_, transport_->capabilities(), max_global_, concurrent_));
   am_relay_.engine = am_.get();
+  coll::open(*am_, handlers_);  // the collectives' handler, before any poll
   barrier_ = std::make_unique<coll::Barrier>(job_barrier());
 
   client_.name = client_name ? client_name : "";

@@ -69,6 +69,19 @@ gex_Rank_t Team::from_job(gex_Rank_t j) const {
   return GEX_RANK_INVALID;
 }
 
+std::vector<gex_Rank_t> Team::split_members(const std::vector<SplitRow> &rows, int color) {
+  std::vector<std::pair<int, gex_Rank_t>> order;  // (key, parent rank)
+  for (size_t r = 0; r < rows.size(); ++r) {
+    if (rows[r].member && rows[r].color == color)
+      order.emplace_back(rows[r].key, static_cast<gex_Rank_t>(r));
+  }
+  std::sort(order.begin(), order.end());
+  std::vector<gex_Rank_t> out;
+  out.reserve(order.size());
+  for (const auto &o : order) out.push_back(o.second);
+  return out;
+}
+
 std::string Team::describe() const {
   switch (shape_) {
     case Shape::Identity:

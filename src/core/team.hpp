@@ -10,6 +10,7 @@
 
 #include <gasnetex.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -59,6 +60,26 @@ class Team {
   }
 
   std::string describe() const;
+
+  // gex_TM_Split's rule: what each parent rank said in the split exchange,
+  // and the parent ranks that form the team of `color`, ordered by key,
+  // then by parent rank.
+  struct SplitRow {
+    bool member;  // a non-null new_tm_p and a color >= 0
+    int color, key;
+  };
+  static std::vector<gex_Rank_t> split_members(const std::vector<SplitRow> &rows, int color);
+
+  // For the collectives (coll/engine.hpp): an id that is the same on every
+  // member and differs from every other team any member belongs to, and the
+  // sequence number of this rank's next collective on the team (members
+  // call a team's collectives in the same order, so the numbers agree).
+  static constexpr uint64_t kJobTeamId = ~uint64_t{0};
+  uint64_t coll_id = kJobTeamId;
+  uint32_t coll_seq = 0;
+  // The scratch space the team was created with (handed back by gex_TM_Destroy).
+  void *scratch_addr = nullptr;
+  size_t scratch_size = 0;
 
  private:
   [[noreturn]] void bad_rank(const char *api, gex_Rank_t r) const;

@@ -25,6 +25,12 @@ void require_attached(const char *api) {
     gexx::util::fatal("%s called before gasnet_attach (or gex_Segment_Attach)", api);
   }
 }
+// A gasnet_init client attaches before its first barrier (GASNet-1's
+// rule); a gex_Client_Init client may use the barrier before it attaches.
+void require_attached_for_barrier(const char *api) {
+  if (gex_Client_QueryFlags(gex_TM_QueryClient(job_tm(api))) & GEX_FLAG_USES_GASNET1)
+    require_attached(api);
+}
 }  // namespace
 
 extern "C" {
@@ -156,22 +162,22 @@ void gasnet_QueryGexObjects(gex_Client_t *client_p, gex_EP_t *endpoint_p, gex_TM
 }
 
 void gasnet_barrier_notify(int id, int flags) {
-  require_attached(__func__);
+  require_attached_for_barrier(__func__);
   gexx::capi::barrier_notify(__func__, id, flags);
 }
 
 int gasnet_barrier_wait(int id, int flags) {
-  require_attached(__func__);
+  require_attached_for_barrier(__func__);
   return gexx::capi::barrier_wait(__func__, id, flags);
 }
 
 int gasnet_barrier_try(int id, int flags) {
-  require_attached(__func__);
+  require_attached_for_barrier(__func__);
   return gexx::capi::barrier_try(__func__, id, flags);
 }
 
 int gasnet_barrier_result(int *id) {
-  require_attached(__func__);
+  require_attached_for_barrier(__func__);
   return gexx::capi::barrier_result(__func__, id);
 }
 

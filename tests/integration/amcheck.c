@@ -668,9 +668,14 @@ static void flood(void) {
 /* ---- ping-pong: rank 0 sends a request, rank 1 replies, each waits in its
  * own gasnet_AMPoll loop; every rank joins a barrier after each block. Run
  * on one CPU, a waiter that never yields leaves its peer no core until the
- * scheduler preempts it: a round trip then takes two time slices. ---- */
+ * scheduler preempts it: a round trip then takes two time slices. The run
+ * times itself: about 0.1 s when waiters yield, 25 s when they do not, so
+ * the bound below fails the second and leaves the first room for a loaded
+ * host. `pingpong spin` sets GASNET_WAIT_SPIN, the waiter that never yields,
+ * to show that the bound catches it. ---- */
 #define PINGPONG_BLOCKS 30
 #define PINGPONG_BLOCK 100
+#define PINGPONG_MAX_SECONDS 5.0
 static volatile long pp_requests, pp_replies;
 static gex_AM_Entry_t pp_table[2];
 
@@ -685,7 +690,17 @@ static void pp_reply(gex_Token_t t, gex_AM_Arg_t seq) {
   ++pp_replies;
 }
 
-static void pingpong(void) {
+static double pp_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void pingpong(const char *waitmode) {
+  if (waitmode) {
+    CHECK(!strcmp(waitmode, "spin"), "ping-pong: unknown wait mode '%s' (only: spin)", waitmode);
+    gasnet_set_waitmode(GASNET_WAIT_SPIN);
+  }
   pp_table[0] = (gex_AM_Entry_t){
       0, (gex_AM_Fn_t)pp_request, GEX_FLAG_AM_SHORT | GEX_FLAG_AM_REQUEST, 1, NULL, "pp_req"};
   pp_table[1] = (gex_AM_Entry_t){
@@ -693,6 +708,7 @@ static void pingpong(void) {
   gex_EP_RegisterHandlers(ep, pp_table, 2);
   CHECK(n >= 2, "ping-pong needs 2 ranks");
   gasnet_barrier(0, GASNET_BARRIERFLAG_ANONYMOUS);
+  double start = pp_now();
   for (long b = 0; b < PINGPONG_BLOCKS; ++b) {
     long due = (b + 1) * PINGPONG_BLOCK;
     if (me == 0) {
@@ -705,10 +721,14 @@ static void pingpong(void) {
     }
     gasnet_barrier(0, GASNET_BARRIERFLAG_ANONYMOUS);
   }
+  double took = pp_now() - start;
   if (me == 0) {
     CHECK(pp_replies == PINGPONG_BLOCKS * PINGPONG_BLOCK, "%ld replies", pp_replies);
-    printf("amcheck: ping-pong of %ld round trips\n", pp_replies);
+    printf("amcheck: ping-pong of %ld round trips in %.3f s\n", pp_replies, took);
   }
+  CHECK(took < PINGPONG_MAX_SECONDS,
+        "ping-pong took %.3f s on rank %u, over the %.1f s bound: do waiting ranks yield?", took,
+        me, PINGPONG_MAX_SECONDS);
   if (me == 1) CHECK(pp_requests == PINGPONG_BLOCKS * PINGPONG_BLOCK, "%ld requests", pp_requests);
 }
 
@@ -798,7 +818,7 @@ int main(int argc, char **argv) {
   if (!strcmp(mode, "flood")) {
     flood();
   } else if (!strcmp(mode, "pingpong")) {
-    pingpong();
+    pingpong(argc > 2 ? argv[2] : NULL);
   } else if (!strcmp(mode, "all")) {
     gex_EP_RegisterHandlers(ep, conf_table, CONF_ENTRIES);
     CHECK(conf_table[0].gex_index == 251 &&

@@ -9,6 +9,7 @@
 #include "check.h"
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #define ANON GASNET_BARRIERFLAG_ANONYMOUS
 #define MISMATCH GASNET_BARRIERFLAG_MISMATCH
@@ -120,13 +121,36 @@ static void try_before_ready(void) {
   }
 }
 
+/* Eight barriers in flight, waited out of order. Before starting barrier k
+ * each rank puts its count into slot [me] of every rank's segment, so barrier
+ * k may complete only once every rank's slot holds at least that count. The
+ * last rank starts each barrier late, so one that completes early is seen. */
 static void overlapping_ex_barriers(void) {
+  static int round;
   gex_TM_t tm;
   gasnet_QueryGexObjects(NULL, NULL, &tm, NULL);
+  gasnet_seginfo_t seg[256];
+  const int slots = n <= 256;
+  if (slots) gasnet_getSegmentInfo(seg, (int)n);
   gex_Event_t ev[8];
-  for (int i = 0; i < 8; ++i) ev[i] = gex_Coll_BarrierNB(tm, 0);
-  for (int i = 0; i < 8; ++i) gex_Event_Wait(ev[(me + (unsigned)i) % 8]); /* out of order */
-  CHECK(1, "overlapping barriers");
+  for (int i = 0; i < 8; ++i) {
+    int count = round * 8 + i + 1;
+    if (me == n - 1) usleep(2000);
+    for (gasnet_node_t r = 0; r < n && slots; ++r)
+      gasnet_put(r, (int *)((char *)seg[r].addr + 1024) + me, &count, sizeof count);
+    ev[i] = gex_Coll_BarrierNB(tm, 0);
+  }
+  for (int i = 0; i < 8; ++i) {
+    int k = (int)((me + (unsigned)i) % 8); /* out of order */
+    gex_Event_Wait(ev[k]);
+    for (gasnet_node_t r = 0; r < n && slots; ++r) {
+      int seen = ((volatile int *)((char *)seg[me].addr + 1024))[r];
+      CHECK(seen >= round * 8 + k + 1,
+            "overlapping barrier %d of round %d done before rank %u began it (%d)", k, round, r,
+            seen);
+    }
+  }
+  ++round;
 }
 
 int main(int argc, char **argv) {

@@ -7,6 +7,7 @@
 
 #include <cstdio>
 #include <cstring>
+#include <random>
 #include <string>
 
 #include "bootstrap/bootstrap.hpp"
@@ -56,10 +57,28 @@ int main(int argc, char **argv) {
            "exchange entry " + std::to_string(r) + " is '" + got + "'");
   }
 
-  for (uint32_t root = 0; root < n; ++root) {
-    std::string text = "from root " + std::to_string(root);
-    auto got = boot->broadcast(root, text.data(), text.size());
-    expect(std::string(got.begin(), got.end()) == text, "broadcast from " + std::to_string(root));
+  // Broadcast: each rank's text holds what no other rank can guess (its pid
+  // and a random nonce), and every rank passes its own text, of the root's
+  // length, so a broadcast that echoes the caller's bytes fails. What each
+  // rank must receive is the root's token, taken from the exchange.
+  std::random_device seed;
+  char token[64];
+  std::snprintf(token, sizeof token, "rank %05u pid %010ld nonce %08x%08x", me,
+                static_cast<long>(getpid()), static_cast<unsigned>(seed()),
+                static_cast<unsigned>(seed()));
+  std::string mytoken(token);
+  auto tokens = boot->exchange(mytoken.data(), mytoken.size());
+  expect(tokens.size() == n && std::string(tokens[me].begin(), tokens[me].end()) == mytoken,
+         "exchange of tokens");
+  for (uint32_t root = 0; root < n && root < tokens.size(); ++root) {
+    std::string want(tokens[root].begin(), tokens[root].end());
+    auto got = boot->broadcast(root, mytoken.data(), mytoken.size());
+    std::string text(got.begin(), got.end());
+    expect(text == want, "broadcast from " + std::to_string(root) + " gave '" + text +
+                             "', the root's token is '" + want + "'");
+    expect(root == me || text != mytoken,
+           "broadcast from " + std::to_string(root) + " gave this rank's own token");
+    if (root == 0 && me == 0) std::printf("bootstrap root 0 broadcast '%s'\n", text.c_str());
   }
 
   auto values = boot->allgather(static_cast<uint64_t>(me) * 1000003u);

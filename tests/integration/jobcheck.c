@@ -13,7 +13,8 @@
  *   jobcheck oob              a put outside the target's segment (a fatal error)
  *   jobcheck attach SIZE      attaches SIZE bytes without asking what is available
  *   jobcheck env VAR          prints gasnet_getenv(VAR) and the arguments it got
- *   jobcheck unbuilt          calls an API function this release does not provide
+ *   jobcheck unbuilt          asks for what this release does not provide (gex_TM_Create
+ *                             of two teams at once)
  *   jobcheck double_notify    calls gasnet_barrier_notify twice in a row
  *   jobcheck early_result     asks gasnet_barrier_result between notify and wait
  *
@@ -196,10 +197,10 @@ int main(int argc, char **argv) {
     if (me == who) crash_here_on_purpose((volatile int *)(uintptr_t)(argc - 3));
     gasnet_barrier(0, GASNET_BARRIERFLAG_ANONYMOUS);
   } else if (!strcmp(mode, "unbuilt")) {
-    gex_TM_t tm, sub;
+    gex_TM_t tm, sub[2];
     gasnet_QueryGexObjects(NULL, NULL, &tm, NULL);
-    gex_TM_Split(&sub, tm, 0, 0, NULL, 0, 0);
-    CHECK(0, "gex_TM_Split returned");
+    gex_TM_Create(sub, 2, tm, NULL, 0, NULL, 0, 0);
+    CHECK(0, "gex_TM_Create returned");
   } else if (!strcmp(mode, "double_notify")) {
     gasnet_barrier_notify(0, GASNET_BARRIERFLAG_ANONYMOUS);
     gasnet_barrier_notify(0, GASNET_BARRIERFLAG_ANONYMOUS);

@@ -89,6 +89,8 @@ class Job:
         self.err = tempfile.TemporaryFile()
         # cpus: the launcher and its ranks run on these CPUs only.
         pin = (lambda: os.sched_setaffinity(0, cpus)) if cpus else None
+        self.start = time.monotonic()
+        self.ended = None
         self.proc = subprocess.Popen(argv, env=self.env, stdout=self.out, stderr=self.err,
                                      stdin=subprocess.DEVNULL, preexec_fn=pin)
 
@@ -98,11 +100,18 @@ class Job:
         except subprocess.TimeoutExpired:
             self.proc.kill()
             raise Failure("job did not end within %ss: %s" % (timeout, " ".join(self.argv)))
+        if self.ended is None:
+            self.ended = time.monotonic()
         self.out.seek(0)
         self.err.seek(0)
         self.stdout = self.out.read().decode(errors="replace")
         self.stderr = self.err.read().decode(errors="replace")
         return self
+
+    def took(self):
+        """Seconds from this job's own start to its end (as first seen by wait or
+        wait_all)."""
+        return self.ended - self.start
 
     def wait_for_lines(self, pattern, count, timeout=30, stream="out"):
         """Waits until stdout (or stderr) has `count` lines matching `pattern`; returns the
@@ -345,6 +354,16 @@ def have_tool(name):
                for d in os.environ.get("PATH", "/usr/bin:/bin").split(":"))
 
 
+def skip_without(tools, what):
+    """Ends the case with CTest's skip code, after the checks that could run, when a tool
+    the rest of it needs is missing: what was not checked must not read as a pass."""
+    missing = [t for t in tools if not have_tool(t)]
+    if missing:
+        print("SKIP: %s not installed here (scripts/install-deps.sh installs it); not checked: "
+              "%s" % (" and ".join(missing), what))
+        sys.exit(SKIP)
+
+
 def case_backtrace_signal():
     """GASNET_BACKTRACE=1: a rank that segfaults prints where, then dies of the signal."""
     before = shm_entries()
@@ -366,6 +385,7 @@ def case_backtrace_signal():
                                      r"\[0x[0-9a-f]+\]"])
     check(" in main at " not in job.stderr, job.show())
     job.assert_nothing_left(before)
+    skip_without(["addr2line"], "the backtrace's function names and source lines")
 
 
 def case_backtrace_fatal():
@@ -384,24 +404,29 @@ def case_backtrace_fatal():
         job.expect(1, stderr_has=[r"gexx: rank 0 on \S+:   #\d+ +0x[0-9a-f]+ in main \(.*\) at "
                                   r"\S*jobcheck\.c:\d+"])
     job.assert_nothing_left(before)
+    skip_without(["addr2line", "gdb"], "the backtrace's source lines (addr2line, gdb)")
 
 
 def release_frozen(pids):
-    """Releases frozen ranks with gdb as the attach message says; False if gdb cannot."""
-    if not have_tool("gdb"):
-        return False
+    """Releases frozen ranks with gdb as the attach message says; a gdb that cannot is a
+    failure."""
     for pid in pids:
         p = subprocess.run(["gdb", "-nx", "-batch", "-p", str(pid), "-ex",
                             "set var gexx_frozen = 0"], capture_output=True, text=True, timeout=60)
-        if p.returncode != 0 or "detached" not in p.stdout + p.stderr:
-            print("gdb could not release pid %d:\n%s%s" % (pid, p.stdout, p.stderr))
-            return False
-    return True
+        check(p.returncode == 0 and "detached" in p.stdout + p.stderr,
+              "gdb could not release pid %d:\n%s%s" % (pid, p.stdout, p.stderr))
 
 
 def release_or_end(job, pids, code, stderr_has=()):
-    """Releases the frozen ranks with gdb and expects `code`; without gdb, ends the job."""
-    if release_frozen(pids):
+    """Releases the frozen ranks with gdb and expects `code`; without gdb, ends the job (the
+    case then ends with skip_without, as the release went unchecked)."""
+    if have_tool("gdb"):
+        try:
+            release_frozen(pids)
+        except Failure:
+            job.proc.send_signal(signal.SIGTERM)  # leave no frozen job behind
+            job.wait()
+            raise
         return job.wait().expect(code, stderr_has=stderr_has)
     job.proc.send_signal(signal.SIGTERM)
     return job.wait().expect(128 + 15)
@@ -427,6 +452,7 @@ def case_freeze():
     job.proc.send_signal(signal.SIGTERM)
     job.wait().expect(128 + 15, stderr_has=[r"received SIGTERM; ending the job"])
     job.assert_nothing_left(before)
+    skip_without(["gdb"], "releasing frozen ranks with gdb")
 
 
 def case_freeze_on_error():
@@ -445,6 +471,7 @@ def case_freeze_on_error():
     job.proc.send_signal(signal.SIGINT)
     job.wait().expect(128 + 2, stderr_has=[r"received SIGINT; ending the job"])
     job.assert_nothing_left(before)
+    skip_without(["gdb"], "releasing a rank frozen on error with gdb")
 
 
 def case_sigkill_rank(pshm):
@@ -499,9 +526,8 @@ def case_early_exit():
     job.wait().expect(0, stderr_has=[r"rank 0 exited 0\.5 s ago but rank\(s\) 1, 2 are still "
                                      r"running"])
     job.assert_nothing_left(before)
-    start = time.time()
     job = Job([jobcheck(), "early", "0"], ranks=3).wait().expect(0)
-    check(time.time() - start < HANG_SECONDS, "took %.1f s%s" % (time.time() - start, job.show()))
+    check(job.took() < HANG_SECONDS, "took %.1f s%s" % (job.took(), job.show()))
     check(job.stderr == "", job.show())
     job.assert_nothing_left(before)
 
@@ -528,16 +554,38 @@ def exit_job(n, args, pshm=False, env=None):
     return Job([prog] + args, ranks=n, env=env)
 
 
+def wait_all(jobs, timeout=60):
+    """Waits for jobs that run side by side, noting the moment each one ends
+    (so that each is timed from its own start to its own end, not to the
+    moment the loop reaches it); then collects them."""
+    deadline = time.monotonic() + timeout
+    while any(job.ended is None for job in jobs) and time.monotonic() < deadline:
+        for job in jobs:
+            if job.ended is None and job.proc.poll() is not None:
+                job.ended = time.monotonic()
+        time.sleep(0.01)
+    for job in jobs:
+        job.wait(timeout=max(0.1, deadline - time.monotonic()))
+    return jobs
+
+
 def run_exits(runs):
     """Runs exitcheck jobs (n, args, code, pshm, env), side by side to keep the test short;
-    checks each one's code, that every rank started, the time bound and that nothing is
-    left. Returns the jobs."""
+    checks each one's code, that every rank started, the time bound from the job's own
+    start and that nothing is left. Returns the jobs."""
     before = shm_entries()
-    start = time.time()
-    jobs = [exit_job(n, args, pshm, env) for n, args, _, pshm, env in runs]
+    jobs = []
+    try:
+        for n, args, _, pshm, env in runs:
+            jobs.append(exit_job(n, args, pshm, env))
+        wait_all(jobs)
+    finally:
+        for job in jobs:
+            if job.proc.poll() is None:
+                job.proc.kill()
     for job, (n, args, code, pshm, _) in zip(jobs, runs):
-        job.wait(timeout=60).expect(code)
-        took = time.time() - start
+        job.expect(code)
+        took = job.took()
         ready = sorted(int(r) for r in re.findall(r"exitcheck rank (\d+) of %d: ready" % n,
                                                   job.stdout))
         check(ready == list(range(n)), "ranks ready: %s%s" % (ready, job.show()))
@@ -653,7 +701,7 @@ def case_exit_kills():
                 job = exit_job(n, ["ready", "0"], pshm)
                 ready = dict(job.wait_for_lines(r"exitcheck rank (\d+) of \d+: ready pid (\d+)",
                                                 n))
-                start = time.time()
+                start = time.monotonic()
                 if what == "rank":
                     os.kill(int(ready["1"]), signal.SIGKILL)
                 else:
@@ -667,7 +715,7 @@ def case_exit_kills():
                     job.expect(128 + 15, stderr_has=[r"received SIGTERM; ending the job"])
                 else:
                     check(job.code == -9, "launcher exit %s after SIGKILL" % job.code)
-                check(time.time() - start < HANG_SECONDS, job.show())
+                check(time.monotonic() - start < HANG_SECONDS, job.show())
                 job.assert_nothing_left(before)
 
 
@@ -682,7 +730,8 @@ def case_out_of_segment():
 def case_fatal_misuse():
     """Unbuilt API functions and barrier misuse end the job with a message."""
     for mode, message in [
-        ("unbuilt", r"fatal error: gex_TM_Split is not implemented in gexx yet"),
+        ("unbuilt", r"fatal error: gex_TM_Create: num_new_tms is 2; gexx creates one team per "
+                    r"call"),
         ("double_notify", r"fatal error: gasnet_barrier_notify called twice without a "
                           r"gasnet_barrier_wait"),
         ("early_result", r"fatal error: gasnet_barrier_result called between "
@@ -1142,17 +1191,19 @@ def case_am_pingpong_1cpu(ofi=None):
     the state of a busy or shared host. A waiter that never yields its core
     lets its peer run only when the scheduler preempts it, and each round trip
     then costs two time slices (about 8 ms: 25 s for the run); one that
-    yields after a short spin takes well under a second."""
+    yields after a short spin takes well under a second. The program times
+    the round trips itself and fails above its bound (amcheck.c,
+    PINGPONG_MAX_SECONDS); `amcheck pingpong spin` shows the bound catching
+    a waiter that never yields."""
     def run():
         env = ofi_env(ofi) if ofi else {}
         before = shm_entries()
         prog = os.path.join(ARGS.bin_dir, "tests", "integration",
                             "amcheck_ofi" if ofi else "amcheck")
-        # The job's timeout is the bound: without yielding, the run takes
-        # 25 s to minutes; with it, about a second (never a timing assertion).
         job = Job([prog, "pingpong"], env=env, ranks=2, cpus={min(os.sched_getaffinity(0))})
-        job.wait(timeout=30).expect(0)
-        check("ping-pong of 3000 round trips" in job.stdout, job.show())
+        job.wait(timeout=120).expect(0)
+        check(re.search(r"^amcheck: ping-pong of 3000 round trips in \d+\.\d{3} s$", job.stdout,
+                        re.M), job.show())
         check(len(re.findall(r"amcheck rank \d+ of 2: PASS", job.stdout)) == 2, job.show())
         if ofi:
             check("libfabric provider %s" % OFI_PROVIDERS[ofi] in job.stderr, job.show())
@@ -1262,6 +1313,49 @@ def case_ofi_legacy_nb(n, provider):
 SMP = "smp"
 ALL_CELLS = (SMP, "tcp", "shm", "net", "sockets")
 
+# ---- teams and the EX collectives (collcheck.c, docs/collectives.md) ----
+
+def case_coll(n, par=False, ofi=None, knobs=None):
+    """collcheck on n ranks: split, create and destroy teams, then barriers,
+    broadcasts and every reduction on each, data checked; `par`: threads run
+    collectives on two teams at once; `ofi`: every peer through libfabric;
+    `knobs`: extra variables (few AM credits: the engine's sends are refused
+    and retried)."""
+    if ofi:
+        return lambda: run_ofi_check("collcheck", [], n, ofi, knobs or {}, par)
+    def run():
+        before = shm_entries()
+        prog = os.path.join(ARGS.bin_dir, "tests", "integration",
+                            "collcheck_par" if par else "collcheck")
+        job = Job([prog], env=knobs, ranks=n).wait(timeout=200).expect(0)
+        ranks = sorted(int(r) for r in re.findall(r"collcheck rank (\d+) of %d: PASS \(\d+ checks\)"
+                                                  % n, job.stdout))
+        check(ranks == list(range(n)), job.show())
+        job.assert_nothing_left(before)
+    return run
+
+
+def case_coll_misuse():
+    """A collective with a bad team, root or operation, or calls that do not
+    match across the team, stops the job naming the call and the value."""
+    def run():
+        prog = os.path.join(ARGS.bin_dir, "tests", "integration", "collcheck")
+        wrong = {
+            "badroot": r"gex_Coll_BroadcastNB: root 5 is not a rank of this team of 2",
+            "badop": r"gex_Coll_ReduceToAllNB: 0x2000 is not a reduction operation",
+            "floatxor": r"gex_Coll_ReduceToAllNB: GEX_OP_XOR is a bitwise operation and "
+                        r"GEX_DT_FLT is a floating-point type",
+            "mismatch": r"sent a broadcast message \(root \d, size 16\) for a collective this "
+                        r"rank has finished",
+            "badteam": r"gex_Coll_BroadcastNB: the team argument is invalid",
+        }
+        for what, message in wrong.items():
+            job = Job([prog, what], ranks=2).wait()
+            check(job.code != 0, "misuse %s: exit 0%s" % (what, job.show()))
+            check(re.search(message, job.stderr), "misuse %s: stderr lacks %r%s" % (
+                what, message, job.show()))
+            check("was not caught" not in job.stdout, job.show())
+    return run
 
 # ---- remote atomics (issue 19: atomiccheck.c, gasnet_ratomic.h) -------------
 ATOMIC_MISUSE = [
@@ -1383,6 +1477,20 @@ MATRIX = [
     # The GASNet-1 layer on the EX entry points: NB/NBI toward network peers.
     ("legacy_nb_2", lambda ofi: case_ofi_legacy_nb(2, ofi), ("tcp",)),
     ("legacy_nb_3", lambda ofi: case_ofi_legacy_nb(3, ofi), ("tcp",)),
+    # Teams and the EX collectives (collcheck.c).
+    ("coll_1", lambda ofi: case_coll(1, ofi=ofi), (SMP,)),
+    ("coll_2", lambda ofi: case_coll(2, ofi=ofi), (SMP,)),
+    ("coll_3", lambda ofi: case_coll(3, ofi=ofi), (SMP, "shm")),
+    ("coll_4", lambda ofi: case_coll(4, ofi=ofi), ("tcp",)),
+    ("coll_5", lambda ofi: case_coll(5, ofi=ofi), (SMP,)),
+    ("coll_8", lambda ofi: case_coll(8, ofi=ofi), (SMP,)),
+    ("coll_par_4", lambda ofi: case_coll(4, par=True, ofi=ofi), (SMP,)),
+    ("coll_par_3", lambda ofi: case_coll(3, par=True, ofi=ofi), ("tcp",)),
+    ("coll_tight_5", lambda ofi: case_coll(5, ofi=ofi, knobs={
+        "GASNET_AM_CREDITS_PP": "2", "GASNET_AM_CREDITS_SLACK": "1"}), (SMP,)),
+    ("coll_tight_par_4", lambda ofi: case_coll(4, par=True, ofi=ofi, knobs={
+        "GASNET_AM_CREDITS_PP": "2", "GASNET_AM_CREDITS_SLACK": "1",
+        "GASNET_NETWORKDEPTH_PP": "2", "GASNET_NETWORKDEPTH_TOTAL": "3"}), ("tcp",)),
     # Remote atomics (issue 19).
     ("atomics_2", lambda ofi: case_atomics(2, ofi), (SMP,)),
     ("atomics_4", lambda ofi: case_atomics(4, ofi), (SMP, "tcp", "net")),
@@ -1442,6 +1550,8 @@ CASES = {
     "am_credits_wire": case_am_credits_wire,
     "ofi_topo_supernodes_5": case_ofi_topo_supernodes(5),
     "ofi_default_provider": case_ofi_default_provider(),
+    # Teams and the EX collectives.
+    "coll_misuse": case_coll_misuse(),
     # Remote atomics (issue 19).
     "atomics_misuse": case_atomics_misuse,
 }

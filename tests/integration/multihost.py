@@ -25,7 +25,14 @@ import uuid
 
 SKIP = 77
 PORT = 2222
-HANG_BOUND = 60  # seconds; a generous bound, never a timing assertion
+HANG_BOUND = 60  # seconds; a generous bound on any step: past it the case fails
+# A job whose ranks must be ended early runs ranks that would sleep this long
+# (far past HANG_BOUND), so a launcher that waits for them instead fails.
+RANK_SLEEP = 600
+# Measured from each such job's own start (or the cut): the launcher ends it
+# within a few seconds (about 4 s after a cut: ssh's ServerAliveInterval=1 x 3);
+# PROMPT_BOUND is well above that and well below HANG_BOUND and RANK_SLEEP.
+PROMPT_BOUND = 20
 
 
 class Failure(Exception):
@@ -267,9 +274,12 @@ def case_job(hosts, bin_dir):
     out, err = p.communicate(timeout=HANG_BOUND)
     check(p.returncode == 0 and out.count("host 0") == 2, "-N 1 job: %s%s" % (out, err))
     # A rank on host b fails: its code is the job's; the others are ended.
+    start = time.monotonic()
     p = launch(hosts, bin_dir, ["-n", "4", "sh", "-c",
-                                "[ $GEXX_BOOT_RANK = 3 ] && exit 5; exec sleep 60"])
+                                "[ $GEXX_BOOT_RANK = 3 ] && exit 5; exec sleep %d" % RANK_SLEEP])
     out, err = p.communicate(timeout=HANG_BOUND)
+    took = time.monotonic() - start
+    check(took < PROMPT_BOUND, "the job took %.1f s to end after rank 3 failed" % took)
     check(p.returncode == 5, "a failing rank gave %d: %s" % (p.returncode, err))
     check("rank 3" in err and "exited with status 5" in err, "no report of rank 3: " + err)
     settle(hosts)
@@ -280,7 +290,8 @@ def case_cut(hosts, bin_dir):
     """The link to host b is cut mid-run: the job ends with a clear error
     naming the host, and nothing is left running on either host."""
     before = shm_files()
-    p = launch(hosts, bin_dir, ["-n", "4", "sh", "-c", "echo up $GEXX_BOOT_RANK; sleep 60"])
+    p = launch(hosts, bin_dir, ["-n", "4", "sh", "-c",
+                                "echo up $GEXX_BOOT_RANK; sleep %d" % RANK_SLEEP])
     seen = set()
     deadline = time.monotonic() + HANG_BOUND
     while len(seen) < 4 and time.monotonic() < deadline:
@@ -301,7 +312,7 @@ def cut_and_check(hosts, p, shm_before):
     took = time.monotonic() - start
     check(p.returncode == 1, "the job ended with %d after the cut: %s" % (p.returncode, err))
     check("lost host %s" % hosts.ip["b"] in err, "no 'lost host' report: " + err)
-    check(took < HANG_BOUND, "the job took %.1f s to end" % took)
+    check(took < PROMPT_BOUND, "the job took %.1f s to end after the cut" % took)
     print("ended %.1f s after the cut: %s" % (took, err.strip().splitlines()[-1]))
     settle(hosts)
     check_no_new_shm_files(shm_before)
@@ -412,11 +423,12 @@ def case_fake_ssh(bin_dir):
                        GASNET_MASTERIP="127.0.0.1")
             start = time.monotonic()
             r = run([os.path.join(bin_dir, "gasnetrun"), "--spawner", "ssh", "-n", "4", "sleep",
-                     "30"], env=env)
+                     str(RANK_SLEEP)], env=env)
             check(r.returncode == code, "%s: exit %d, not %d: %s" % (name, r.returncode, code,
                                                                      r.stderr))
             check(text in r.stderr, "%s: no '%s' in: %s" % (name, text, r.stderr))
-            check(time.monotonic() - start < HANG_BOUND, "%s: took too long" % name)
+            took = time.monotonic() - start
+            check(took < PROMPT_BOUND, "%s: took %.1f s to end" % (name, took))
         # Bad usage of the spawner's own settings.
         r = run([os.path.join(bin_dir, "gasnetrun"), "--spawner", "ssh", "-n", "2", "true"],
                 env={k: v for k, v in os.environ.items()
@@ -439,6 +451,9 @@ def main():
     if args.case == "fake_ssh":
         try:
             case_fake_ssh(args.bin_dir)
+        except subprocess.TimeoutExpired as e:
+            print("FAIL: %s still running after %s s" % (e.cmd, e.timeout))
+            return 1
         except Failure as e:
             print("FAIL: " + str(e))
             return 1
@@ -458,6 +473,9 @@ def main():
     except Skip as e:
         print("SKIP: " + str(e))
         return SKIP
+    except subprocess.TimeoutExpired as e:
+        print("FAIL: %s still running after %s s" % (e.cmd, e.timeout))
+        return 1
     except Failure as e:
         print("FAIL: " + str(e))
         return 1

@@ -11,9 +11,11 @@
 #     PREFIX  a gexx install (make install puts one in ./install)
 #     SUITES  folder holding run-ex.sh, run-g1.sh and the tarballs
 #             [../shared/suites beside the repository]
-# Environment: SUITES_ONLY=ex|g1 runs one of the two; SUITES_OFI_PROVIDERS
-# ("tcp net") adds the EX list on ofi, every peer through the network, once
-# per provider. EXSUITE_TIMEOUT and
+# Environment: SUITES_ONLY=ex|g1 runs one of the two; SUITES_EX_NODES ("2 4")
+# the rank counts of the smp runs (the whole EX suite at the first, the
+# expected list at the others; default 2); SUITES_OFI_PROVIDERS ("tcp net")
+# adds the EX list on ofi, every peer through the network, once per
+# provider, at SUITES_OFI_NODES ranks (default 2). EXSUITE_TIMEOUT and
 # G1_TIMEOUT (seconds per run, default 180 here) only guard against hangs:
 # testcore2 at 8 ranks is byte-by-byte checking that takes ~50 s on a loaded
 # 2-core machine, past the runners' own 60 s default.
@@ -44,16 +46,30 @@ check_ex() {
 }
 
 if [ -z "$only" ] || [ "$only" = ex ]; then
-  echo "=== GASNet-EX suite (smp, 2 ranks) against $prefix"
-  EXSUITE_WORK=$work/ex bash "$suites/run-ex.sh" "$prefix" smp
-  check_ex "$work/ex/results.tsv" smp
+  first=1
+  for n in ${SUITES_EX_NODES:-2}; do
+    if [ "$first" = 1 ]; then
+      echo "=== GASNet-EX suite (smp, $n ranks) against $prefix"
+      EXSUITE_NODES=$n EXSUITE_WORK=$work/ex bash "$suites/run-ex.sh" "$prefix" smp
+      check_ex "$work/ex/results.tsv" "smp, $n ranks"
+      first=0
+    else
+      echo "=== GASNet-EX suite (smp, $n ranks; the expected list) against $prefix"
+      EXSUITE_NODES=$n EXSUITE_WORK=$work/ex-$n \
+        EXSUITE_TESTS="$(expected "$here/expected-ex.txt" | tr '\n' ' ')" \
+        bash "$suites/run-ex.sh" "$prefix" smp
+      check_ex "$work/ex-$n/results.tsv" "smp, $n ranks"
+    fi
+  done
   # Optional: the expected list on the ofi conduit with every peer sent
   # through the network, once per provider named in SUITES_OFI_PROVIDERS
   # (e.g. "tcp net", as .ci/run asks); about two minutes per provider.
+  ofi_nodes=${SUITES_OFI_NODES:-2}
   for prov in ${SUITES_OFI_PROVIDERS:-}; do
     [ -d "$prefix/include/ofi-conduit" ] || { echo "run-suites: no ofi conduit in $prefix"; failed=1; break; }
-    echo "=== GASNet-EX suite (ofi, provider $prov, GASNET_SUPERNODE_MAXSIZE=1, 2 ranks)"
+    echo "=== GASNet-EX suite (ofi, provider $prov, GASNET_SUPERNODE_MAXSIZE=1, $ofi_nodes ranks)"
     GASNET_SUPERNODE_MAXSIZE=1 GASNET_OFI_PROVIDER=$prov EXSUITE_WORK=$work/ex-ofi-$prov \
+      EXSUITE_NODES=$ofi_nodes \
       EXSUITE_TESTS="$(expected "$here/expected-ex.txt" | tr '\n' ' ')" \
       bash "$suites/run-ex.sh" "$prefix" ofi
     check_ex "$work/ex-ofi-$prov/results.tsv" "ofi $prov"

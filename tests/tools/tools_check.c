@@ -2,12 +2,16 @@
  * as a C++ program, tools-only (against libgasnet_tools-seq/-par) and after
  * gasnet.h (TOOLS_CHECK_WITH_GASNET, against libgasnet); CTest runs one
  * case per invocation: tools_check <case>. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* sched_getaffinity */
+#endif
 #ifdef TOOLS_CHECK_WITH_GASNET
 #include <gasnet.h>
 #endif
 #include <gasnet_tools.h>
 
 #include <math.h>
+#include <sched.h>
 #include <sys/resource.h>
 #include <stdint.h>
 
@@ -178,12 +182,30 @@ static void case_numbers(void) {
     CHECK(strchr(buf, '.') ? fabs((double)(back - x)) <= 1e-3 * (double)x : back == x,
           "round trip of %lld through '%s' gave %lld", (long long)x, buf, (long long)back);
   }
-  char data[256];
+  /* docs/tools.md: gexx's checksum is FNV-style (64-bit FNV-1a); the
+   * published FNV-1a test vectors pin it, so sums agree between builds. */
+  CHECK(gasnett_checksum("", 0) == 0xcbf29ce484222325ull, "empty: %#llx",
+        (unsigned long long)gasnett_checksum("", 0));
+  CHECK(gasnett_checksum("a", 1) == 0xaf63dc4c8601ec8cull, "'a': %#llx",
+        (unsigned long long)gasnett_checksum("a", 1));
+  CHECK(gasnett_checksum("foobar", 6) == 0x85944171f73967e8ull, "'foobar': %#llx",
+        (unsigned long long)gasnett_checksum("foobar", 6));
+  char data[256], twin[257];
   for (int i = 0; i < 256; ++i) data[i] = (char)i;
   uint64_t sum = gasnett_checksum(data, sizeof data);
-  CHECK(sum == gasnett_checksum(data, sizeof data), "checksum is deterministic");
+  /* The same bytes elsewhere (another buffer, odd alignment) give the same sum. */
+  memcpy(twin + 1, data, sizeof data);
+  CHECK(sum == gasnett_checksum(twin + 1, sizeof data),
+        "same bytes at another address: "
+        "%#llx vs %#llx",
+        (unsigned long long)sum, (unsigned long long)gasnett_checksum(twin + 1, sizeof data));
   data[100] ^= 1;
   CHECK(sum != gasnett_checksum(data, sizeof data), "one bit changes the checksum");
+  data[100] ^= 1;
+  char t = data[7];
+  data[7] = data[8];
+  data[8] = t;
+  CHECK(sum != gasnett_checksum(data, sizeof data), "swapping two bytes changes the checksum");
   CHECK(gasnett_checksum(data, 0) == gasnett_checksum(buf, 0), "empty block");
   memset(data, 0, sizeof data);
   data[3] = 1;
@@ -243,8 +265,25 @@ static void case_system(void) {
   char host[256] = {0};
   gethostname(host, sizeof host - 1);
   CHECK(gasnett_gethostname()[0] && !strcmp(gasnett_gethostname(), host), "hostname");
-  int rc = gasnett_set_affinity(0);
-  CHECK(rc == 0 || rc == -1, "set_affinity returned %d", rc);
+  /* set_affinity(r) binds this thread to CPU r: 0 and the mask read back is
+   * {r} where r is allowed here; -1 and the mask unchanged where it is not. */
+  cpu_set_t allowed, now;
+  CHECK(sched_getaffinity(0, sizeof allowed, &allowed) == 0, "sched_getaffinity");
+  int bound = 0;
+  for (int r = 0; r < gasnett_cpu_count() && r < CPU_SETSIZE; ++r) {
+    int rc = gasnett_set_affinity(r);
+    CHECK(sched_getaffinity(0, sizeof now, &now) == 0, "sched_getaffinity");
+    if (CPU_ISSET(r, &allowed)) {
+      CHECK(rc == 0 && CPU_COUNT(&now) == 1 && CPU_ISSET(r, &now),
+            "set_affinity(%d) returned %d, %d CPUs now", r, rc, CPU_COUNT(&now));
+      ++bound;
+      CHECK(sched_setaffinity(0, sizeof allowed, &allowed) == 0, "restoring the mask");
+    } else {
+      CHECK(rc == -1 && CPU_EQUAL(&now, &allowed), "set_affinity(%d) to a CPU not allowed: %d", r,
+            rc);
+    }
+  }
+  CHECK(bound > 0, "no allowed CPU below cpu_count %d", gasnett_cpu_count());
   char *p = (char *)gasnett_mmap(3 * GASNETT_PAGESIZE);
   CHECK(((uintptr_t)p % GASNETT_PAGESIZE) == 0 && p[0] == 0, "mmap");
   p[3 * GASNETT_PAGESIZE - 1] = 1;
@@ -272,7 +311,17 @@ static void case_system(void) {
   CHECK(gasnett_reghandler(SIGUSR1, old) == SIG_IGN, "reghandler returns the previous handler");
   gasnett_flush_streams();
   CHECK(GASNETT_PREDICT_TRUE(1) && !GASNETT_PREDICT_FALSE(0), "predict");
-  CHECK(gasnett_maximize_rlimit(RLIMIT_STACK, "RLIMIT_STACK") >= 0, "rlimit");
+  /* maximize_rlimit raises the soft limit to the hard one and returns 1. */
+  struct rlimit lim;
+  CHECK(getrlimit(RLIMIT_STACK, &lim) == 0, "getrlimit");
+  if (lim.rlim_cur == lim.rlim_max) { /* lowers it first, so there is something to raise */
+    lim.rlim_cur = lim.rlim_max == RLIM_INFINITY ? (64u << 20) : lim.rlim_max / 2;
+    CHECK(setrlimit(RLIMIT_STACK, &lim) == 0, "setrlimit");
+  }
+  CHECK(gasnett_maximize_rlimit(RLIMIT_STACK, "RLIMIT_STACK") == 1, "maximize_rlimit");
+  CHECK(getrlimit(RLIMIT_STACK, &lim) == 0 && lim.rlim_cur == lim.rlim_max,
+        "RLIMIT_STACK soft %llu, hard %llu", (unsigned long long)lim.rlim_cur,
+        (unsigned long long)lim.rlim_max);
 }
 
 static const char *const fatal_words[] = {"tools check 42 says goodbye", NULL};
@@ -326,6 +375,15 @@ static int user_backtrace(int fd) {
 }
 gasnett_backtrace_type_t gasnett_backtrace_user = {"TOOLSCHECK", &user_backtrace, 1};
 
+/* Reads a pipe's text to its end (its write end closed). */
+static void read_all(int fd, char *text, size_t size) {
+  size_t n = 0;
+  ssize_t got;
+  while (n + 1 < size && (got = read(fd, text + n, size - 1 - n)) > 0) n += (size_t)got;
+  text[n] = '\0';
+}
+
+/* With the client's hook registered, a backtrace is exactly the hook's text. */
 static void case_backtrace(void) {
   gasnett_backtrace_init(check_self);
   int fds[2];
@@ -334,10 +392,36 @@ static void case_backtrace(void) {
   CHECK((*gasnett_print_backtrace_ifenabled)(fds[1]) != 0, "backtrace without GASNET_BACKTRACE");
   int rc = gasnett_print_backtrace(fds[1]);
   close(fds[1]);
-  char text[16384] = {0};
-  ssize_t n = read(fds[0], text, sizeof text - 1);
-  CHECK(rc != 0 || n > 0, "print_backtrace reported success and wrote nothing");
+  char text[16384];
+  read_all(fds[0], text, sizeof text);
   close(fds[0]);
+  CHECK(rc == 0, "print_backtrace returned %d", rc);
+  CHECK(!strcmp(text, "user backtrace hook\n"), "the user hook's text, and only it: '%s'", text);
+}
+
+/* Without a hook the library's own backtrace (execinfo): a header naming this
+ * process, then numbered frames, one of them in this program. */
+static void case_backtrace_builtin(void) {
+  gasnett_backtrace_user.fnp = NULL; /* registers no hook */
+  gasnett_setenv("GASNET_BACKTRACE_TYPE", "EXECINFO");
+  gasnett_backtrace_init(check_self);
+  int fds[2];
+  CHECK(pipe(fds) == 0, "pipe");
+  int rc = gasnett_print_backtrace(fds[1]);
+  close(fds[1]);
+  char text[65536];
+  read_all(fds[0], text, sizeof text);
+  close(fds[0]);
+  CHECK(rc == 0, "print_backtrace returned %d: '%s'", rc, text);
+  const char *base = strrchr(check_self, '/') ? strrchr(check_self, '/') + 1 : check_self;
+  char head[256], frame[256];
+  snprintf(head, sizeof head, "backtrace of process %d (%s):\n", (int)getpid(), base);
+  CHECK(strstr(text, head) != NULL, "no header '%s' in '%s'", head, text);
+  const char *frames = strstr(text, head) + strlen(head);
+  CHECK(strstr(frames, "  #0 ") && strstr(frames, "  #1 ") && strstr(frames, "  #2 "),
+        "fewer than 3 numbered frames: '%s'", text);
+  snprintf(frame, sizeof frame, "%s(", base);
+  CHECK(strstr(frames, frame) != NULL, "no frame in %s: '%s'", base, text);
 }
 
 static void run_child_case(const char *name) {
@@ -455,6 +539,8 @@ int main(int argc, char **argv) {
     case_trace();
   else if (!strcmp(name, "backtrace"))
     case_backtrace();
+  else if (!strcmp(name, "backtrace_builtin"))
+    case_backtrace_builtin();
   else
     CHECK(0, "unknown case %s", name);
   return 0;

@@ -82,16 +82,26 @@ TEST(AmRing, DeliversArgumentsAndPayloadsInOrderAcrossWrapAround) {
 TEST(AmRing, PayloadBytesNeverLookLikeAMessage) {
   // Payloads full of 0x01 bytes would read as a stamp of 0x01010101 if a
   // stale payload could be taken for a header: the ring must not see one.
+  // Every message sent must come out, once, with its payload: an empty or
+  // short result is a failure, not a vacuous pass.
   Area a;
   std::vector<Got> got;
   g_got = &got;
+  size_t sent = 0;
   for (int lap = 0; lap < 40; ++lap) {
-    while (send(a, 2, 0, 60000, 0x01)) {
-    }
-    a.ring.drain(1 << 20, collect);
+    size_t this_lap = 0;
+    while (send(a, 2, 0, 60000, 0x01)) ++this_lap;
+    ASSERT_GT(this_lap, 0u) << "lap " << lap << ": the drained ring took no message";
+    sent += this_lap;
+    EXPECT_EQ(a.ring.drain(1 << 20, collect), static_cast<int>(this_lap)) << "lap " << lap;
     EXPECT_FALSE(a.ring.has_work());
+    ASSERT_EQ(got.size(), sent) << "lap " << lap;
   }
-  for (const Got &g : got) ASSERT_EQ(g.h.nbytes, 60000u);
+  for (const Got &g : got) {
+    ASSERT_EQ(g.h.src, 2u);
+    ASSERT_EQ(g.h.nbytes, 60000u);
+    ASSERT_EQ(g.payload, std::vector<unsigned char>(60000, 0x01));
+  }
   EXPECT_EQ(a.ring.drain(10, collect), 0);
 }
 

@@ -1,0 +1,652 @@
+#include "coll/engine.hpp"
+
+#include <gasnetex.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <utility>
+#include <vector>
+
+#include "core/am.hpp"
+#include "core/handlers.hpp"
+#include "core/objects.hpp"
+#include "core/progress.hpp"
+#include "core/team.hpp"
+#include "util/log.hpp"
+
+namespace gexx::coll {
+
+namespace {
+
+// What a message is, in the top byte of its slot argument; the low 24 bits
+// say which part (a round, a child's bit).
+enum Kind : uint32_t { kBcast = 1, kReduceUp = 2, kBarrier = 3, kToRoot = 4 };
+constexpr uint32_t kKindShift = 24;
+constexpr uint32_t kPartMask = (1u << kKindShift) - 1;
+constexpr unsigned kArgs = 8;
+
+const char *kind_name(uint32_t kind) {
+  switch (kind) {
+    case kBcast:
+      return "broadcast";
+    case kReduceUp:
+      return "reduction";
+    case kBarrier:
+      return "barrier";
+    case kToRoot:
+      return "reduction result";
+    default:
+      return "unknown";
+  }
+}
+
+struct Msg {
+  uint64_t team = 0;
+  uint32_t seq = 0;
+  uint32_t slot = 0;
+  uint64_t offset = 0;
+  uint32_t root = 0;   // the sender's root argument (checked against ours)
+  uint32_t total = 0;  // the low 32 bits of the sender's size (checked)
+  uint32_t src = 0;    // job rank
+  std::vector<char> data;
+  uint32_t kind() const { return slot >> kKindShift; }
+  uint32_t part() const { return slot & kPartMask; }
+};
+
+using Key = std::pair<uint64_t, uint32_t>;
+
+// A reduction's working buffer. Large ones come from a small pool, so that
+// back-to-back reductions do not map and fault in fresh pages each time
+// (malloc maps blocks this large anew on every allocation).
+struct Buffer {
+  std::unique_ptr<char[]> bytes;
+  size_t capacity = 0;
+  char *data() { return bytes.get(); }
+};
+
+struct State {
+  core::am::Engine *am = nullptr;
+  std::mutex inbox_mutex;  // the handler's queue; held for a push or a swap only
+  std::vector<Msg> inbox;
+  std::vector<Msg> spare_msgs;           // handled messages whose payload storage is reused
+  std::vector<std::vector<char>> spare;  // payload storage for the handler (inbox_mutex)
+  std::mutex mutex;                      // everything below, and every operation's state
+  std::map<Key, OpRef> active;
+  std::map<Key, std::vector<Msg>> early;  // for operations not started here yet
+  std::map<uint64_t, uint32_t> launched;  // by team id: the next sequence number here
+  std::atomic<uint32_t> team_counter{1};
+  std::vector<Buffer> pool;  // free buffers (g.mutex)
+};
+State g;
+thread_local bool t_advancing = false;
+
+void handler(gex_Token_t token, void *buf, size_t nbytes, gex_AM_Arg_t a0, gex_AM_Arg_t a1,
+             gex_AM_Arg_t a2, gex_AM_Arg_t a3, gex_AM_Arg_t a4, gex_AM_Arg_t a5, gex_AM_Arg_t a6,
+             gex_AM_Arg_t a7) {
+  auto u = [](gex_AM_Arg_t a) { return static_cast<uint32_t>(a); };
+  Msg m;
+  m.team = (uint64_t{u(a0)} << 32) | u(a1);
+  m.seq = u(a2);
+  m.slot = u(a3);
+  m.offset = (uint64_t{u(a4)} << 32) | u(a5);
+  m.root = u(a6);
+  m.total = u(a7);
+  m.src = token->src;
+  const char *p = static_cast<const char *>(buf);
+  std::lock_guard<std::mutex> guard(g.inbox_mutex);
+  if (nbytes && !g.spare.empty()) {  // storage of an earlier message: no allocation
+    m.data = std::move(g.spare.back());
+    g.spare.pop_back();
+  }
+  m.data.assign(p, p + nbytes);
+  g.inbox.push_back(std::move(m));
+}
+
+// The binomial tree over virtual ranks (team rank - tree root, mod n): the
+// parent of v clears its lowest set bit; its children are v + m for every
+// power of two m below that bit (below n for v = 0), so v's subtree is the
+// contiguous run [v, v + lowbit(v)).
+struct Child {
+  uint32_t vrank;
+  uint32_t bit;  // log2 of the distance from its parent
+};
+std::vector<Child> children_of(uint32_t v, uint32_t n) {
+  std::vector<Child> out;
+  for (uint32_t b = 0; b < 32 && (uint64_t{1} << b) < n; ++b) {
+    uint32_t m = 1u << b;
+    if (v & m) break;
+    if (uint64_t{v} + m < n) out.push_back({v + m, b});
+  }
+  return out;
+}
+
+// A message for an operation this rank has finished: the members' calls
+// did not match (one rank did not need the message, so it took another
+// root, size or operation).
+bool stale(const Msg &m) {
+  auto it = g.launched.find(m.team);
+  return it != g.launched.end() && static_cast<int32_t>(m.seq - it->second) < 0;
+}
+[[noreturn]] void mismatch(const Msg &m) {
+  util::fatal(
+      "collective #%u on a team: job rank %u sent a %s message (root %u, size %u) for a "
+      "collective this rank has finished: the members' calls (root, size or operation) do not "
+      "match",
+      m.seq, m.src, kind_name(m.kind()), m.root, m.total);
+}
+
+constexpr size_t kPoolBuffers = 16;
+constexpr size_t kSpareMessages = 64;
+// g.mutex held: a buffer of at least `len` bytes (contents undefined).
+Buffer take_buffer(size_t len) {
+  for (size_t i = 0; i < g.pool.size(); ++i) {
+    if (g.pool[i].capacity >= len) {
+      Buffer b = std::move(g.pool[i]);
+      g.pool.erase(g.pool.begin() + static_cast<std::ptrdiff_t>(i));
+      return b;
+    }
+  }
+  Buffer b;
+  b.bytes.reset(new char[len ? len : 1]);
+  b.capacity = len;
+  return b;
+}
+void give_buffer(Buffer b) {
+  if (b.capacity < 4096) return;  // small: malloc serves these well
+  if (g.pool.size() >= kPoolBuffers) g.pool.erase(g.pool.begin());
+  g.pool.push_back(std::move(b));
+}
+
+void poll_hook() {
+  advance();
+}
+
+}  // namespace
+
+class Op {
+ public:
+  Op(const char *api, core::Team &team, uint32_t root, uint64_t total)
+      : api_(api),
+        team_(&team),
+        id_(team.coll_id),
+        seq_(team.coll_seq++),
+        n_(team.size()),
+        me_(team.rank()),
+        root_(root),
+        total_(total) {}
+  virtual ~Op() = default;
+  Key key() const { return {id_, seq_}; }
+  // A message of this operation (g.mutex held).
+  virtual void receive(Msg &m) = 0;
+  // Sends what can be sent; true once this rank's part is complete.
+  virtual bool step() = 0;
+  // Complete (g.mutex held): hands back what it borrowed.
+  virtual void retire() {}
+
+  std::atomic<bool> done{false};
+
+ protected:
+  // The message checks every operation makes: the sender's call agrees.
+  void expect(const Msg &m, uint32_t kind) const {
+    if (m.kind() != kind || m.root != root_ || m.total != static_cast<uint32_t>(total_)) {
+      util::fatal(
+          "%s: collective #%u on a team of %u: job rank %u sent a %s message with root %u and "
+          "size %u, but this rank (team rank %u) called %s with root %u and size %llu: the "
+          "members' calls do not match",
+          api_, seq_, n_, m.src, kind_name(m.kind()), m.root, m.total, me_, api_, root_,
+          static_cast<unsigned long long>(total_));
+    }
+  }
+  // One Medium request to team rank `to`; false when it cannot leave now.
+  bool send(uint32_t to, uint32_t kind, uint32_t part, uint64_t offset, const void *data,
+            size_t len) const {
+    gex_AM_Arg_t args[kArgs] = {static_cast<gex_AM_Arg_t>(id_ >> 32),
+                                static_cast<gex_AM_Arg_t>(id_),
+                                static_cast<gex_AM_Arg_t>(seq_),
+                                static_cast<gex_AM_Arg_t>(kind << kKindShift | part),
+                                static_cast<gex_AM_Arg_t>(offset >> 32),
+                                static_cast<gex_AM_Arg_t>(offset),
+                                static_cast<gex_AM_Arg_t>(root_),
+                                static_cast<gex_AM_Arg_t>(total_)};
+    core::am::Message am{};
+    am.api = api_;
+    am.category = core::am::kMedium;
+    am.handler = core::kCollHandler;
+    am.nargs = kArgs;
+    am.args = args;
+    am.src = data;
+    am.nbytes = len;
+    am.lc_opt = GEX_EVENT_NOW;
+    am.flags = GEX_FLAG_IMMEDIATE;
+    return g.am->internal_request(team_->to_job(to), am) == 0;
+  }
+  size_t piece() const { return g.am->max_medium(); }
+
+  const char *api_;
+  const core::Team *team_;
+  uint64_t id_;
+  uint32_t seq_;
+  uint32_t n_, me_;
+  uint32_t root_;
+  uint64_t total_;
+};
+
+bool done(const Op &op) {
+  return op.done.load(std::memory_order_acquire);
+}
+
+namespace {
+
+// Dissemination: in round k this rank tells rank + 2^k and waits to hear
+// from rank - 2^k; ceil(log2 n) rounds.
+class BarrierOp final : public Op {
+ public:
+  BarrierOp(const char *api, core::Team &team) : Op(api, team, 0, 0) {
+    while ((uint64_t{1} << rounds_) < n_) ++rounds_;
+    heard_.assign(rounds_, 0);
+  }
+  void receive(Msg &m) override {
+    expect(m, kBarrier);
+    if (m.part() >= rounds_)
+      util::fatal("%s: a barrier message for round %u of %u", api_, m.part(), rounds_);
+    heard_[m.part()] = 1;
+  }
+  bool step() override {
+    while (round_ < rounds_) {
+      if (!sent_) {
+        uint32_t to = static_cast<uint32_t>((me_ + (uint64_t{1} << round_)) % n_);
+        if (!send(to, kBarrier, round_, 0, nullptr, 0)) return false;
+        sent_ = true;
+      }
+      if (!heard_[round_]) return false;
+      ++round_;
+      sent_ = false;
+    }
+    return true;
+  }
+
+ private:
+  uint32_t rounds_ = 0, round_ = 0;
+  bool sent_ = false;
+  std::vector<uint8_t> heard_;
+};
+
+// A pipelined binomial-tree broadcast of `total` bytes in `buf` from tree
+// root vr 0: each piece (one Medium payload) is forwarded to the children
+// as soon as every piece before it is here.
+class Fanout {
+ public:
+  void init(uint32_t vrank, uint32_t n, uint32_t tree_root, char *buf, uint64_t total,
+            size_t piece) {
+    vrank_ = vrank;
+    n_ = n;
+    tree_root_ = tree_root;
+    buf_ = buf;
+    total_ = total;
+    piece_ = piece;
+    npieces_ = (total + piece - 1) / piece;
+    have_.assign(npieces_, 0);
+    kids_ = children_of(vrank, n);
+    std::reverse(kids_.begin(), kids_.end());  // the largest subtree first
+    sent_.assign(kids_.size(), 0);
+  }
+  // The tree root: its buffer holds the data now.
+  void start() {
+    prefix_ = npieces_;
+    std::fill(have_.begin(), have_.end(), 1);
+  }
+  void receive(const char *api, const Msg &m) {
+    if (m.offset >= total_ || m.data.size() > total_ - m.offset || m.offset % piece_ != 0)
+      util::fatal("%s: a broadcast piece at offset %llu outside the %llu bytes", api,
+                  static_cast<unsigned long long>(m.offset),
+                  static_cast<unsigned long long>(total_));
+    std::memcpy(buf_ + m.offset, m.data.data(), m.data.size());
+    have_[m.offset / piece_] = 1;
+    while (prefix_ < npieces_ && have_[prefix_]) ++prefix_;
+  }
+  template <typename Send>
+  bool step(Send &&send) {
+    bool all = prefix_ == npieces_;
+    for (size_t c = 0; c < kids_.size(); ++c) {
+      while (sent_[c] < prefix_) {
+        uint64_t off = sent_[c] * piece_;
+        size_t len = static_cast<size_t>(std::min<uint64_t>(piece_, total_ - off));
+        uint32_t to = static_cast<uint32_t>((uint64_t{kids_[c].vrank} + tree_root_) % n_);
+        if (!send(to, off, buf_ + off, len)) return false;
+        ++sent_[c];
+      }
+      all = all && sent_[c] == npieces_;
+    }
+    return all;
+  }
+
+ private:
+  uint32_t vrank_ = 0, n_ = 1, tree_root_ = 0;
+  char *buf_ = nullptr;
+  uint64_t total_ = 0;
+  size_t piece_ = 1;
+  uint64_t npieces_ = 0, prefix_ = 0;
+  std::vector<uint8_t> have_;
+  std::vector<Child> kids_;
+  std::vector<uint64_t> sent_;
+};
+
+class BroadcastOp final : public Op {
+ public:
+  BroadcastOp(const char *api, core::Team &team, uint32_t root, void *dst, const void *src,
+              uint64_t nbytes)
+      : Op(api, team, root, nbytes) {
+    uint32_t v = static_cast<uint32_t>((uint64_t{me_} + n_ - root) % n_);
+    fan_.init(v, n_, root, static_cast<char *>(dst), nbytes, piece());
+    if (me_ == root) {
+      if (dst != src && nbytes) std::memmove(dst, src, nbytes);
+      fan_.start();
+    }
+  }
+  void receive(Msg &m) override {
+    expect(m, kBcast);
+    fan_.receive(api_, m);
+  }
+  bool step() override {
+    return fan_.step([this](uint32_t to, uint64_t off, const char *p, size_t len) {
+      return send(to, kBcast, 0, off, p, len);
+    });
+  }
+
+ private:
+  Fanout fan_;
+};
+
+// A binomial-tree reduction to tree root vr 0, chunk by chunk: a chunk is a
+// run of whole elements of about one Medium payload; once every child's
+// part of chunk k is here it is combined (children in rank order, which is
+// what GEX_OP_USER_NC needs: a subtree is a contiguous run of ranks) and
+// sent up. Then, for reduce-to-all, a broadcast of the result from vr 0;
+// for a non-commutative reduce-to-one whose root is not rank 0 (the tree
+// is rooted at 0 for them), rank 0 sends the result to the root.
+class ReduceOp final : public Op {
+ public:
+  ReduceOp(const char *api, core::Team &team, bool to_all, uint32_t root, void *dst,
+           const void *src, const Reduction &red, size_t count)
+      : Op(api, team, to_all ? 0 : root, static_cast<uint64_t>(count) * red.dt_size),
+        red_(red),
+        all_(to_all),
+        dst_(static_cast<char *>(dst)) {
+    tree_root_ = (to_all || !red.commutative()) ? 0 : root;
+    v_ = static_cast<uint32_t>((uint64_t{me_} + n_ - tree_root_) % n_);
+    acc_ = take_buffer(total_);
+    if (total_) std::memcpy(acc_.data(), src, total_);
+    size_t p = piece();
+    chunk_elems_ = std::max<size_t>(1, p / red.dt_size);
+    chunk_bytes_ = chunk_elems_ * red.dt_size;
+    nchunks_ = (count + chunk_elems_ - 1) / chunk_elems_;
+    kids_ = children_of(v_, n_);
+    kid_buf_.resize(kids_.size());
+    kid_got_.resize(kids_.size());
+    for (size_t c = 0; c < kids_.size(); ++c) {
+      kid_buf_[c] = take_buffer(total_);
+      kid_got_[c].assign(nchunks_, 0);
+    }
+    if (all_) fan_.init(v_, n_, 0, dst_, total_, p);
+  }
+  void receive(Msg &m) override {
+    expect(m, m.kind() == kReduceUp || m.kind() == kBcast || m.kind() == kToRoot ? m.kind() : 0);
+    if (m.offset > total_ || m.data.size() > total_ - m.offset)
+      util::fatal("%s: a %s piece at offset %llu outside the %llu bytes", api_, kind_name(m.kind()),
+                  static_cast<unsigned long long>(m.offset),
+                  static_cast<unsigned long long>(total_));
+    if (m.kind() == kBcast && all_) {
+      fan_.receive(api_, m);
+    } else if (m.kind() == kToRoot && !all_ && me_ == root_) {
+      std::memcpy(dst_ + m.offset, m.data.data(), m.data.size());
+      result_got_ += m.data.size();
+    } else if (m.kind() == kReduceUp) {
+      size_t c = 0;
+      while (c < kids_.size() && kids_[c].bit != m.part()) ++c;
+      if (c == kids_.size())
+        util::fatal("%s: reduction data from job rank %u, not a child here", api_, m.src);
+      std::memcpy(kid_buf_[c].data() + m.offset, m.data.data(), m.data.size());
+      kid_got_[c][m.offset / chunk_bytes_] += m.data.size();
+    } else {
+      util::fatal("%s: a %s message this rank does not expect", api_, kind_name(m.kind()));
+    }
+  }
+  void retire() override {
+    give_buffer(std::move(acc_));
+    for (Buffer &b : kid_buf_) give_buffer(std::move(b));
+    kid_buf_.clear();
+  }
+  bool step() override {
+    // Combine the chunks every child has sent.
+    while (combined_ < nchunks_) {
+      uint64_t off = combined_ * chunk_bytes_;
+      uint64_t bytes = std::min<uint64_t>(chunk_bytes_, total_ - off);
+      bool ready = true;
+      for (size_t c = 0; c < kids_.size() && ready; ++c) ready = kid_got_[c][combined_] == bytes;
+      if (!ready) break;
+      size_t elems = static_cast<size_t>(bytes / red_.dt_size);
+      for (size_t c = 0; c < kids_.size(); ++c) {
+        char *kid = kid_buf_[c].data() + off;
+        if (red_.commutative()) {
+          red_.apply(kid, acc_.data() + off, elems);
+        } else {  // the lower ranks' value is the first operand
+          red_.apply(acc_.data() + off, kid, elems);
+          std::memcpy(acc_.data() + off, kid, bytes);
+        }
+      }
+      ++combined_;
+    }
+    uint64_t ready_bytes = std::min<uint64_t>(combined_ * chunk_bytes_, total_);
+    if (v_ != 0) {  // up to the parent, never across a chunk boundary
+      uint32_t parent = static_cast<uint32_t>((uint64_t{v_ & (v_ - 1)} + tree_root_) % n_);
+      uint32_t bit = static_cast<uint32_t>(__builtin_ctz(v_));
+      while (up_ < ready_bytes) {
+        uint64_t chunk_end = std::min<uint64_t>((up_ / chunk_bytes_ + 1) * chunk_bytes_, total_);
+        size_t len = static_cast<size_t>(std::min<uint64_t>(piece(), chunk_end - up_));
+        if (!send(parent, kReduceUp, bit, up_, acc_.data() + up_, len)) return false;
+        up_ += len;
+      }
+      if (up_ < total_) return false;
+      if (all_) return fan_step();
+      if (!red_.commutative() && me_ == root_) return result_got_ == total_;
+      return true;
+    }
+    // The tree root.
+    if (combined_ < nchunks_) return false;
+    if (all_) {
+      if (!fan_started_) {
+        std::memcpy(dst_, acc_.data(), total_);
+        fan_.start();
+        fan_started_ = true;
+      }
+      return fan_step();
+    }
+    if (me_ == root_) {
+      std::memcpy(dst_, acc_.data(), total_);
+      return true;
+    }
+    while (up_ < total_) {  // a non-commutative result on its way to the root
+      size_t len = static_cast<size_t>(std::min<uint64_t>(piece(), total_ - up_));
+      if (!send(root_, kToRoot, 0, up_, acc_.data() + up_, len)) return false;
+      up_ += len;
+    }
+    return true;
+  }
+
+ private:
+  bool fan_step() {
+    return fan_.step([this](uint32_t to, uint64_t off, const char *p, size_t len) {
+      return send(to, kBcast, 0, off, p, len);
+    });
+  }
+
+  Reduction red_;
+  bool all_;
+  char *dst_;
+  uint32_t tree_root_ = 0, v_ = 0;
+  Buffer acc_;
+  size_t chunk_elems_ = 1;
+  uint64_t chunk_bytes_ = 1, nchunks_ = 0, combined_ = 0, up_ = 0, result_got_ = 0;
+  std::vector<Child> kids_;
+  std::vector<Buffer> kid_buf_;
+  std::vector<std::vector<uint64_t>> kid_got_;
+  Fanout fan_;
+  bool fan_started_ = false;
+};
+
+// Starts `op` (constructed under g.mutex): hands it the messages that came
+// before it, and lets it send.
+OpRef launch(std::unique_lock<std::mutex> &lock, std::shared_ptr<Op> op, bool trivial) {
+  g.launched[op->key().first] = op->key().second + 1;
+  if (trivial) {  // nothing to exchange: complete at once
+    op->retire();
+    op->done.store(true, std::memory_order_release);
+    return op;
+  }
+  auto it = g.early.find(op->key());
+  if (it != g.early.end()) {
+    for (Msg &m : it->second) op->receive(m);
+    g.early.erase(it);
+  }
+  g.active.emplace(op->key(), op);
+  core::set_poll_hook(&poll_hook);
+  lock.unlock();
+  advance();
+  return op;
+}
+
+void check_member(const char *api, const core::Team &team) {
+  if (team.rank() == GEX_RANK_INVALID)
+    util::fatal("%s: this process is not a member of the team (%s)", api, team.describe().c_str());
+}
+
+class CollEvent final : public gexx_event_s {
+ public:
+  explicit CollEvent(OpRef op) : op_(std::move(op)) {}
+  bool test() override {
+    if (done(*op_)) return true;
+    advance();
+    core::poll("gex_Event_Test");
+    return done(*op_);
+  }
+  void wait() override { coll::wait(*op_); }
+
+ private:
+  OpRef op_;
+};
+
+}  // namespace
+
+void open(core::am::Engine &engine, core::HandlerTable &handlers) {
+  g.am = &engine;
+  gex_AM_Entry_t entry{};
+  entry.gex_index = core::kCollHandler;
+  entry.gex_fnptr = reinterpret_cast<gex_AM_Fn_t>(&handler);
+  entry.gex_flags = GEX_FLAG_AM_MEDIUM | GEX_FLAG_AM_REQUEST;
+  entry.gex_nargs = kArgs;
+  entry.gex_name = "collectives";
+  handlers.register_internal(entry);
+}
+
+OpRef barrier(const char *api, core::Team &team) {
+  check_member(api, team);
+  std::unique_lock<std::mutex> lock(g.mutex);
+  auto op = std::make_shared<BarrierOp>(api, team);
+  return launch(lock, op, team.size() == 1);
+}
+
+OpRef broadcast(const char *api, core::Team &team, gex_Rank_t root, void *dst, const void *src,
+                size_t nbytes) {
+  check_member(api, team);
+  if (root >= team.size())
+    util::fatal("%s: root %u is not a rank of this team of %u", api, root, team.size());
+  std::unique_lock<std::mutex> lock(g.mutex);
+  auto op = std::make_shared<BroadcastOp>(api, team, root, dst, src, nbytes);
+  return launch(lock, op, team.size() == 1 || nbytes == 0);
+}
+
+OpRef reduce(const char *api, core::Team &team, bool to_all, gex_Rank_t root, void *dst,
+             const void *src, const Reduction &red, size_t count) {
+  check_member(api, team);
+  red.check(api);
+  if (!to_all && root >= team.size())
+    util::fatal("%s: root %u is not a rank of this team of %u", api, root, team.size());
+  std::unique_lock<std::mutex> lock(g.mutex);
+  auto op = std::make_shared<ReduceOp>(api, team, to_all, root, dst, src, red, count);
+  bool trivial = count == 0 || team.size() == 1;
+  if (trivial && count && (to_all || team.rank() == root))
+    std::memmove(dst, src, count * red.dt_size);
+  return launch(lock, op, trivial);
+}
+
+void advance() {
+  if (t_advancing) return;
+  std::unique_lock<std::mutex> lock(g.mutex, std::try_to_lock);
+  if (!lock.owns_lock()) return;
+  t_advancing = true;
+  std::vector<Msg> &msgs = g.spare_msgs;  // empty here; its capacity is kept
+  {
+    std::lock_guard<std::mutex> guard(g.inbox_mutex);
+    msgs.swap(g.inbox);
+  }
+  for (Msg &m : msgs) {
+    Key k{m.team, m.seq};
+    auto it = g.active.find(k);
+    if (it != g.active.end())
+      it->second->receive(m);
+    else if (stale(m))
+      mismatch(m);
+    else
+      g.early[k].push_back(std::move(m));
+  }
+  if (!msgs.empty()) {  // hand the payload storage back to the handler
+    std::lock_guard<std::mutex> guard(g.inbox_mutex);
+    for (Msg &m : msgs) {
+      if (m.data.capacity() != 0 && g.spare.size() < kSpareMessages) {
+        m.data.clear();
+        g.spare.push_back(std::move(m.data));
+      }
+    }
+  }
+  msgs.clear();
+  for (auto it = g.active.begin(); it != g.active.end();) {
+    if (it->second->step()) {
+      it->second->retire();
+      it->second->done.store(true, std::memory_order_release);
+      it = g.active.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  if (g.active.empty()) core::set_poll_hook(nullptr);
+  t_advancing = false;
+}
+
+void wait(const Op &op) {
+  uint32_t spins = 0;
+  while (!done(op)) {
+    advance();
+    if (done(op)) break;
+    core::poll();
+    core::relax(spins);
+  }
+}
+
+gex_Event_t event(OpRef op) {
+  if (done(*op)) return GEX_EVENT_INVALID;
+  return new CollEvent(std::move(op));
+}
+
+void forget_team(uint64_t id) {
+  std::lock_guard<std::mutex> guard(g.mutex);
+  g.launched.erase(id);
+}
+
+uint32_t next_team_counter() {
+  return g.team_counter.fetch_add(1, std::memory_order_relaxed);
+}
+
+}  // namespace gexx::coll

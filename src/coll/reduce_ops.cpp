@@ -1,0 +1,176 @@
+#include "coll/reduce_ops.hpp"
+
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+
+#include "util/log.hpp"
+
+namespace gexx::coll {
+
+namespace {
+
+constexpr gex_OP_t kBitwise = GEX_OP_AND | GEX_OP_OR | GEX_OP_XOR;
+constexpr gex_OP_t kArith = GEX_OP_ADD | GEX_OP_MULT | GEX_OP_MIN | GEX_OP_MAX;
+
+template <typename T>
+void combine(gex_OP_t op, const void *in_v, void *inout_v, size_t n) {
+  // memcpy in and out: client buffers need not be aligned for T.
+  const char *in = static_cast<const char *>(in_v);
+  char *io = static_cast<char *>(inout_v);
+  for (size_t i = 0; i < n; ++i) {
+    T a, b;
+    std::memcpy(&a, in + i * sizeof(T), sizeof(T));
+    std::memcpy(&b, io + i * sizeof(T), sizeof(T));
+    T r = b;
+    switch (op) {
+      case GEX_OP_ADD:
+        if constexpr (std::is_integral_v<T>)  // wraps, as unsigned arithmetic does
+          r = static_cast<T>(static_cast<std::make_unsigned_t<T>>(a) +
+                             static_cast<std::make_unsigned_t<T>>(b));
+        else
+          r = a + b;
+        break;
+      case GEX_OP_MULT:
+        if constexpr (std::is_integral_v<T>)
+          r = static_cast<T>(static_cast<std::make_unsigned_t<T>>(a) *
+                             static_cast<std::make_unsigned_t<T>>(b));
+        else
+          r = a * b;
+        break;
+      case GEX_OP_MIN:
+        r = a < b ? a : b;
+        break;
+      case GEX_OP_MAX:
+        r = a > b ? a : b;
+        break;
+      default:
+        if constexpr (std::is_integral_v<T>) {
+          if (op == GEX_OP_AND) r = a & b;
+          if (op == GEX_OP_OR) r = a | b;
+          if (op == GEX_OP_XOR) r = a ^ b;
+        }
+        break;
+    }
+    std::memcpy(io + i * sizeof(T), &r, sizeof(T));
+  }
+}
+
+}  // namespace
+
+size_t dt_size(gex_DT_t dt) {
+  switch (dt) {
+    case GEX_DT_I32:
+    case GEX_DT_U32:
+    case GEX_DT_FLT:
+      return 4;
+    case GEX_DT_I64:
+    case GEX_DT_U64:
+    case GEX_DT_DBL:
+      return 8;
+    default:
+      return 0;
+  }
+}
+
+const char *dt_name(gex_DT_t dt) {
+  switch (dt) {
+    case GEX_DT_I32:
+      return "GEX_DT_I32";
+    case GEX_DT_U32:
+      return "GEX_DT_U32";
+    case GEX_DT_I64:
+      return "GEX_DT_I64";
+    case GEX_DT_U64:
+      return "GEX_DT_U64";
+    case GEX_DT_FLT:
+      return "GEX_DT_FLT";
+    case GEX_DT_DBL:
+      return "GEX_DT_DBL";
+    case GEX_DT_USER:
+      return "GEX_DT_USER";
+    default:
+      return nullptr;
+  }
+}
+
+const char *op_name(gex_OP_t op) {
+  switch (op) {
+    case GEX_OP_AND:
+      return "GEX_OP_AND";
+    case GEX_OP_OR:
+      return "GEX_OP_OR";
+    case GEX_OP_XOR:
+      return "GEX_OP_XOR";
+    case GEX_OP_ADD:
+      return "GEX_OP_ADD";
+    case GEX_OP_MULT:
+      return "GEX_OP_MULT";
+    case GEX_OP_MIN:
+      return "GEX_OP_MIN";
+    case GEX_OP_MAX:
+      return "GEX_OP_MAX";
+    case GEX_OP_USER:
+      return "GEX_OP_USER";
+    case GEX_OP_USER_NC:
+      return "GEX_OP_USER_NC";
+    default:
+      return nullptr;
+  }
+}
+
+void Reduction::check(const char *api) const {
+  const char *dn = dt_name(dt);
+  if (!dn) util::fatal("%s: unknown data type (gex_DT_t 0x%x)", api, static_cast<unsigned>(dt));
+  const char *on = op_name(op);
+  if (!on) {
+    util::fatal("%s: 0x%x is not a reduction operation (AND OR XOR ADD MULT MIN MAX USER USER_NC)",
+                api, static_cast<unsigned>(op));
+  }
+  bool user = op == GEX_OP_USER || op == GEX_OP_USER_NC;
+  if (user && !fn) util::fatal("%s: %s needs a gex_Coll_ReduceFn_t (it was null)", api, on);
+  if (dt == GEX_DT_USER) {
+    if (!user)
+      util::fatal("%s: GEX_DT_USER reduces only with GEX_OP_USER or _USER_NC, not %s", api, on);
+    if (dt_size == 0) util::fatal("%s: GEX_DT_USER with an element size of 0", api);
+    return;
+  }
+  if (dt_size != coll::dt_size(dt)) {
+    util::fatal("%s: %s elements are %zu bytes, the call says %zu", api, dn, coll::dt_size(dt),
+                dt_size);
+  }
+  if ((op & kBitwise) && (dt == GEX_DT_FLT || dt == GEX_DT_DBL))
+    util::fatal("%s: %s is a bitwise operation and %s is a floating-point type", api, on, dn);
+}
+
+void Reduction::apply(const void *in, void *inout, size_t count) const {
+  if (op == GEX_OP_USER || op == GEX_OP_USER_NC) {
+    if (count) fn(in, inout, count, cdata);
+    return;
+  }
+  if (!(op & (kBitwise | kArith))) return;
+  switch (dt) {
+    case GEX_DT_I32:
+      combine<int32_t>(op, in, inout, count);
+      break;
+    case GEX_DT_U32:
+      combine<uint32_t>(op, in, inout, count);
+      break;
+    case GEX_DT_I64:
+      combine<int64_t>(op, in, inout, count);
+      break;
+    case GEX_DT_U64:
+      combine<uint64_t>(op, in, inout, count);
+      break;
+    case GEX_DT_FLT:
+      combine<float>(op, in, inout, count);
+      break;
+    case GEX_DT_DBL:
+      combine<double>(op, in, inout, count);
+      break;
+    default:
+      break;
+  }
+}
+
+}  // namespace gexx::coll
