@@ -58,8 +58,8 @@ test: deps build
 # Shared-memory traffic between ranks is invisible to it; the threads of each
 # rank are checked. A report ends the rank (halt_on_error), so the case fails.
 TSAN_DIR ?= build-tsan
-TSAN_TARGETS = gasnetrun threadstress threadstress_seq amcheck_par collcheck_par
-TSAN_CASES = threads_4x8|threads_rcv_2x4|rcv_compute_3|rcv_compute_seq_3|am_par_3|am_flood_par_4|coll_par_4
+TSAN_TARGETS = gasnetrun threadstress threadstress_seq amcheck_par collcheck_par atomiccheck
+TSAN_CASES = threads_4x8|threads_rcv_2x4|rcv_compute_3|rcv_compute_seq_3|am_par_3|am_flood_par_4|coll_par_4|atomics_4|atomics_am_4
 TSAN_OPTIONS_ALL = halt_on_error=1 second_deadlock_stack=1
 
 $(TSAN_DIR)/CMakeCache.txt: $(CMAKE_INPUTS)

@@ -113,12 +113,17 @@ void request_handler(gex_Token_t token, gex_AM_Arg_t addr_lo, gex_AM_Arg_t addr_
 
 void reply_handler(gex_Token_t, gex_AM_Arg_t res_lo, gex_AM_Arg_t res_hi, gex_AM_Arg_t done_lo,
                    gex_AM_Arg_t done_hi, gex_AM_Arg_t v_lo, gex_AM_Arg_t v_hi, gex_AM_Arg_t code) {
+  auto *done = reinterpret_cast<transport::RmaCompletion *>(join(done_lo, done_hi));
+  // Pairs with the initiator's release in send(): what it wrote before the
+  // request (the counter itself, the result buffer) happens before what this
+  // thread writes now, in this process's terms. The chain through the
+  // target is another process, which a checker such as TSan cannot follow.
+  (void)done->pending.load(std::memory_order_acquire);
   if (void *result = reinterpret_cast<void *>(join(res_lo, res_hi))) {
     uint64_t value = join(v_lo, v_hi);
     unsigned type = static_cast<uint32_t>(code) >> 8;
     std::memcpy(result, &value, kTypeSize[type < kTypes ? type : 0]);
   }
-  auto *done = reinterpret_cast<transport::RmaCompletion *>(join(done_lo, done_hi));
   done->pending.fetch_sub(1, std::memory_order_release);  // its last use here
 }
 
@@ -193,23 +198,45 @@ void create(const char *api, gex_AD_t *ad_p, gex_TM_t tm, gex_DT_t dt, gex_OP_t 
   ad->ops = ops;
   ad->flags = flags;
   ad->type = t;
-  ad->all_by_am = config::get_string("GASNET_AD_PATH") == "am";
+  // The path: the same on every member (the knob must agree, the transport's
+  // capabilities are the same everywhere, and mapping is symmetric).
+  std::string knob = config::get_string("GASNET_AD_PATH");
+  gex_Rank_t mapped = 0, size = tm->team.size();
+  for (gex_Rank_t r = 0; r < size; ++r)
+    if (rt.transport().segment(tm->team.to_job(r)).local) ++mapped;
+  const transport::Capabilities &caps = rt.transport().capabilities();
+  bool native = (ops & ~caps.atomic_ops[type]) == 0;
+  using Path = gexx_ad_s::Path;
+  if (knob == "am") {
+    ad->path = Path::kAllAm;
+  } else if (mapped == size) {
+    ad->path = Path::kCpu;
+  } else if (native && knob != "cpu-am") {
+    ad->path = Path::kNative;
+  } else {
+    ad->path = Path::kAm;
+  }
   ad->live = kLiveDomain;
   if (util::verbose() && tm->team.rank() == 0) {
-    gex_Rank_t mapped = 0, size = tm->team.size();
-    for (gex_Rank_t r = 0; r < size; ++r)
-      if (rt.transport().segment(tm->team.to_job(r)).local) ++mapped;
-    if (ad->all_by_am) {
-      util::note(
-          "atomic domain (%s, ops %s): every operation as an active message "
-          "(GASNET_AD_PATH=am)",
-          kTypeNames[type], op_set_name(ops).c_str());
-    } else {
-      util::note(
-          "atomic domain (%s, ops %s): cpu atomics toward the %u of %u members mapped "
-          "here, active messages performed by the target toward the others",
-          kTypeNames[type], op_set_name(ops).c_str(), mapped, size);
+    const char *how = "";
+    switch (ad->path) {
+      case Path::kAllAm:
+        how = "every operation as an active message (GASNET_AD_PATH=am)";
+        break;
+      case Path::kCpu:
+        how = "cpu atomics: every member's segment is mapped here";
+        break;
+      case Path::kNative:
+        how = "the network's native atomics for every member";
+        break;
+      case Path::kAm:
+        how =
+            "cpu atomics toward members mapped here, active messages performed by the "
+            "target toward the others";
+        break;
     }
+    util::note("atomic domain (%s, ops %s): %u of %u members mapped here; %s", kTypeNames[type],
+               op_set_name(ops).c_str(), mapped, size, how);
   }
   // Collective: once every member is here, every member's handlers are
   // registered and any of them may send this domain's first request.
@@ -268,6 +295,14 @@ void not_my_rank(const char *api, gex_Rank_t jr, gex_Flags_t) {
 
 int send(const char *api, const gex_AD_t ad, gex_Rank_t jr, void *addr, gex_OP_t op, uint64_t a,
          uint64_t b, void *result, transport::RmaCompletion &done, gex_Flags_t flags) {
+  if (ad->path == gexx_ad_s::Path::kNative) {
+    if (flags & GEX_FLAG_AD_REL) std::atomic_thread_fence(std::memory_order_seq_cst);
+    core::Runtime::get(api).transport().atomic(
+        jr, reinterpret_cast<uint64_t>(addr),
+        static_cast<transport::Capabilities::AtomicType>(ad->type), op, a, b,
+        fetches(op) ? result : nullptr, done);
+    return 0;
+  }
   gex_AM_Arg_t args[kRequestArgs];
   split(reinterpret_cast<uint64_t>(addr), args);
   split(a, args + 2);
@@ -285,7 +320,7 @@ int send(const char *api, const gex_AD_t ad, gex_Rank_t jr, void *addr, gex_OP_t
   m.lc_opt = GEX_EVENT_NOW;
   m.flags = flags & GEX_FLAG_IMMEDIATE;
   if (flags & GEX_FLAG_AD_REL) std::atomic_thread_fence(std::memory_order_seq_cst);
-  done.pending.fetch_add(1, std::memory_order_relaxed);
+  done.pending.fetch_add(1, std::memory_order_release);  // see reply_handler
   if (core::Runtime::get(api).am().internal_request(jr, m) != 0) {
     done.pending.fetch_sub(1, std::memory_order_relaxed);
     return 1;
@@ -294,3 +329,10 @@ int send(const char *api, const gex_AD_t ad, gex_Rank_t jr, void *addr, gex_OP_t
 }
 
 }  // namespace gexx::atomics
+
+namespace gexx::transport {
+void no_native_atomics(const char *transport) {
+  util::fatal("the %s transport was asked for a native remote atomic, which it does not offer",
+              transport);
+}
+}  // namespace gexx::transport

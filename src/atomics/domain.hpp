@@ -1,15 +1,20 @@
 // Atomic domains (gex_AD_t): what a domain is, how one is created, and the
 // three ways each operation is initiated (NB, NBI, blocking).
 //
-// Paths. An operation toward a segment this process maps (its own, a
-// same-host peer's through smp or pshm) is a CPU atomic on that memory,
-// complete before the call returns. An operation toward a segment it does
-// not map (a network peer) travels as an active message and the target
-// rank performs it with the same CPU atomics on its own segment, replying
-// with the prior value. Both end in atomics::apply on the same word, so the
-// operations of a domain are atomic with respect to each other whichever
-// path each took. GASNET_AD_PATH=am sends every operation, even to this
-// rank, as an AM (a test knob: it exercises the AM path on smp).
+// Paths, chosen per domain at creation (the same on every member):
+// * cpu: every member's segment is mapped here: CPU atomics on that memory,
+//   complete before the call returns.
+// * native: some member is a network peer and the transport performs every
+//   operation of the set itself (libfabric atomics): every operation goes
+//   through the transport, even toward this rank, since the network's
+//   atomics need not be atomic with respect to the CPU's.
+// * am: otherwise. Mapped targets get CPU atomics, the others an active
+//   message whose handler performs the same CPU atomic at the target and
+//   replies with the prior value: both end in atomics::apply on the word,
+//   so they are atomic with respect to each other.
+// GASNET_AD_PATH=am sends every operation, even to this rank, as an AM (a
+// test knob: it exercises the AM path on smp); =cpu-am never uses native
+// atomics (the am path above).
 #pragma once
 
 #include <gasnet_ratomic.h>
@@ -30,8 +35,10 @@ struct gexx_ad_s {
   gex_Flags_t flags = 0;
   void *cdata = nullptr;
   gexx::atomics::Type type = gexx::atomics::Type::kI32;
-  bool all_by_am = false;  // GASNET_AD_PATH=am: every target through an AM
-  uint32_t live = 0;       // kLiveDomain until destroyed: catches a stale handle
+  // How operations reach targets not mapped here (a mapped target is a CPU
+  // atomic unless the path is native or GASNET_AD_PATH=am).
+  enum class Path : uint8_t { kCpu, kAm, kAllAm, kNative } path = Path::kCpu;
+  uint32_t live = 0;  // kLiveDomain until destroyed: catches a stale handle
 };
 
 namespace gexx::atomics {
@@ -53,8 +60,8 @@ gex_AD_t checked(const char *api, gex_AD_t ad);
 [[noreturn]] void no_result(const char *api, gex_OP_t op);
 [[noreturn]] void not_my_rank(const char *api, gex_Rank_t jr, gex_Flags_t flags);
 
-// The active-message path. `done` counts the operation until its reply has
-// written the prior value to `result` (when not null). Returns 0, or 1 when
+// The active-message path, or the transport's for a native domain. `done` counts the operation
+// until its reply has written the prior value to `result` (when not null). Returns 0, or 1 when
 // GEX_FLAG_IMMEDIATE was given and nothing was sent (then `done` is as it was).
 int send(const char *api, const gex_AD_t ad, gex_Rank_t jr, void *addr, gex_OP_t op, uint64_t a,
          uint64_t b, void *result, transport::RmaCompletion &done, gex_Flags_t flags);
@@ -87,7 +94,8 @@ template <typename T>
   if ((flags & GEX_FLAG_AD_MY_RANK) && jr != rt.rank()) [[unlikely]]
     not_my_rank(api, jr, flags);
   char *p = rt.locate(api, jr, addr, sizeof(T));  // fatal outside the target's segment
-  return ad->all_by_am ? nullptr : reinterpret_cast<T *>(p);
+  using Path = gexx_ad_s::Path;
+  return ad->path == Path::kAllAm || ad->path == Path::kNative ? nullptr : reinterpret_cast<T *>(p);
 }
 
 template <typename T>

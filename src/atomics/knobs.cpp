@@ -6,9 +6,11 @@ using gexx::config::Kind;
 GEXX_KNOB_GROUP_DEFINE(
     atomics, {
                  {"GASNET_AD_PATH", Kind::List, "auto",
-                  "How atomic domains reach their targets: auto (a CPU atomic where the target's "
-                  "segment is mapped here, an active message performed by the target elsewhere) "
-                  "or am (every operation as an active message, even to this rank; for testing "
-                  "that path on one host).",
-                  true, INT64_MIN, INT64_MAX, "auto,am"},
+                  "How atomic domains reach their targets: auto (CPU atomics when every member's "
+                  "segment is mapped here; else the network's native atomics for every member "
+                  "when the provider offers each operation of the domain; else a CPU atomic "
+                  "where mapped and an active message performed by the target elsewhere), cpu-am "
+                  "(never native atomics) or am (every operation as an active message, even to "
+                  "this rank; for testing that path on one host).",
+                  true, INT64_MIN, INT64_MAX, "auto,cpu-am,am"},
              });

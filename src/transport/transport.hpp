@@ -92,7 +92,8 @@ struct Capabilities {
   // copied at once (rma_put returns done); larger puts are posted.
   size_t inline_put = 0;
   // Native remote atomics: for each operand type, the gex_OP_t bits the
-  // transport performs itself. None today: core runs every atomic.
+  // transport performs itself (Transport::atomic); zero where it has none
+  // (core then performs atomics with the CPU, at the target).
   enum AtomicType : uint8_t { kI32, kU32, kI64, kU64, kFlt, kDbl, kAtomicTypes };
   uint64_t atomic_ops[kAtomicTypes] = {};
   // Memory kinds a segment may have (MemoryKind bits); host memory only today.
@@ -118,6 +119,10 @@ struct RmaCompletion {
   std::atomic<uint64_t> pending{0};
   bool done() const { return pending.load(std::memory_order_acquire) == 0; }
 };
+
+// Fatal: a native atomic asked of a transport whose capabilities offer none
+// (a gexx bug). Defined in atomics/domain.cpp.
+[[noreturn]] void no_native_atomics(const char *transport);
 
 class Transport {
  public:
@@ -182,6 +187,18 @@ class Transport {
                          RmaCompletion &done) = 0;
   virtual void rma_get(void *dest, uint32_t peer, uint64_t remote, size_t nbytes,
                        RmaCompletion &done) = 0;
+  // A native remote atomic (capabilities().atomic_ops[type] has `op`, one
+  // gex_OP_t bit): the word at `remote` (owner's address) of peer's segment,
+  // through the network even when the peer is this rank or mapped here (an
+  // atomic domain that uses these uses them for every target: the network's
+  // atomics need not be atomic with respect to the CPU's). Operands travel
+  // as the low bytes of `a` and `b` (CAS/FCAS: `a` compared, `b` stored).
+  // `done` counts it until the prior value is at `result` (when not null).
+  virtual void atomic(uint32_t peer, uint64_t remote, Capabilities::AtomicType type, uint32_t op,
+                      uint64_t a, uint64_t b, void *result, RmaCompletion &done) {
+    (void)peer, (void)remote, (void)type, (void)op, (void)a, (void)b, (void)result, (void)done;
+    no_native_atomics(name());
+  }
   // Why max_segment_size() is what it is: the limits that set it.
   virtual std::string segment_limits() const = 0;
   // One line for verbose output: where the segments live.

@@ -1405,19 +1405,34 @@ ATOMIC_MISUSE = [
 ]
 
 
-def case_atomics(n, ofi=None, knobs=None):
+# Which path an ofi provider's atomic domains take by default: native
+# libfabric atomics where the provider offers every operation (tcp;ofi_rxm),
+# else AMs performed by the target (net answers no atomic as valid).
+ATOMIC_NATIVE_PROVIDERS = ("tcp",)
+
+
+def case_atomics(n, ofi=None, knobs=None, path=None):
     """atomiccheck: every type x operation x form with its data checked, all
     ranks' threads adding to one word, a FCAS lock. `knobs`
     GASNET_AD_PATH=am sends every operation as an AM (the path of network
-    peers, exercised on one host too)."""
+    peers, exercised on one host too), =cpu-am never uses native atomics.
+    `path`: the path rank 0 must report (default: as the cell implies)."""
     knobs = dict(knobs or {})
     knobs["GASNET_VERBOSEENV"] = "1"
-    if knobs.get("GASNET_AD_PATH") == "am":
-        note = r"atomic domain \(GEX_DT_I32, .*\): every operation as an active message"
-    elif ofi:
-        note = r"atomic domain \(GEX_DT_I32, .*\): cpu atomics toward the 1 of %d members" % n
-    else:
-        note = r"atomic domain \(GEX_DT_I32, .*\): cpu atomics toward the %d of %d members" % (n, n)
+    paths = {"all_am": "every operation as an active message",
+             "cpu": "cpu atomics: every member's segment is mapped here",
+             "native": "the network's native atomics for every member",
+             "am": "cpu atomics toward members mapped here, active messages"}
+    if path is None:
+        if knobs.get("GASNET_AD_PATH") == "am":
+            path = "all_am"
+        elif not ofi:
+            path = "cpu"
+        elif ofi in ATOMIC_NATIVE_PROVIDERS and knobs.get("GASNET_AD_PATH") != "cpu-am":
+            path = "native"
+        else:
+            path = "am"
+    note = r"atomic domain \(GEX_DT_I32, .*\): .*members mapped here; " + re.escape(paths[path])
     def run():
         if ofi:
             job = run_ofi_check("atomiccheck", [], n, ofi, knobs, par=True)
@@ -1560,6 +1575,12 @@ MATRIX = [
         "GASNET_VIS_MAXCHUNK": "64", "GASNET_VIS_REMOTECONTIG": "0"}), ("tcp",)),
     ("vis_plainrma_4", lambda ofi: case_vis(4, ofi, knobs={
         "GASNET_VIS_AMPIPE": "0", "GASNET_VIS_REMOTECONTIG": "0"}), ("tcp",)),
+    ("atomics_cpuam_4", lambda ofi: case_atomics(4, ofi, {"GASNET_AD_PATH": "cpu-am"}),
+     ("tcp",)),
+    # Two ranks of each pair share memory: a native domain still sends them
+    # through the network, an AM domain uses the CPU toward them.
+    ("atomics_pshm_4", lambda ofi: case_atomics(4, ofi, {"GASNET_SUPERNODE_MAXSIZE": "2"}),
+     ("tcp", "net")),
 ]
 
 

@@ -56,6 +56,11 @@ class Network {
     rma_->get(dest, peer, remote, nbytes, done);
   }
   void attach_segment(void *base, uint64_t size) { rma_->attach(boot_, base, size); }
+  void atomic_ops(uint64_t ops[Capabilities::kAtomicTypes]) const { rma_->atomic_ops(ops); }
+  void atomic(uint32_t peer, uint64_t remote, Capabilities::AtomicType type, uint32_t op,
+              uint64_t a, uint64_t b, void *result, RmaCompletion &done) {
+    rma_->atomic(peer, remote, type, op, a, b, result, done);
+  }
   size_t max_medium() const { return AmChannel::kMaxMedium; }
   size_t inline_put() const { return rma_->bounce_limit(); }
   std::string describe() const {

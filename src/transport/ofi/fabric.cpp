@@ -101,12 +101,18 @@ Fabric::Fabric(bootstrap::Bootstrap &boot, const std::string &provider) {
   fi_info *hints = fi_allocinfo();
   if (!hints) util::fatal("fi_allocinfo: out of memory");
   hints->ep_attr->type = FI_EP_RDM;
-  hints->caps = FI_MSG | FI_RMA;
+  hints->caps = FI_MSG | FI_RMA | FI_ATOMIC;
   hints->mode = FI_CONTEXT | FI_CONTEXT2;
   hints->domain_attr->mr_mode = static_cast<int>(kMrModes);
   hints->domain_attr->threading = FI_THREAD_DOMAIN;
   if (!provider.empty()) hints->fabric_attr->prov_name = ::strdup(provider.c_str());
   int rc = fi_getinfo(kApiVersion, nullptr, nullptr, 0, hints, &info_);
+  atomics_ = rc == 0 && info_ && (info_->caps & FI_ATOMIC);
+  if (!atomics_) {
+    // Native atomics (transport/ofi/atomics.cpp) are optional.
+    hints->caps = FI_MSG | FI_RMA;
+    rc = fi_getinfo(kApiVersion, nullptr, nullptr, 0, hints, &info_);
+  }
   fi_freeinfo(hints);
   const char *env = std::getenv("FI_PROVIDER");
   if (rc || !info_) {

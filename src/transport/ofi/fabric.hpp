@@ -73,6 +73,9 @@ class Fabric {
   Fabric &operator=(const Fabric &) = delete;
 
   fid_ep *ep() const { return ep_; }
+  fid_domain *domain() const { return domain_; }
+  // The endpoint has FI_ATOMIC (transport/ofi/atomics.cpp).
+  bool atomics() const { return atomics_; }
   fid_cq *cq() const { return cq_; }
   fi_addr_t addr(uint32_t rank) const { return addrs_[rank]; }
   const std::string &provider() const { return provider_; }
@@ -140,6 +143,7 @@ class Fabric {
   size_t max_msg_size_ = 0;
   uint64_t mr_mode_ = 0;
   bool by_default_ = false;
+  bool atomics_ = false;
   bool queues_sends_ = false;
   uint64_t next_key_ = 1;  // requested keys when the provider does not pick them
   bool concurrent_ = true;

@@ -185,7 +185,9 @@ void RmaChannel::get(void *dest, uint32_t peer, uint64_t remote, size_t nbytes,
 
 void RmaChannel::completed(OpContext *ctx, const fi_cq_msg_entry &) {
   Op *op = static_cast<Op *>(ctx);
-  if (op->copy_to) std::memcpy(op->copy_to, op->bounce->data, op->len);
+  if (op->copy_to)
+    std::memcpy(op->copy_to, op->bounce ? op->bounce->data : static_cast<void *>(&op->fetched),
+                op->len);
   RmaCompletion *done = op->done;
   release(op);
   // Last: the waiter may return and end `done` as soon as it reads zero.

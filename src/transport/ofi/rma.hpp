@@ -39,6 +39,13 @@ class RmaChannel final : public CompletionSink {
   Result put(uint32_t peer, uint64_t remote, const void *src, size_t nbytes, RmaCompletion &done);
   void get(void *dest, uint32_t peer, uint64_t remote, size_t nbytes, RmaCompletion &done);
 
+  // Native atomics (transport/ofi/atomics.cpp): what the provider performs
+  // (none when the endpoint lacks FI_ATOMIC or wants local buffers
+  // registered), and one operation (Transport::atomic).
+  void atomic_ops(uint64_t ops[Capabilities::kAtomicTypes]) const;
+  void atomic(uint32_t peer, uint64_t remote, Capabilities::AtomicType type, uint32_t op,
+              uint64_t a, uint64_t b, void *result, RmaCompletion &done);
+
   void completed(OpContext *op, const fi_cq_msg_entry &entry) override;
   // Puts up to this many bytes are copied into bounce buffers.
   size_t bounce_limit() const { return bounce_limit_; }
@@ -49,8 +56,9 @@ class RmaChannel final : public CompletionSink {
     Op *next = nullptr;
     RmaCompletion *done = nullptr;
     Bounce *bounce = nullptr;
-    void *copy_to = nullptr;  // a get through a bounce buffer lands here
+    void *copy_to = nullptr;  // a get through a bounce buffer (an atomic's prior value) lands here
     size_t len = 0;
+    uint64_t operand = 0, compare = 0, fetched = 0;  // an atomic's buffers
   };
   struct Peer {
     uint64_t base = 0;  // what the provider wants added to a segment offset

@@ -16,6 +16,10 @@
 //   void rma_get(void *dest, uint32_t peer, uint64_t remote, size_t, RmaCompletion &);
 //   void attach_segment(void *base, uint64_t size);  // collective: registers ours
 //   size_t max_medium() const;  size_t inline_put() const;
+// and optionally native atomics (Transport::atomic):
+//   void atomic_ops(uint64_t ops[Capabilities::kAtomicTypes]) const;
+//   void atomic(uint32_t peer, uint64_t remote, Capabilities::AtomicType, uint32_t op,
+//               uint64_t a, uint64_t b, void *result, RmaCompletion &);
 //   std::string describe() const;
 // and is absent (null) when no peer needs the network.
 #pragma once
@@ -50,6 +54,8 @@ class Router final : public Transport {
     if (net_) {
       caps_.max_medium = std::min(caps_.max_medium, net_->max_medium());
       caps_.inline_put = net_->inline_put();
+      if constexpr (requires(const Net &n) { n.atomic_ops(caps_.atomic_ops); })
+        net_->atomic_ops(caps_.atomic_ops);
     }
     for (uint32_t r = 0; r < ranks; ++r)
       if (routes_.through_network(r)) caps_.load_store[r] = 0;
@@ -121,6 +127,17 @@ class Router final : public Transport {
                RmaCompletion &done) override {
     if (!net_) no_network(conduit_, peer);
     net_->rma_get(dest, peer, remote, nbytes, done);
+  }
+  // Every target of a domain that uses native atomics goes through the
+  // network, same-host peers and this rank included.
+  void atomic(uint32_t peer, uint64_t remote, Capabilities::AtomicType type, uint32_t op,
+              uint64_t a, uint64_t b, void *result, RmaCompletion &done) override {
+    if constexpr (requires(Net & n) { n.atomic(peer, remote, type, op, a, b, result, done); }) {
+      if (!net_) no_network(conduit_, peer);
+      net_->atomic(peer, remote, type, op, a, b, result, done);
+    } else {
+      Transport::atomic(peer, remote, type, op, a, b, result, done);
+    }
   }
   std::string segment_limits() const override { return smp_->segment_limits(); }
   std::string describe() const override {
