@@ -14,6 +14,7 @@
 #include "core/objects.hpp"
 #include "core/runtime.hpp"
 #include "rma/blocking.hpp"
+#include "util/copy.hpp"
 #include "rma/remote.hpp"
 #include "util/log.hpp"
 
@@ -67,7 +68,7 @@ inline bool put_here(const Call &c, gex_Rank_t rank, void *dest, const void *src
   char *p = gexx::core::Runtime::get(c.api).locate(c.api, rank, dest, nbytes);
   if (!p) [[unlikely]]
     return false;
-  std::memmove(p, src, nbytes);
+  gexx::util::put_copy(p, src, nbytes);
   return true;
 }
 
@@ -81,7 +82,7 @@ inline bool get_here(const Call &c, void *dest, gex_Rank_t rank, const void *src
   const char *p = gexx::core::Runtime::get(c.api).locate(c.api, rank, src, nbytes);
   if (!p) [[unlikely]]
     return false;
-  std::memmove(dest, p, nbytes);
+  gexx::util::get_copy(dest, p, nbytes);
   return true;
 }
 

@@ -1,5 +1,7 @@
 #include "core/am.hpp"
 
+#include "util/copy.hpp"
+
 #include <algorithm>
 #include <array>
 #include <cstring>
@@ -470,7 +472,7 @@ void Engine::deliver(const transport::AmHeader &h, const int32_t *args, void *pa
   if (h.kind == kCredit) return;
   // A packed Long: its payload goes where the sender named, in our segment.
   if (h.flags & transport::wire::kPackedLong)
-    std::memcpy(reinterpret_cast<void *>(h.dest), payload, h.nbytes);
+    util::put_copy(reinterpret_cast<void *>(h.dest), payload, h.nbytes);
   const HandlerEntry &e = handlers_.entry(h.handler);
   gex_AM_Fn_t fn = e.fn.load(std::memory_order_acquire);
   if (!fn) {

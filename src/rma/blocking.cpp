@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "core/runtime.hpp"
+#include "util/copy.hpp"
 #include "util/log.hpp"
 #include "util/strings.hpp"
 
@@ -52,9 +53,10 @@ void memset_blocking(const char *api, trace::Op op, uint32_t rank, void *dest, i
                      size_t nbytes) {
   uint64_t start = trace::active(trace::kPut) ? trace::now() : 0;
   if (nbytes) {
-    if (char *p = core::Runtime::get(api).locate(api, rank, dest, nbytes))
+    if (char *p = core::Runtime::get(api).locate(api, rank, dest, nbytes)) {
       std::memset(p, value, nbytes);
-    else
+      util::store_fence();  // ordered before later puts, as util/copy.hpp says
+    } else
       remote_memset(rank, dest, value, nbytes);
   }
   if (start) record(op, api, rank, dest, nullptr, nbytes, start);

@@ -11,6 +11,7 @@
 
 #include "core/runtime.hpp"
 #include "rma/remote.hpp"
+#include "util/copy.hpp"
 #include "util/trace.hpp"
 
 namespace gexx::rma {
@@ -19,14 +20,14 @@ namespace gexx::rma {
 inline void copy_put(const char *api, uint32_t rank, void *dest, const void *src, size_t nbytes) {
   if (nbytes == 0) return;
   if (char *p = core::Runtime::get(api).locate(api, rank, dest, nbytes)) [[likely]]
-    std::memmove(p, src, nbytes);
+    util::put_copy(p, src, nbytes);
   else
     remote_put(rank, dest, src, nbytes);
 }
 inline void copy_get(const char *api, void *dest, uint32_t rank, const void *src, size_t nbytes) {
   if (nbytes == 0) return;
   if (const char *p = core::Runtime::get(api).locate(api, rank, src, nbytes)) [[likely]]
-    std::memmove(dest, p, nbytes);
+    util::get_copy(dest, p, nbytes);
   else
     remote_get(dest, rank, src, nbytes);
 }

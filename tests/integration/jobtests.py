@@ -1488,6 +1488,20 @@ def case_vis_misuse():
         job.assert_nothing_left(before)
 
 
+# RMA ordering (src/util/copy.hpp): a lock passed around the ring with
+# blocking puts; a record put before the lock must be seen with it.
+def case_rma_order(n, rounds="2000000"):
+    def run():
+        before = shm_entries()
+        prog = os.path.join(ARGS.bin_dir, "tests", "integration", "rmaorder")
+        job = Job([prog, rounds], ranks=n).wait(timeout=300).expect(0)
+        ranks = sorted(int(r) for r in re.findall(
+            r"rmaorder rank (\d+) of %d: PASS \(%s rounds, 0 bad\)" % (n, rounds), job.stdout))
+        check(ranks == list(range(n)), job.show())
+        job.assert_nothing_left(before)
+    return run
+
+
 MATRIX = [
     # Active messages.
     ("am_1", lambda ofi: case_am(1, ofi=ofi), (SMP,)),
@@ -1604,6 +1618,7 @@ CASES = {
     "rcv_compute_3": case_rcv_compute(3), "rcv_compute_seq_3": case_rcv_compute(3, True),
     "bootstrap_3": case_bootstrap(3, False), "bootstrap_pshm_5": case_bootstrap(5, True),
     "am_rules": case_am_rules, "vis_misuse": case_vis_misuse, "am_credits_7_2": case_am_credits(2, 7), "topo_4": case_topo(4),
+    "rma_order_2": case_rma_order(2),
     "data_1": case_data(1), "data_2": case_data(2), "data_4": case_data(4),
     "data_8": case_data(8), "data_8_large": case_data(8, str(64 << 20)),
     "ex_1": case_ex(1), "ex_4": case_ex(4), "ex_8": case_ex(8),

@@ -47,6 +47,7 @@
 
 #include "transport/smp/am_header.hpp"
 #include "transport/transport.hpp"
+#include "util/copy.hpp"
 
 namespace gexx::transport::smp {
 
@@ -202,6 +203,9 @@ class AmLanes {
     } else {
       std::memcpy(w.blocks + size_t{idx} * kBlock, args, h.nargs * sizeof(int32_t));
     }
+    // A payload or argument block moved by the C library's copy: its stores
+    // must be seen before the stamp (util/copy.hpp says why).
+    if (h.nbytes || h.nargs > kInlineArgs) util::store_fence();
     s.stamp.store(static_cast<uint32_t>(pos + 1), std::memory_order_release);
   }
   int drain(Reader &in, int budget, AmSink &sink);

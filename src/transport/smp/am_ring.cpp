@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "transport/smp/am_header.hpp"
+#include "util/copy.hpp"
 
 namespace gexx::transport::smp {
 
@@ -54,6 +55,9 @@ void AmRing::commit(const AmSlot &slot, const AmHeader &h, const int32_t *args, 
     std::memcpy(blocks_ + size_t{idx} * kBlock, args + kInlineArgs,
                 (h.nargs - kInlineArgs) * sizeof(int32_t));
   }
+  // A payload or argument block moved by the C library's copy: its stores
+  // must be seen before the stamp (util/copy.hpp says why).
+  if (h.nbytes || h.nargs > kInlineArgs) util::store_fence();
   s.stamp.store(slot.where + 1, std::memory_order_release);
 }
 
