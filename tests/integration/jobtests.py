@@ -1330,6 +1330,9 @@ def case_coll(n, par=False, ofi=None, knobs=None):
         job = Job([prog], env=knobs, ranks=n).wait(timeout=200).expect(0)
         ranks = sorted(int(r) for r in re.findall(r"collcheck rank (\d+) of %d: PASS \(\d+ checks\)"
                                                   % n, job.stdout))
+        check(ranks == list(range(n)), job.show())
+        job.assert_nothing_left(before)
+    return run
 # ---- the GASNet-1 collectives (g1collcheck.c, legacy/gasnet1_coll.cpp) ----
 def case_g1coll(n, ofi=None):
     """g1collcheck: every GASNet-1 collective x sync flags x SINGLE/LOCAL x
@@ -1344,6 +1347,9 @@ def case_g1coll(n, ofi=None):
         job = Job([prog], ranks=n).wait(timeout=110).expect(0)
         ranks = sorted(int(r) for r in re.findall(
             r"g1collcheck rank (\d+) of %d: PASS \(\d+ checks\)" % n, job.stdout))
+        check(ranks == list(range(n)), job.show())
+        job.assert_nothing_left(before)
+    return run
 # ---- VIS (gasnet_vis.h, issue 20) ----
 VIS_MISUSES = [
     ("overlap", r"gex_VIS_StridedPutBlocking: destination stride\[0\] is 0 with count\[0\] = 2: "
@@ -1457,6 +1463,9 @@ def case_atomics_misuse():
         job = Job([prog, mode], ranks=2).wait()
         job.expect(1, stderr_has=[r"gexx: rank \d on \S+: fatal error: " + message])
         check("was not caught" not in job.stdout, job.show())
+        job.assert_nothing_left(before)
+
+
 def case_g1coll_misuse():
     """Forbidden GASNet-1 collective calls stop the job, naming the call and the value."""
     prog = os.path.join(ARGS.bin_dir, "tests", "integration", "g1collcheck")
@@ -1476,6 +1485,9 @@ def case_g1coll_misuse():
         job = Job([prog, mode], ranks=2).wait()
         job.expect(1, stderr_has=[r"gexx: rank \d on \S+: fatal error: " + message])
         check("returned" not in job.stdout, job.show())
+        job.assert_nothing_left(before)
+
+
 def case_vis_misuse():
     """A destination that overlaps itself, a byte count that overflows and a
     peer completion index out of range each stop the job, saying so."""
