@@ -94,8 +94,8 @@ typedef struct gexx_event_s *gex_Event_t;
 
 /* ---- data types and operations of atomics and reductions ----
  * Each value is one bit, so a client may OR them into sets (gex_AD_Create
- * takes a set of operations). The fetching form of a bitwise or arithmetic
- * operation sits a fixed number of bits above the non-fetching one:
+ * takes a set of operations). The fetching form of an operation (SWAP for
+ * SET, FCAS for CAS) sits a fixed number of bits above the non-fetching one:
  * GEX_OP_TO_FETCHING / GEX_OP_TO_NONFETCHING move between the two. */
 typedef uint32_t gex_DT_t;
 #define GEX_DT_I32 ((gex_DT_t)1u << 0)
@@ -107,7 +107,7 @@ typedef uint32_t gex_DT_t;
 #define GEX_DT_USER ((gex_DT_t)1u << 6)
 
 typedef uint32_t gex_OP_t;
-/* non-fetching: bits 0..9 */
+/* non-fetching: bits 0..11 */
 #define GEX_OP_AND ((gex_OP_t)1u << 0)
 #define GEX_OP_OR ((gex_OP_t)1u << 1)
 #define GEX_OP_XOR ((gex_OP_t)1u << 2)
@@ -118,8 +118,10 @@ typedef uint32_t gex_OP_t;
 #define GEX_OP_MAX ((gex_OP_t)1u << 7)
 #define GEX_OP_INC ((gex_OP_t)1u << 8)
 #define GEX_OP_DEC ((gex_OP_t)1u << 9)
-/* their fetching forms: bits 10..19 */
-#define GEXX_OP_FETCH_SHIFT 10
+#define GEX_OP_SET ((gex_OP_t)1u << 10)
+#define GEX_OP_CAS ((gex_OP_t)1u << 11)
+/* their fetching forms, bits 12..23 (SET's is SWAP, CAS's is FCAS) */
+#define GEXX_OP_FETCH_SHIFT 12
 #define GEX_OP_FAND (GEX_OP_AND << GEXX_OP_FETCH_SHIFT)
 #define GEX_OP_FOR (GEX_OP_OR << GEXX_OP_FETCH_SHIFT)
 #define GEX_OP_FXOR (GEX_OP_XOR << GEXX_OP_FETCH_SHIFT)
@@ -130,15 +132,13 @@ typedef uint32_t gex_OP_t;
 #define GEX_OP_FMAX (GEX_OP_MAX << GEXX_OP_FETCH_SHIFT)
 #define GEX_OP_FINC (GEX_OP_INC << GEXX_OP_FETCH_SHIFT)
 #define GEX_OP_FDEC (GEX_OP_DEC << GEXX_OP_FETCH_SHIFT)
+#define GEX_OP_SWAP (GEX_OP_SET << GEXX_OP_FETCH_SHIFT)
+#define GEX_OP_FCAS (GEX_OP_CAS << GEXX_OP_FETCH_SHIFT)
 #define GEX_OP_TO_FETCHING(op) ((gex_OP_t)(op) << GEXX_OP_FETCH_SHIFT)
 #define GEX_OP_TO_NONFETCHING(op) ((gex_OP_t)(op) >> GEXX_OP_FETCH_SHIFT)
-/* accessors and compare-and-swap: bits 20..24 */
-#define GEX_OP_SET ((gex_OP_t)1u << 20)
-#define GEX_OP_GET ((gex_OP_t)1u << 21)
-#define GEX_OP_SWAP ((gex_OP_t)1u << 22)
-#define GEX_OP_CAS ((gex_OP_t)1u << 23)
-#define GEX_OP_FCAS ((gex_OP_t)1u << 24)
 #define GEX_OP_CSWAP GEX_OP_FCAS
+/* the plain read: bit 24 */
+#define GEX_OP_GET ((gex_OP_t)1u << 24)
 /* client-supplied reductions (collectives only): commutative, and not */
 #define GEX_OP_USER ((gex_OP_t)1u << 25)
 #define GEX_OP_USER_NC ((gex_OP_t)1u << 26)

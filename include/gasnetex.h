@@ -367,6 +367,12 @@ typedef uint32_t gex_TI_t;
 #define GEX_TI_IS_LONG ((gex_TI_t)1u << 4)
 #define GEX_TI_ALL ((gex_TI_t)0x1Fu)
 extern gex_TI_t gex_Token_Info(gex_Token_t token, gex_Token_Info_t *info, gex_TI_t mask);
+/* The names of the GEX_TI_* (GEX_DT_*, GEX_OP_*) bits set, joined by '|'
+ * ("0" for none), written to buf; with buf NULL, nothing is written.
+ * Returns the bytes the text needs, its terminating NUL included. */
+extern size_t gasnett_format_ti(char *buf, gex_TI_t ti);
+extern size_t gasnett_format_dt(char *buf, gex_DT_t dt);
+extern size_t gasnett_format_op(char *buf, gex_OP_t op);
 
 /* Fixed-payload AMs. Call the numbered forms (gex_AM_RequestShort2(...)) or
  * the forms that count their arguments (gex_AM_RequestShort(tm, rank, h,

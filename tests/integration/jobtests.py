@@ -1384,7 +1384,7 @@ def case_coll_misuse():
         prog = os.path.join(ARGS.bin_dir, "tests", "integration", "collcheck")
         wrong = {
             "badroot": r"gex_Coll_BroadcastNB: root 5 is not a rank of this team of 2",
-            "badop": r"gex_Coll_ReduceToAllNB: 0x2000 is not a reduction operation",
+            "badop": r"gex_Coll_ReduceToAllNB: 0x8000 is not a reduction operation",
             "floatxor": r"gex_Coll_ReduceToAllNB: GEX_OP_XOR is a bitwise operation and "
                         r"GEX_DT_FLT is a floating-point type",
             "mismatch": r"sent a broadcast message \(root \d, size 16\) for a collective this "

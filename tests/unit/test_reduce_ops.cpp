@@ -130,7 +130,7 @@ TEST(ReduceOpsDeathTest, BadArgumentsStopNamingTheCallAndValue) {
                "gex_Coll_ReduceToAllNB: GEX_OP_XOR is a bitwise operation and GEX_DT_FLT");
   r.op = GEX_OP_FADD;
   EXPECT_DEATH(r.check("gex_Coll_ReduceToOneNB"),
-               "gex_Coll_ReduceToOneNB: 0x2000 is not a reduction");
+               "gex_Coll_ReduceToOneNB: 0x8000 is not a reduction");
   r.op = GEX_OP_ADD;
   r.dt = 1u << 12;
   EXPECT_DEATH(r.check("gex_Coll_ReduceToOneNB"), "unknown data type \\(gex_DT_t 0x1000\\)");
