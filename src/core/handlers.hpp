@@ -21,7 +21,7 @@ enum InternalHandler : gex_AM_Index_t {
   kAtomicRequestHandler = 2,  // atomics/domain.cpp: an operation the target performs
   kAtomicReplyHandler = 3,    // ... and its prior value coming back
   kCollHandler = 8,           // coll/engine.cpp: every team collective's messages
-  kG1CollHandler = 100,  // the GASNet-1 collectives (legacy/gasnet1_coll.cpp)
+  kG1CollHandler = 100,       // the GASNet-1 collectives (legacy/gasnet1_coll.cpp)
   // VIS (src/vis/am.cpp): packed puts and their acks, packed gets and their
   // replies, peer completion.
   kVisPutHandler = 40,
