@@ -9,6 +9,7 @@
 #include "core/am.hpp"
 #include "core/handlers.hpp"
 #include "util/config.hpp"
+#include "util/gex_names.hpp"
 #include "util/log.hpp"
 #include "util/strings.hpp"
 
@@ -16,40 +17,13 @@ namespace gexx::atomics {
 
 namespace {
 
-struct OpName {
-  gex_OP_t op;
-  const char *name;
-};
-constexpr OpName kOpNames[] = {
-    {GEX_OP_SET, "GEX_OP_SET"},   {GEX_OP_GET, "GEX_OP_GET"},   {GEX_OP_SWAP, "GEX_OP_SWAP"},
-    {GEX_OP_FCAS, "GEX_OP_FCAS"}, {GEX_OP_CAS, "GEX_OP_CAS"},   {GEX_OP_AND, "GEX_OP_AND"},
-    {GEX_OP_OR, "GEX_OP_OR"},     {GEX_OP_XOR, "GEX_OP_XOR"},   {GEX_OP_FAND, "GEX_OP_FAND"},
-    {GEX_OP_FOR, "GEX_OP_FOR"},   {GEX_OP_FXOR, "GEX_OP_FXOR"}, {GEX_OP_ADD, "GEX_OP_ADD"},
-    {GEX_OP_SUB, "GEX_OP_SUB"},   {GEX_OP_MULT, "GEX_OP_MULT"}, {GEX_OP_MIN, "GEX_OP_MIN"},
-    {GEX_OP_MAX, "GEX_OP_MAX"},   {GEX_OP_INC, "GEX_OP_INC"},   {GEX_OP_DEC, "GEX_OP_DEC"},
-    {GEX_OP_FADD, "GEX_OP_FADD"}, {GEX_OP_FSUB, "GEX_OP_FSUB"}, {GEX_OP_FMULT, "GEX_OP_FMULT"},
-    {GEX_OP_FMIN, "GEX_OP_FMIN"}, {GEX_OP_FMAX, "GEX_OP_FMAX"}, {GEX_OP_FINC, "GEX_OP_FINC"},
-    {GEX_OP_FDEC, "GEX_OP_FDEC"}, {GEX_OP_USER, "GEX_OP_USER"}, {GEX_OP_USER_NC, "GEX_OP_USER_NC"},
-};
-
 constexpr gex_DT_t kTypeBits[kTypes] = {GEX_DT_I32, GEX_DT_U32, GEX_DT_I64,
                                         GEX_DT_U64, GEX_DT_FLT, GEX_DT_DBL};
-constexpr const char *kTypeNames[kTypes] = {"GEX_DT_I32", "GEX_DT_U32", "GEX_DT_I64",
-                                            "GEX_DT_U64", "GEX_DT_FLT", "GEX_DT_DBL"};
 constexpr size_t kTypeSize[kTypes] = {4, 4, 8, 8, 4, 8};
 
 // "GEX_OP_ADD|GEX_OP_FADD", or "none".
 std::string op_set_name(gex_OP_t ops) {
-  std::string s;
-  for (const OpName &o : kOpNames) {
-    if (ops & o.op) {
-      if (!s.empty()) s += '|';
-      s += o.name;
-      ops &= ~o.op;
-    }
-  }
-  if (ops) s += util::format("%s0x%x", s.empty() ? "" : "|", ops);
-  return s.empty() ? "none" : s;
+  return util::op_set_name(ops, "none");
 }
 
 // The internal AM pair. Request arguments: target address (2), operand1 (2),
@@ -151,15 +125,13 @@ void register_handlers(core::HandlerTable &handlers) {
 }  // namespace
 
 const char *op_name(gex_OP_t op) {
-  for (const OpName &o : kOpNames)
-    if (op == o.op) return o.name;
-  return "an unknown operation";
+  const char *name = util::op_name(op);
+  return name ? name : "an unknown operation";
 }
 
 const char *type_name(gex_DT_t dt) {
-  for (unsigned t = 0; t < kTypes; ++t)
-    if (dt == kTypeBits[t]) return kTypeNames[t];
-  return dt == GEX_DT_USER ? "GEX_DT_USER" : "an unknown type";
+  const char *name = util::dt_name(dt);
+  return name ? name : "an unknown type";
 }
 
 void create(const char *api, gex_AD_t *ad_p, gex_TM_t tm, gex_DT_t dt, gex_OP_t ops,
@@ -186,7 +158,7 @@ void create(const char *api, gex_AD_t *ad_p, gex_TM_t tm, gex_DT_t dt, gex_OP_t 
       util::fatal(
           "%s: ops include %s for %s: bitwise operations (AND, OR, XOR and their fetching "
           "forms) are defined on integer types only",
-          api, op_set_name(extra).c_str(), kTypeNames[type]);
+          api, op_set_name(extra).c_str(), type_name(kTypeBits[type]));
     }
     util::fatal("%s: ops 0x%x include bits that name no operation (0x%x)", api, ops, extra);
   }
@@ -235,8 +207,8 @@ void create(const char *api, gex_AD_t *ad_p, gex_TM_t tm, gex_DT_t dt, gex_OP_t 
             "target toward the others";
         break;
     }
-    util::note("atomic domain (%s, ops %s): %u of %u members mapped here; %s", kTypeNames[type],
-               op_set_name(ops).c_str(), mapped, size, how);
+    util::note("atomic domain (%s, ops %s): %u of %u members mapped here; %s",
+               type_name(kTypeBits[type]), op_set_name(ops).c_str(), mapped, size, how);
   }
   // Collective: once every member is here, every member's handlers are
   // registered and any of them may send this domain's first request.

@@ -5,8 +5,6 @@
 #include <cstdarg>
 #include <cstdio>
 #include <cstring>
-#include <iterator>
-#include <span>
 #include <string>
 #include <vector>
 
@@ -14,6 +12,7 @@
 #include "core/am.hpp"
 #include "core/progress.hpp"
 #include "core/runtime.hpp"
+#include "util/gex_names.hpp"
 #include "util/log.hpp"
 
 using gexx::core::Runtime;
@@ -158,62 +157,22 @@ size_t gex_AM_LUBReplyMedium(void) {
 }
 
 namespace {
-struct BitName {
-  uint32_t bit;
-  const char *name;
-};
-
-// The names of the bits of `bits` joined by '|' ("0" for none; bits with no
-// name in hex), as the gasnett_format_* calls give them.
-size_t format_bits(char *buf, uint32_t bits, const BitName *names, size_t count) {
-  char text[1024];  // every name of the longest table, joined, fits
-  size_t len = 0;
-  auto add = [&](const char *word) {
-    len += static_cast<size_t>(
-        std::snprintf(text + len, sizeof text - len, "%s%s", len ? "|" : "", word));
-  };
-  uint32_t named = 0;
-  for (const BitName &n : std::span(names, count)) {
-    named |= n.bit;
-    if (bits & n.bit) add(n.name);
-  }
-  if (uint32_t rest = bits & ~named) {  // bits with no name: in hex
-    char hex[16];
-    std::snprintf(hex, sizeof hex, "0x%x", static_cast<unsigned>(rest));
-    add(hex);
-  }
-  if (!len) add("0");
-  if (buf) std::memcpy(buf, text, len + 1);
-  return len + 1;
+// What the gasnett_format_* calls return: the bytes the text needs, its NUL
+// included; the text itself when buf is not null.
+size_t format_out(char *buf, const std::string &text) {
+  if (buf) std::memcpy(buf, text.c_str(), text.size() + 1);
+  return text.size() + 1;
 }
-
-#define GEXX_BIT(name) \
-  { name, #name }
-constexpr BitName kTiNames[] = {GEXX_BIT(GEX_TI_SRCRANK), GEXX_BIT(GEX_TI_EP),
-                                GEXX_BIT(GEX_TI_ENTRY), GEXX_BIT(GEX_TI_IS_REQ),
-                                GEXX_BIT(GEX_TI_IS_LONG)};
-constexpr BitName kDtNames[] = {GEXX_BIT(GEX_DT_I32), GEXX_BIT(GEX_DT_U32), GEXX_BIT(GEX_DT_I64),
-                                GEXX_BIT(GEX_DT_U64), GEXX_BIT(GEX_DT_FLT), GEXX_BIT(GEX_DT_DBL),
-                                GEXX_BIT(GEX_DT_USER)};
-constexpr BitName kOpNames[] = {
-    GEXX_BIT(GEX_OP_AND),  GEXX_BIT(GEX_OP_OR),   GEXX_BIT(GEX_OP_XOR),    GEXX_BIT(GEX_OP_ADD),
-    GEXX_BIT(GEX_OP_SUB),  GEXX_BIT(GEX_OP_MULT), GEXX_BIT(GEX_OP_MIN),    GEXX_BIT(GEX_OP_MAX),
-    GEXX_BIT(GEX_OP_INC),  GEXX_BIT(GEX_OP_DEC),  GEXX_BIT(GEX_OP_FAND),   GEXX_BIT(GEX_OP_FOR),
-    GEXX_BIT(GEX_OP_FXOR), GEXX_BIT(GEX_OP_FADD), GEXX_BIT(GEX_OP_FSUB),   GEXX_BIT(GEX_OP_FMULT),
-    GEXX_BIT(GEX_OP_FMIN), GEXX_BIT(GEX_OP_FMAX), GEXX_BIT(GEX_OP_FINC),   GEXX_BIT(GEX_OP_FDEC),
-    GEXX_BIT(GEX_OP_SET),  GEXX_BIT(GEX_OP_GET),  GEXX_BIT(GEX_OP_SWAP),   GEXX_BIT(GEX_OP_CAS),
-    GEXX_BIT(GEX_OP_FCAS), GEXX_BIT(GEX_OP_USER), GEXX_BIT(GEX_OP_USER_NC)};
-#undef GEXX_BIT
 }  // namespace
 
 size_t gasnett_format_ti(char *buf, gex_TI_t ti) {
-  return format_bits(buf, ti, kTiNames, std::size(kTiNames));
+  return format_out(buf, gexx::util::ti_set_name(ti, "0"));
 }
 size_t gasnett_format_dt(char *buf, gex_DT_t dt) {
-  return format_bits(buf, dt, kDtNames, std::size(kDtNames));
+  return format_out(buf, gexx::util::dt_set_name(dt, "0"));
 }
 size_t gasnett_format_op(char *buf, gex_OP_t op) {
-  return format_bits(buf, op, kOpNames, std::size(kOpNames));
+  return format_out(buf, gexx::util::op_set_name(op, "0"));
 }
 
 gex_TI_t gex_Token_Info(gex_Token_t token, gex_Token_Info_t *info, gex_TI_t mask) {

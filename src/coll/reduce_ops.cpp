@@ -4,6 +4,7 @@
 #include <cstring>
 #include <type_traits>
 
+#include "util/gex_names.hpp"
 #include "util/log.hpp"
 
 namespace gexx::coll {
@@ -74,49 +75,13 @@ size_t dt_size(gex_DT_t dt) {
 }
 
 const char *dt_name(gex_DT_t dt) {
-  switch (dt) {
-    case GEX_DT_I32:
-      return "GEX_DT_I32";
-    case GEX_DT_U32:
-      return "GEX_DT_U32";
-    case GEX_DT_I64:
-      return "GEX_DT_I64";
-    case GEX_DT_U64:
-      return "GEX_DT_U64";
-    case GEX_DT_FLT:
-      return "GEX_DT_FLT";
-    case GEX_DT_DBL:
-      return "GEX_DT_DBL";
-    case GEX_DT_USER:
-      return "GEX_DT_USER";
-    default:
-      return nullptr;
-  }
+  return util::dt_name(dt);
 }
 
 const char *op_name(gex_OP_t op) {
-  switch (op) {
-    case GEX_OP_AND:
-      return "GEX_OP_AND";
-    case GEX_OP_OR:
-      return "GEX_OP_OR";
-    case GEX_OP_XOR:
-      return "GEX_OP_XOR";
-    case GEX_OP_ADD:
-      return "GEX_OP_ADD";
-    case GEX_OP_MULT:
-      return "GEX_OP_MULT";
-    case GEX_OP_MIN:
-      return "GEX_OP_MIN";
-    case GEX_OP_MAX:
-      return "GEX_OP_MAX";
-    case GEX_OP_USER:
-      return "GEX_OP_USER";
-    case GEX_OP_USER_NC:
-      return "GEX_OP_USER_NC";
-    default:
-      return nullptr;
-  }
+  constexpr gex_OP_t kReductions = GEX_OP_AND | GEX_OP_OR | GEX_OP_XOR | GEX_OP_ADD | GEX_OP_MULT |
+                                   GEX_OP_MIN | GEX_OP_MAX | GEX_OP_USER | GEX_OP_USER_NC;
+  return (op & ~kReductions) ? nullptr : util::op_name(op);
 }
 
 void Reduction::check(const char *api) const {
