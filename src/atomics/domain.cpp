@@ -105,20 +105,12 @@ std::once_flag g_handlers_once;
 
 void register_handlers(core::HandlerTable &handlers) {
   std::call_once(g_handlers_once, [&handlers] {
-    gex_AM_Entry_t req{};
-    req.gex_index = core::kAtomicRequestHandler;
-    req.gex_fnptr = reinterpret_cast<gex_AM_Fn_t>(&request_handler);
-    req.gex_flags = GEX_FLAG_AM_SHORT | GEX_FLAG_AM_REQUEST;
-    req.gex_nargs = kRequestArgs;
-    req.gex_name = "remote atomic request";
-    handlers.register_internal(req);
-    gex_AM_Entry_t rep{};
-    rep.gex_index = core::kAtomicReplyHandler;
-    rep.gex_fnptr = reinterpret_cast<gex_AM_Fn_t>(&reply_handler);
-    rep.gex_flags = GEX_FLAG_AM_SHORT | GEX_FLAG_AM_REPLY;
-    rep.gex_nargs = kReplyArgs;
-    rep.gex_name = "remote atomic reply";
-    handlers.register_internal(rep);
+    handlers.register_internal(
+        core::kAtomicRequestHandler, reinterpret_cast<gex_AM_Fn_t>(&request_handler),
+        GEX_FLAG_AM_SHORT | GEX_FLAG_AM_REQUEST, kRequestArgs, "remote atomic request");
+    handlers.register_internal(
+        core::kAtomicReplyHandler, reinterpret_cast<gex_AM_Fn_t>(&reply_handler),
+        GEX_FLAG_AM_SHORT | GEX_FLAG_AM_REPLY, kReplyArgs, "remote atomic reply");
   });
 }
 

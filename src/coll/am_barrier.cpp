@@ -48,13 +48,8 @@ std::unique_ptr<AmBarrier> AmBarrier::over_am(core::am::Engine &engine,
   };
   auto barrier = std::make_unique<AmBarrier>(rank, ranks, send);
   g_job_barrier = barrier.get();
-  gex_AM_Entry_t entry{};
-  entry.gex_index = core::kBarrierHandler;
-  entry.gex_fnptr = reinterpret_cast<gex_AM_Fn_t>(&barrier_handler);
-  entry.gex_flags = GEX_FLAG_AM_SHORT | GEX_FLAG_AM_REQUEST;
-  entry.gex_nargs = 4;
-  entry.gex_name = "barrier";
-  handlers.register_internal(entry);
+  handlers.register_internal(core::kBarrierHandler, reinterpret_cast<gex_AM_Fn_t>(&barrier_handler),
+                             GEX_FLAG_AM_SHORT | GEX_FLAG_AM_REQUEST, 4, "barrier");
   return barrier;
 }
 

@@ -542,13 +542,8 @@ class CollEvent final : public gexx_event_s {
 
 void open(core::am::Engine &engine, core::HandlerTable &handlers) {
   g.am = &engine;
-  gex_AM_Entry_t entry{};
-  entry.gex_index = core::kCollHandler;
-  entry.gex_fnptr = reinterpret_cast<gex_AM_Fn_t>(&handler);
-  entry.gex_flags = GEX_FLAG_AM_MEDIUM | GEX_FLAG_AM_REQUEST;
-  entry.gex_nargs = kArgs;
-  entry.gex_name = "collectives";
-  handlers.register_internal(entry);
+  handlers.register_internal(core::kCollHandler, reinterpret_cast<gex_AM_Fn_t>(&handler),
+                             GEX_FLAG_AM_MEDIUM | GEX_FLAG_AM_REQUEST, kArgs, "collectives");
 }
 
 OpRef barrier(const char *api, core::Team &team) {

@@ -73,6 +73,17 @@ std::string HandlerTable::register_all(Pending *p, size_t n) {
   return {};
 }
 
+void HandlerTable::register_internal(InternalHandler index, gex_AM_Fn_t fn, gex_Flags_t flags,
+                                     unsigned nargs, const char *name) {
+  gex_AM_Entry_t entry{};
+  entry.gex_index = index;
+  entry.gex_fnptr = fn;
+  entry.gex_flags = flags;
+  entry.gex_nargs = nargs;
+  entry.gex_name = name;
+  register_internal(entry);
+}
+
 void HandlerTable::register_internal(const gex_AM_Entry_t &entry) {
   std::lock_guard<std::mutex> guard(register_mutex_);
   unsigned idx = entry.gex_index;

@@ -55,6 +55,10 @@ class HandlerTable {
   // nargs are enforced as for register_ex. Fatal if the index is not free
   // and internal (a gexx bug).
   void register_internal(const gex_AM_Entry_t &entry);
+  // The same from its parts: gexx's handler `fn` (cast from its AM handler
+  // signature) at `index`, for `flags` (category and request/reply).
+  void register_internal(InternalHandler index, gex_AM_Fn_t fn, gex_Flags_t flags, unsigned nargs,
+                         const char *name);
 
   const HandlerEntry &entry(uint8_t index) const { return table_[index]; }
 

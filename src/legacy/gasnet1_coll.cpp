@@ -666,13 +666,8 @@ void dump_nothing(const char *api, const char *filename, gasnet_team_handle_t te
 namespace gexx::legacy {
 
 void register_g1coll_handler(core::HandlerTable &handlers) {
-  gex_AM_Entry_t entry{};
-  entry.gex_index = core::kG1CollHandler;
-  entry.gex_fnptr = reinterpret_cast<gex_AM_Fn_t>(&coll_handler);
-  entry.gex_flags = GEX_FLAG_AM_MEDIUM | GEX_FLAG_AM_REQUEST;
-  entry.gex_nargs = 4;
-  entry.gex_name = "GASNet-1 collectives";
-  handlers.register_internal(entry);
+  handlers.register_internal(core::kG1CollHandler, reinterpret_cast<gex_AM_Fn_t>(&coll_handler),
+                             GEX_FLAG_AM_MEDIUM | GEX_FLAG_AM_REQUEST, 4, "GASNet-1 collectives");
 }
 
 }  // namespace gexx::legacy

@@ -130,30 +130,20 @@ void peer_completion_handler(gex_Token_t token, void *buf, size_t nbytes, gex_AM
   core::am::detail::tl_token = tok.outer;
 }
 
-void add(core::HandlerTable &t, gex_AM_Index_t index, void *fn, gex_Flags_t flags, unsigned nargs,
-         const char *name) {
-  gex_AM_Entry_t entry{};
-  entry.gex_index = index;
-  entry.gex_fnptr = reinterpret_cast<gex_AM_Fn_t>(fn);
-  entry.gex_flags = flags;
-  entry.gex_nargs = nargs;
-  entry.gex_name = name;
-  t.register_internal(entry);
-}
-
 }  // namespace
 
 void register_handlers(core::HandlerTable &t) {
-  add(t, core::kVisPutHandler, reinterpret_cast<void *>(&put_handler),
-      GEX_FLAG_AM_MEDIUM | GEX_FLAG_AM_REQUEST, 2, "vis_put");
-  add(t, core::kVisPutAckHandler, reinterpret_cast<void *>(&put_ack_handler),
-      GEX_FLAG_AM_SHORT | GEX_FLAG_AM_REPLY, 2, "vis_put_ack");
-  add(t, core::kVisGetHandler, reinterpret_cast<void *>(&get_handler),
-      GEX_FLAG_AM_MEDIUM | GEX_FLAG_AM_REQUEST, 2, "vis_get");
-  add(t, core::kVisGetReplyHandler, reinterpret_cast<void *>(&get_reply_handler),
-      GEX_FLAG_AM_MEDIUM | GEX_FLAG_AM_REPLY, 2, "vis_get_reply");
-  add(t, core::kVisPeerCompletionHandler, reinterpret_cast<void *>(&peer_completion_handler),
-      GEX_FLAG_AM_MEDIUM | GEX_FLAG_AM_REQUEST, 1, "vis_peer_completion");
+  t.register_internal(core::kVisPutHandler, reinterpret_cast<gex_AM_Fn_t>(&put_handler),
+                      GEX_FLAG_AM_MEDIUM | GEX_FLAG_AM_REQUEST, 2, "vis_put");
+  t.register_internal(core::kVisPutAckHandler, reinterpret_cast<gex_AM_Fn_t>(&put_ack_handler),
+                      GEX_FLAG_AM_SHORT | GEX_FLAG_AM_REPLY, 2, "vis_put_ack");
+  t.register_internal(core::kVisGetHandler, reinterpret_cast<gex_AM_Fn_t>(&get_handler),
+                      GEX_FLAG_AM_MEDIUM | GEX_FLAG_AM_REQUEST, 2, "vis_get");
+  t.register_internal(core::kVisGetReplyHandler, reinterpret_cast<gex_AM_Fn_t>(&get_reply_handler),
+                      GEX_FLAG_AM_MEDIUM | GEX_FLAG_AM_REPLY, 2, "vis_get_reply");
+  t.register_internal(core::kVisPeerCompletionHandler,
+                      reinterpret_cast<gex_AM_Fn_t>(&peer_completion_handler),
+                      GEX_FLAG_AM_MEDIUM | GEX_FLAG_AM_REQUEST, 1, "vis_peer_completion");
 }
 
 }  // namespace gexx::vis
