@@ -1,0 +1,462 @@
+// The PMIx bootstrap: rank and size from the server, exchanges as put,
+// commit, fence (collecting data) and get, descriptors among the ranks of a
+// host through a LocalGroup, and exit as the launcher expects it (finalize
+// before leaving; PMIx_Abort to end the job with a code).
+#include "bootstrap/pmix.hpp"
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <fcntl.h>
+#include <poll.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <type_traits>
+
+#include "bootstrap/local_group.hpp"
+#include "util/config.hpp"
+#include "util/log.hpp"
+#include "util/strings.hpp"
+
+#ifdef GEXX_HAVE_PMIX
+#include <pmix.h>
+#endif
+
+namespace gexx::bootstrap {
+
+namespace {
+std::string env_or_empty(const char *name) {
+  const char *v = std::getenv(name);
+  return v ? std::string(v) : std::string();
+}
+}  // namespace
+
+LaunchGuess guess_launch() {
+  std::string fn = env_or_empty("GASNET_SPAWNFN");
+  bool pmix = !env_or_empty("PMIX_RANK").empty() && !env_or_empty("PMIX_NAMESPACE").empty();
+  bool pmi2 = !env_or_empty("PMI_FD").empty() && !env_or_empty("PMI_RANK").empty();
+  char letter =
+      fn.size() == 1 ? static_cast<char>(std::toupper(static_cast<unsigned char>(fn[0]))) : '\0';
+  if (letter == 'M' || letter == 'P') {
+    if (pmix) return {Launch::Pmix, "GASNET_SPAWNFN=" + fn + " and PMIX_RANK/PMIX_NAMESPACE"};
+    if (pmi2) return {Launch::Pmi2, "GASNET_SPAWNFN=" + fn + " and PMI_FD/PMI_RANK"};
+    util::fatal(
+        "GASNET_SPAWNFN=%s asks for a PMI launch, but no PMIx or PMI-2 launcher started this "
+        "process (neither PMIX_RANK/PMIX_NAMESPACE nor PMI_FD/PMI_RANK is set); run it with "
+        "mpirun, srun --mpi=pmix, or gasnetrun -spawner=%s",
+        fn.c_str(), letter == 'M' ? "mpi" : "pmi");
+  }
+  if (letter == 'L' || letter == 'S') return {Launch::Gasnetrun, "GASNET_SPAWNFN=" + fn};
+  // A job the program forks itself wins over a launcher of one rank.
+  if (!env_or_empty("GASNET_PSHM_NODES").empty()) return {Launch::Gasnetrun, "GASNET_PSHM_NODES"};
+  if (pmix) return {Launch::Pmix, "PMIX_RANK/PMIX_NAMESPACE"};
+  if (pmi2) return {Launch::Pmi2, "PMI_FD/PMI_RANK"};
+  auto tasks = [](const char *name) {
+    auto n = config::parse_int(env_or_empty(name));
+    return n ? *n : 0;
+  };
+  if (!env_or_empty("SLURM_STEP_ID").empty() && tasks("SLURM_STEP_NUM_TASKS") > 1) {
+    return {Launch::Unserved,
+            "srun started " + std::to_string(tasks("SLURM_STEP_NUM_TASKS")) +
+                " tasks without a PMI gexx speaks: run srun --mpi=pmix (see srun --mpi=list)"};
+  }
+  if (tasks("OMPI_COMM_WORLD_SIZE") > 1) {
+    return {Launch::Unserved, "mpirun started " + std::to_string(tasks("OMPI_COMM_WORLD_SIZE")) +
+                                  " ranks without PMIx (PMIX_RANK/PMIX_NAMESPACE unset)"};
+  }
+  return {Launch::Gasnetrun, "no launcher's variables"};
+}
+
+#ifndef GEXX_HAVE_PMIX
+
+bool pmix_supported() {
+  return false;
+}
+
+std::unique_ptr<Bootstrap> join_pmix_job(const std::string &why) {
+  util::fatal(
+      "join_pmix_job: this process was started by a PMIx launcher (%s), but this gexx was built "
+      "without PMIx (install libpmix-dev and rebuild), so it cannot join that job",
+      why.c_str());
+}
+
+#else
+
+bool pmix_supported() {
+  return true;
+}
+
+#ifndef GEXX_PMIX_LIBDIR
+#define GEXX_PMIX_LIBDIR ""
+#endif
+
+namespace {
+
+// The entry points used, from the libpmix found at run time.
+struct Api {
+  decltype(&PMIx_Init) init = nullptr;
+  decltype(&PMIx_Finalize) finalize = nullptr;
+  decltype(&PMIx_Abort) abort = nullptr;
+  decltype(&PMIx_Put) put = nullptr;
+  decltype(&PMIx_Commit) commit = nullptr;
+  decltype(&PMIx_Fence) fence = nullptr;
+  decltype(&PMIx_Get) get = nullptr;
+  decltype(&PMIx_Value_destruct) value_destruct = nullptr;
+  decltype(&PMIx_Notify_event) notify = nullptr;
+  decltype(&PMIx_Register_event_handler) register_handler = nullptr;
+
+  void load() {
+    std::vector<std::string> candidates;
+    if (const char *env = std::getenv("GEXX_PMIX_LIBRARY"); env && *env) {
+      candidates.emplace_back(env);
+    } else {
+      if (*GEXX_PMIX_LIBDIR) candidates.push_back(std::string(GEXX_PMIX_LIBDIR) + "/libpmix.so.2");
+      candidates.emplace_back("libpmix.so.2");
+      candidates.emplace_back("libpmix.so");
+    }
+    void *lib = nullptr;
+    std::string errors;
+    for (const auto &c : candidates) {
+      lib = ::dlopen(c.c_str(), RTLD_NOW | RTLD_GLOBAL);
+      if (lib) break;
+      const char *e = ::dlerror();
+      errors += (errors.empty() ? "" : "; ") + std::string(e ? e : c);
+    }
+    if (!lib) {
+      util::fatal(
+          "cannot load libpmix to join the PMIx job (%s); set GEXX_PMIX_LIBRARY to its path",
+          errors.c_str());
+    }
+    auto sym = [&](auto &fn, const char *name) {
+      fn = reinterpret_cast<std::remove_reference_t<decltype(fn)> >(::dlsym(lib, name));
+      if (!fn) util::fatal("libpmix lacks %s (PMIx 4 or later is needed)", name);
+    };
+    sym(init, "PMIx_Init");
+    sym(finalize, "PMIx_Finalize");
+    sym(abort, "PMIx_Abort");
+    sym(put, "PMIx_Put");
+    sym(commit, "PMIx_Commit");
+    sym(fence, "PMIx_Fence");
+    sym(get, "PMIx_Get");
+    sym(value_destruct, "PMIx_Value_destruct");
+    sym(notify, "PMIx_Notify_event");
+    sym(register_handler, "PMIx_Register_event_handler");
+  }
+};
+
+Api g_api;
+pmix_rank_t g_my_rank = PMIX_RANK_UNDEF;
+
+// Another rank's exit, told to ranks of other hosts (local ones are signalled).
+constexpr pmix_status_t kExitEvent = PMIX_EXTERNAL_ERR_BASE - 70;
+constexpr const char *kExitCodeKey = "gexx.exit.code";
+
+void set_key(pmix_info_t &info, const char *key) {
+  std::memset(&info, 0, sizeof info);
+  std::strncpy(info.key, key, PMIX_MAX_KEYLEN);
+}
+
+// The value's integer, whichever integer type the server chose.
+bool as_integer(const pmix_value_t *v, uint64_t &out) {
+  switch (v->type) {
+    case PMIX_UINT32:
+      out = v->data.uint32;
+      return true;
+    case PMIX_UINT16:
+      out = v->data.uint16;
+      return true;
+    case PMIX_UINT64:
+      out = v->data.uint64;
+      return true;
+    case PMIX_UINT8:
+      out = v->data.uint8;
+      return true;
+    case PMIX_INT:
+      out = static_cast<uint64_t>(v->data.integer);
+      return true;
+    case PMIX_INT32:
+      out = static_cast<uint64_t>(v->data.int32);
+      return true;
+    case PMIX_SIZE:
+      out = v->data.size;
+      return true;
+    default:
+      return false;
+  }
+}
+
+void release(pmix_value_t *v) {
+  if (!v) return;
+  g_api.value_destruct(v);
+  std::free(v);
+}
+
+// Tells this process to leave with the code another rank left with (the
+// same notice gasnetrun gives: a SIGQUIT carrying the code).
+void quit_with(pid_t pid, int code) {
+  union sigval value;
+  value.sival_int = code;
+  ::sigqueue(pid, SIGQUIT, value);
+}
+
+void on_exit_event(size_t, pmix_status_t, const pmix_proc_t *source, pmix_info_t info[],
+                   size_t ninfo, pmix_info_t *, size_t, pmix_event_notification_cbfunc_fn_t cbfunc,
+                   void *cbdata) {
+  int code = 1;
+  for (size_t i = 0; i < ninfo; ++i)
+    if (std::strcmp(info[i].key, kExitCodeKey) == 0 && info[i].value.type == PMIX_INT)
+      code = info[i].value.data.integer;
+  bool mine = source && source->rank == g_my_rank;
+  if (cbfunc) cbfunc(PMIX_EVENT_ACTION_COMPLETE, nullptr, 0, nullptr, nullptr, cbdata);
+  if (!mine) quit_with(::getpid(), code);
+}
+
+// Blocks the signals the job's exit rides on in threads libpmix or this
+// file start, so that they reach the program's threads.
+class QuietSignals {
+ public:
+  QuietSignals() {
+    sigset_t set;
+    sigfillset(&set);
+    for (int sig : {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT}) sigdelset(&set, sig);
+    pthread_sigmask(SIG_BLOCK, &set, &old_);
+  }
+  ~QuietSignals() { pthread_sigmask(SIG_SETMASK, &old_, nullptr); }
+
+ private:
+  sigset_t old_;
+};
+
+class PmixJob final : public Bootstrap {
+ public:
+  explicit PmixJob(const std::string &why) {
+    g_api.load();
+    {
+      QuietSignals quiet;
+      pmix_status_t rc = g_api.init(&me_, nullptr, 0);
+      if (rc != PMIX_SUCCESS) {
+        util::fatal(
+            "PMIx_Init failed (status %d) although %s says a PMIx server started this "
+            "process",
+            rc, why.c_str());
+      }
+    }
+    g_my_rank = me_.rank;
+    rank_ = me_.rank;
+    std::memset(&wild_, 0, sizeof wild_);
+    std::memcpy(wild_.nspace, me_.nspace, sizeof wild_.nspace);
+    wild_.rank = PMIX_RANK_WILDCARD;
+    uint64_t size = 0;
+    pmix_value_t *v = nullptr;
+    if (g_api.get(&wild_, PMIX_JOB_SIZE, nullptr, 0, &v) != PMIX_SUCCESS || !as_integer(v, size) ||
+        size < 1 || rank_ >= size) {
+      util::fatal("the PMIx server gave no usable job size (PMIX_JOB_SIZE) for namespace %s",
+                  me_.nspace);
+    }
+    release(v);
+    size_ = static_cast<uint32_t>(size);
+    util::set_log_identity(rank_, util::hostname());
+    // Names files: the same short id in every rank of the job.
+    uint64_t hash = 1469598103934665603ull;
+    for (const char *p = me_.nspace; *p; ++p)
+      hash = (hash ^ static_cast<uint8_t>(*p)) * 1099511628211ull;
+    uint8_t id[4];
+    std::memcpy(id, &hash, sizeof id);
+    job_id_ = util::hex(id, sizeof id);
+    spawner_ = "PMIx (" + why + ")";
+    if (rank_ == 0) config::validate_environment();
+
+    // The ranks of this host: the server's list when it gives one, else by
+    // host name from a first exchange.
+    bool known = false;
+    v = nullptr;
+    if (g_api.get(&wild_, PMIX_LOCAL_PEERS, nullptr, 0, &v) == PMIX_SUCCESS &&
+        v->type == PMIX_STRING && v->data.string) {
+      for (const auto &word : util::split(v->data.string, ",")) {
+        auto r = config::parse_int(word);
+        if (!r || *r < 0 || *r >= static_cast<int64_t>(size_)) {
+          host_ranks_.clear();
+          break;
+        }
+        host_ranks_.push_back(static_cast<uint32_t>(*r));
+      }
+      std::sort(host_ranks_.begin(), host_ranks_.end());
+      known = std::find(host_ranks_.begin(), host_ranks_.end(), rank_) != host_ranks_.end();
+    }
+    release(v);
+    if (!known) host_ranks_.clear();
+    std::string contact = known ? local_.open(index_in_host(), host_size()) : "";
+    std::string mine = std::to_string(::getpid()) + '\n' + util::hostname() + '\n' + contact;
+    auto all = exchange(mine.data(), mine.size());
+    std::vector<std::string> hosts(size_), contacts(size_);
+    pids_.assign(size_, 0);
+    for (uint32_t r = 0; r < size_; ++r) {
+      auto parts = util::split(std::string(all[r].begin(), all[r].end()), "\n");
+      if (parts.size() < 2) util::fatal("malformed start-up record from rank %u", r);
+      pids_[r] = static_cast<pid_t>(std::atol(parts[0].c_str()));
+      hosts[r] = parts[1];
+      contacts[r] = parts.size() > 2 ? parts[2] : "";
+    }
+    if (!known) {
+      for (uint32_t r = 0; r < size_; ++r)
+        if (hosts[r] == hosts[rank_]) host_ranks_.push_back(r);
+      contact = local_.open(index_in_host(), host_size());
+      all = exchange(contact.data(), contact.size());
+      for (uint32_t r = 0; r < size_; ++r) contacts[r].assign(all[r].begin(), all[r].end());
+    }
+    local_.connect(contacts[host_ranks_[0]]);
+    start_notifier();
+    util::note("joined PMIx namespace %s as rank %u of %u; %zu rank(s) on this host", me_.nspace,
+               rank_, size_, host_ranks_.size());
+  }
+
+  uint32_t rank() const override { return rank_; }
+  uint32_t size() const override { return size_; }
+  const char *spawner() const override { return spawner_.c_str(); }
+  const std::string &job_id() const override { return job_id_; }
+  const std::vector<uint32_t> &host_ranks() const override { return host_ranks_; }
+
+  std::vector<std::vector<uint8_t> > exchange(const void *data, size_t len) override {
+    std::lock_guard<std::mutex> guard(mu_);
+    std::string key = "gexx.x" + std::to_string(seq_++);
+    // One leading byte, so that an empty contribution is still a value.
+    std::vector<char> bytes(len + 1);
+    bytes[0] = 'x';
+    if (len) std::memcpy(bytes.data() + 1, data, len);
+    pmix_value_t value;
+    std::memset(&value, 0, sizeof value);
+    value.type = PMIX_BYTE_OBJECT;
+    value.data.bo.bytes = bytes.data();
+    value.data.bo.size = bytes.size();
+    pmix_status_t rc = g_api.put(PMIX_GLOBAL, key.c_str(), &value);
+    if (rc == PMIX_SUCCESS) rc = g_api.commit();
+    if (rc != PMIX_SUCCESS)
+      util::fatal("PMIx_Put/Commit of %s failed (status %d)", key.c_str(), rc);
+    pmix_info_t collect;
+    set_key(collect, PMIX_COLLECT_DATA);
+    collect.value.type = PMIX_BOOL;
+    collect.value.data.flag = true;
+    rc = g_api.fence(nullptr, 0, &collect, 1);
+    if (rc != PMIX_SUCCESS) util::fatal("PMIx_Fence failed (status %d): a rank left the job?", rc);
+    std::vector<std::vector<uint8_t> > out(size_);
+    pmix_proc_t peer = me_;
+    for (uint32_t r = 0; r < size_; ++r) {
+      peer.rank = r;
+      pmix_value_t *got = nullptr;
+      rc = g_api.get(&peer, key.c_str(), nullptr, 0, &got);
+      if (rc != PMIX_SUCCESS || got->type != PMIX_BYTE_OBJECT || got->data.bo.size < 1)
+        util::fatal("PMIx_Get of rank %u's %s failed (status %d)", r, key.c_str(), rc);
+      out[r].assign(got->data.bo.bytes + 1, got->data.bo.bytes + got->data.bo.size);
+      release(got);
+    }
+    return out;
+  }
+
+  std::vector<std::vector<int> > exchange_fds(const std::vector<int> &mine) override {
+    std::lock_guard<std::mutex> guard(mu_);
+    auto local = local_.exchange_fds(mine);
+    std::vector<std::vector<int> > out(size_);
+    for (size_t i = 0; i < local.size(); ++i) out[host_ranks_[i]] = std::move(local[i]);
+    return out;
+  }
+
+  [[noreturn]] void abort(int code, const std::string &reason) override {
+    std::fflush(nullptr);
+    g_api.abort(code, reason.c_str(), nullptr, 0);
+    _exit(code);
+  }
+
+  void announce_exit(int code, bool) override {
+    // The ranks of this host hear it at once; the helper thread tells those
+    // of other hosts and finalizes (the launcher then sees an orderly exit).
+    for (uint32_t r : host_ranks_)
+      if (r != rank_ && pids_[r] > 0) quit_with(pids_[r], code);
+    int32_t word = code;
+    if (::write(request_[1], &word, sizeof word) != sizeof word) return;
+    pollfd p{ack_[0], POLLIN, 0};
+    // Bounded: this may run in a signal handler that interrupted a thread
+    // holding a lock libpmix needs.
+    for (int waited = 0; waited < 100; ++waited) {
+      int n = ::poll(&p, 1, 100);
+      if (n > 0) {
+        char c;
+        (void)!::read(ack_[0], &c, 1);
+        return;
+      }
+    }
+  }
+
+ private:
+  uint32_t index_in_host() const {
+    return static_cast<uint32_t>(std::find(host_ranks_.begin(), host_ranks_.end(), rank_) -
+                                 host_ranks_.begin());
+  }
+  uint32_t host_size() const { return static_cast<uint32_t>(host_ranks_.size()); }
+
+  void start_notifier() {
+    if (::pipe2(request_, O_CLOEXEC) != 0 || ::pipe2(ack_, O_CLOEXEC) != 0)
+      util::fatal("cannot create the PMIx exit pipes: %s", std::strerror(errno));
+    remote_ranks_ = host_ranks_.size() < size_;
+    if (remote_ranks_) {
+      pmix_status_t code = kExitEvent;
+      QuietSignals quiet;
+      pmix_status_t rc =
+          g_api.register_handler(&code, 1, nullptr, 0, on_exit_event, nullptr, nullptr);
+      if (rc < 0) util::warn("cannot register the PMIx exit event handler (status %d)", rc);
+    }
+    QuietSignals quiet;
+    pthread_t thread;
+    if (pthread_create(&thread, nullptr, &PmixJob::notifier_main, this) != 0)
+      util::fatal("cannot start the PMIx exit thread");
+    pthread_detach(thread);
+  }
+
+  static void *notifier_main(void *self_ptr) {
+    auto *self = static_cast<PmixJob *>(self_ptr);
+    int32_t code = 0;
+    for (;;) {
+      ssize_t n = ::read(self->request_[0], &code, sizeof code);
+      if (n == sizeof code) break;
+      if (n < 0 && errno == EINTR) continue;
+      return nullptr;
+    }
+    if (self->remote_ranks_) {
+      pmix_info_t info;
+      set_key(info, kExitCodeKey);
+      info.value.type = PMIX_INT;
+      info.value.data.integer = code;
+      g_api.notify(kExitEvent, &self->me_, PMIX_RANGE_NAMESPACE, &info, 1, nullptr, nullptr);
+    }
+    g_api.finalize(nullptr, 0);
+    char c = 'f';
+    (void)!::write(self->ack_[1], &c, 1);
+    return nullptr;
+  }
+
+  pmix_proc_t me_{}, wild_{};
+  uint32_t rank_ = 0, size_ = 1;
+  std::string job_id_, spawner_;
+  std::vector<uint32_t> host_ranks_;
+  std::vector<pid_t> pids_;
+  LocalGroup local_;
+  uint64_t seq_ = 0;
+  std::mutex mu_;
+  int request_[2] = {-1, -1}, ack_[2] = {-1, -1};
+  bool remote_ranks_ = false;
+};
+
+}  // namespace
+
+std::unique_ptr<Bootstrap> join_pmix_job(const std::string &why) {
+  return std::make_unique<PmixJob>(why);
+}
+
+#endif  // GEXX_HAVE_PMIX
+
+}  // namespace gexx::bootstrap
