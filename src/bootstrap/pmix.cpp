@@ -5,6 +5,9 @@
 #include "bootstrap/pmix.hpp"
 
 #include <dlfcn.h>
+#include <sys/eventfd.h>
+#include <sys/mman.h>
+#include <time.h>
 #include <pthread.h>
 #include <signal.h>
 #include <unistd.h>
@@ -13,6 +16,7 @@
 #include <poll.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -205,16 +209,36 @@ void quit_with(pid_t pid, int code) {
   ::sigqueue(pid, SIGQUIT, value);
 }
 
+int g_remote_pipe = -1;  // the helper thread's: codes of exits on other hosts
+
 void on_exit_event(size_t, pmix_status_t, const pmix_proc_t *source, pmix_info_t info[],
                    size_t ninfo, pmix_info_t *, size_t, pmix_event_notification_cbfunc_fn_t cbfunc,
                    void *cbdata) {
-  int code = 1;
+  int32_t code = 1;
   for (size_t i = 0; i < ninfo; ++i)
     if (std::strcmp(info[i].key, kExitCodeKey) == 0 && info[i].value.type == PMIX_INT)
       code = info[i].value.data.integer;
   bool mine = source && source->rank == g_my_rank;
   if (cbfunc) cbfunc(PMIX_EVENT_ACTION_COMPLETE, nullptr, 0, nullptr, nullptr, cbdata);
-  if (!mine) quit_with(::getpid(), code);
+  if (!mine && g_remote_pipe >= 0) (void)!::write(g_remote_pipe, &code, sizeof code);
+}
+
+// After a rank announces its exit, how long the others get to reach their
+// own (a final barrier, some output, exit everywhere) before they are told
+// to leave: gasnetrun's grace (launcher/supervisor.cpp), applied here by
+// each receiving rank.
+constexpr int kExitGraceMs = 500;
+
+// A page the ranks of a host share: the first exit announced there (1 in the
+// high word, the code in the low one), with an eventfd that wakes them.
+struct ExitBoard {
+  std::atomic<uint64_t> first;
+};
+
+double now_ms() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
 // Blocks the signals the job's exit rides on in threads libpmix or this
@@ -373,18 +397,23 @@ class PmixJob final : public Bootstrap {
   }
 
   void announce_exit(int code, bool) override {
-    // The ranks of this host hear it at once; the helper thread tells those
-    // of other hosts and finalizes (the launcher then sees an orderly exit).
-    for (uint32_t r : host_ranks_)
-      if (r != rank_ && pids_[r] > 0) quit_with(pids_[r], code);
+    // Async-signal-safe: the board and two writes; the helper thread tells
+    // the ranks of other hosts and finalizes (the launcher then sees an
+    // orderly exit). The ranks of this host wake on the eventfd.
+    if (board_) {
+      uint64_t none = 0;
+      board_->first.compare_exchange_strong(none,
+                                            (uint64_t{1} << 32) | static_cast<uint32_t>(code));
+      uint64_t one = 1;
+      (void)!::write(board_event_, &one, sizeof one);
+    }
     int32_t word = code;
     if (::write(request_[1], &word, sizeof word) != sizeof word) return;
     pollfd p{ack_[0], POLLIN, 0};
     // Bounded: this may run in a signal handler that interrupted a thread
     // holding a lock libpmix needs.
     for (int waited = 0; waited < 100; ++waited) {
-      int n = ::poll(&p, 1, 100);
-      if (n > 0) {
+      if (::poll(&p, 1, 100) > 0) {
         char c;
         (void)!::read(ack_[0], &c, 1);
         return;
@@ -399,9 +428,36 @@ class PmixJob final : public Bootstrap {
   }
   uint32_t host_size() const { return static_cast<uint32_t>(host_ranks_.size()); }
 
+  // The host's exit board: the first rank of the host makes it, all map it.
+  void open_board() {
+    if (host_ranks_.size() < 2) return;
+    std::vector<int> mine;
+    if (index_in_host() == 0) {
+      int page = ::memfd_create("gexx-exit", MFD_CLOEXEC);
+      int event = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+      if (page < 0 || event < 0 || ::ftruncate(page, 4096) != 0)
+        util::fatal("cannot create this host's exit board: %s", std::strerror(errno));
+      mine = {page, event};
+    }
+    auto all = local_.exchange_fds(mine);
+    for (int fd : mine) ::close(fd);
+    if (all[0].size() != 2) util::fatal("this host's first rank sent no exit board");
+    void *map = ::mmap(nullptr, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, all[0][0], 0);
+    ::close(all[0][0]);
+    if (map == MAP_FAILED)
+      util::fatal("cannot map this host's exit board: %s", std::strerror(errno));
+    board_ = static_cast<ExitBoard *>(map);
+    board_event_ = all[0][1];
+  }
+
   void start_notifier() {
-    if (::pipe2(request_, O_CLOEXEC) != 0 || ::pipe2(ack_, O_CLOEXEC) != 0)
+    int remote[2];
+    if (::pipe2(request_, O_CLOEXEC) != 0 || ::pipe2(ack_, O_CLOEXEC) != 0 ||
+        ::pipe2(remote, O_CLOEXEC) != 0)
       util::fatal("cannot create the PMIx exit pipes: %s", std::strerror(errno));
+    remote_read_ = remote[0];
+    g_remote_pipe = remote[1];
+    open_board();
     remote_ranks_ = host_ranks_.size() < size_;
     if (remote_ranks_) {
       pmix_status_t code = kExitEvent;
@@ -417,15 +473,40 @@ class PmixJob final : public Bootstrap {
     pthread_detach(thread);
   }
 
+  // The helper thread: waits for this rank's exit (then finalizes) or
+  // another's (then, after the grace, tells this rank to leave with its code).
   static void *notifier_main(void *self_ptr) {
     auto *self = static_cast<PmixJob *>(self_ptr);
-    int32_t code = 0;
+    pollfd fds[3] = {{self->request_[0], POLLIN, 0},
+                     {self->board_ ? self->board_event_ : -1, POLLIN, 0},
+                     {self->remote_read_, POLLIN, 0}};
+    double grace_end = -1;
+    int32_t other_code = 0;
     for (;;) {
-      ssize_t n = ::read(self->request_[0], &code, sizeof code);
-      if (n == sizeof code) break;
-      if (n < 0 && errno == EINTR) continue;
-      return nullptr;
+      int timeout = grace_end < 0 ? -1 : std::max(0, static_cast<int>(grace_end - now_ms()));
+      int n = ::poll(fds, 3, timeout);
+      if (n < 0 && errno != EINTR) return nullptr;
+      if (n > 0 && (fds[0].revents & POLLIN)) break;
+      if (grace_end >= 0 && now_ms() >= grace_end) {
+        quit_with(::getpid(), other_code);
+        grace_end = -1;
+        continue;
+      }
+      if (n <= 0 || grace_end >= 0) continue;
+      if (fds[1].fd >= 0 && (fds[1].revents & POLLIN)) {
+        // Left unread: every rank of the host wakes on it; watched once.
+        fds[1].fd = -1;
+        other_code = static_cast<int32_t>(self->board_->first.load() & 0xffffffffu);
+        grace_end = now_ms() + kExitGraceMs;
+        fds[2].fd = -1;
+      } else if (fds[2].fd >= 0 && (fds[2].revents & POLLIN)) {
+        if (::read(fds[2].fd, &other_code, sizeof other_code) != sizeof other_code) continue;
+        grace_end = now_ms() + kExitGraceMs;
+        fds[1].fd = fds[2].fd = -1;
+      }
     }
+    int32_t code = 0;
+    if (::read(self->request_[0], &code, sizeof code) != sizeof code) return nullptr;
     if (self->remote_ranks_) {
       pmix_info_t info;
       set_key(info, kExitCodeKey);
@@ -448,6 +529,9 @@ class PmixJob final : public Bootstrap {
   uint64_t seq_ = 0;
   std::mutex mu_;
   int request_[2] = {-1, -1}, ack_[2] = {-1, -1};
+  int remote_read_ = -1;
+  ExitBoard *board_ = nullptr;
+  int board_event_ = -1;
   bool remote_ranks_ = false;
 };
 
