@@ -141,10 +141,13 @@ int main(int argc, char **argv) {
       if (!n || *n < 1 || *n > 1 << 20)
         usage_error("-N expects a positive number of hosts, got '" + value + "'");
       used_hosts = static_cast<long>(*n);
-    } else if (a == "--spawner" || a.rfind("--spawner=", 0) == 0) {
-      if (a == "--spawner" && i + 1 >= argc)
+    } else if (a == "--spawner" || a.rfind("--spawner=", 0) == 0 || a == "-spawner" ||
+               a.rfind("-spawner=", 0) == 0) {
+      // GASNet's own launchers spell it -spawner=NAME.
+      bool separate = a == "--spawner" || a == "-spawner";
+      if (separate && i + 1 >= argc)
         usage_error("--spawner needs " + gexx::launcher::spawner_names());
-      std::string name = a == "--spawner" ? argv[++i] : a.substr(10);
+      std::string name = separate ? argv[++i] : a.substr(a.find('=') + 1);
       spawner = gexx::launcher::find_spawner(name);
       if (!spawner) {
         usage_error("--spawner expects " + gexx::launcher::spawner_names() + ", got '" + name +
@@ -170,6 +173,7 @@ int main(int argc, char **argv) {
   o.verbose = verbose;
   o.who = g_name;
   o.used_hosts = static_cast<uint32_t>(used_hosts);
+  o.env_names = env_names;
   // A malformed variable is caught once, here, rather than by every rank.
   if (auto message = gexx::config::first_invalid()) {
     std::fprintf(stderr, "%s: %s\n(run '%s --help-env' for the variables and what they accept)\n",

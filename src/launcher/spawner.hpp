@@ -1,5 +1,5 @@
-// gasnetrun's spawners: the ways a job's ranks are started (local, ssh; mpi
-// and pmi come next), behind one table. A spawner is one file defining its
+// gasnetrun's spawners: the ways a job's ranks are started (local, ssh, mpi,
+// pmi), behind one table. A spawner is one file defining its
 // entry point plus one row of the table in spawners.cpp; gasnetrun's help,
 // its --spawner check and GASNET_SPAWNFN all read the table.
 //
@@ -26,8 +26,9 @@ struct JobOptions {
   bool verbose = false;
   // How long ranks get to end once the job is ending (exit_timeout_seconds).
   double exit_timeout_seconds = 2.0;
-  std::string who = "gasnetrun";  // prefix of the launcher's messages
-  uint32_t used_hosts = 0;        // -N: hosts to run on; 0 when not given
+  std::string who = "gasnetrun";       // prefix of the launcher's messages
+  uint32_t used_hosts = 0;             // -N: hosts to run on; 0 when not given
+  std::vector<std::string> env_names;  // -E: variables the ranks must receive
 };
 
 // A fresh job's secret (ranks prove they belong with it) and its id (names

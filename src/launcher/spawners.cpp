@@ -20,11 +20,17 @@ JobKeys new_job_keys() {
 // Each spawner's entry point, defined in its own file.
 int run_local_job(const JobOptions &o);    // local_job.cpp
 int run_ssh_spawner(const JobOptions &o);  // ssh_job.cpp
+int run_mpi_spawner(const JobOptions &o);  // spawn_mpi.cpp
+int run_pmi_spawner(const JobOptions &o);  // spawn_pmi.cpp
 
 const std::vector<Spawner> &spawners() {
   static const std::vector<Spawner> table = {
       {"local", 'L', "fork the ranks on this host (the default)", run_local_job},
       {"ssh", 'S', "an agent on each host of GASNET_SSH_SERVERS forks its ranks", run_ssh_spawner},
+      {"mpi", 'M', "mpirun (or GASNET_MPIRUN_CMD) starts the ranks; they join through PMIx",
+       run_mpi_spawner},
+      {"pmi", 'P', "srun --mpi=pmix (or GASNET_PMI_LAUNCHER) starts the ranks through PMIx",
+       run_pmi_spawner},
   };
   return table;
 }

@@ -88,8 +88,17 @@ GEXX_KNOB_GROUP_DEFINE(
          "ranks); by default later repeats are dropped.",
          false},
         {"GASNET_SPAWNFN", Kind::String, "L",
-         "How gasnetrun starts ranks: L (local: fork them on this host) or S (ssh: through an "
-         "agent on each host of GASNET_SSH_SERVERS); gasnetrun --spawner overrides it.",
+         "How gasnetrun starts ranks: L (local: fork them on this host), S (ssh: through an "
+         "agent on each host of GASNET_SSH_SERVERS), M (mpirun) or P (srun, PMIx); gasnetrun "
+         "--spawner overrides it. In a rank, M or P makes it join through PMIx or fail.",
+         false},
+        {"GASNET_MPIRUN_CMD", Kind::String, "",
+         "Command of gasnetrun's mpi spawner (default: mpirun, else mpiexec); gasnetrun adds "
+         "-n N, and for Open MPI --oversubscribe and -x for the GASNET_/GEXX_ variables.",
+         false},
+        {"GASNET_PMI_LAUNCHER", Kind::String, "",
+         "Command of gasnetrun's pmi spawner (default: srun); gasnetrun adds -n N, and for srun "
+         "--mpi=pmix and --kill-on-bad-exit=1 unless the command sets them.",
          false},
         {"GASNET_SSH_CMD", Kind::String, "ssh",
          "Remote shell command of the ssh spawner (split into words as a shell would, nothing "

@@ -60,6 +60,42 @@ def gasnetrun(n, spawner, argv, env=None):
                 spawner] + argv, env=full, launcher=False)
 
 
+def spawner_mpi(n, argv, env=None):
+    """gasnetrun -spawner=mpi: gasnetrun runs mpirun."""
+    need_mpirun()
+    return gasnetrun(n, "mpi", argv, env)
+
+
+def spawner_pmi(n, argv, env=None):
+    """gasnetrun -spawner=pmi with GASNET_PMI_LAUNCHER naming another PMIx
+    launcher (mpirun here; srun in slurmtests.py)."""
+    need_mpirun()
+    full = {"GASNET_PMI_LAUNCHER": "mpirun --oversubscribe"}
+    full.update(env or {})
+    return gasnetrun(n, "pmi", argv, full)
+
+
+def case_spawner_errors():
+    """The mpi and pmi spawners with a launcher that is not there: a clear message,
+    status 127; GASNET_SPAWNFN=M picks the mpi spawner."""
+    jobcheck = prog("jobcheck")
+    job = gasnetrun(2, "pmi", [jobcheck, "data", "65536"],
+                    {"GASNET_PMI_LAUNCHER": "no-such-srun --mpi=pmix"}).wait(timeout=30)
+    job.expect(127, stderr_has=[r"'no-such-srun' was not found in PATH \(GASNET_PMI_LAUNCHER"])
+    job = gasnetrun(2, "mpi", [jobcheck, "data", "65536"],
+                    {"GASNET_MPIRUN_CMD": "/nonexistent/mpirun"}).wait(timeout=30)
+    job.expect(127, stderr_has=[r"GASNET_MPIRUN_CMD names the command"])
+    if jobtests.have_tool("mpirun") and built_with_pmix():
+        before = shm_entries()
+        job = Job([os.path.join(jobtests.ARGS.bin_dir, "gasnetrun"), "-v", "-n", "2",
+                   jobcheck, "data", "65536"], env=dict(MPI_ENV, GASNET_SPAWNFN="M"),
+                  launcher=False).wait(timeout=60).expect(0)
+        passed(job, "jobcheck", 2)
+        check(re.search(r"gasnetrun: running: \S*mpirun -n 2 --oversubscribe", job.stderr),
+              job.show())
+        job.assert_nothing_left(before)
+
+
 def passed(job, program, n):
     ranks = sorted(int(r) for r in re.findall(r"%s rank (\d+) of %d: PASS" % (program, n),
                                               job.stdout))
@@ -186,6 +222,15 @@ CASES = {
     "ofi_mpirun_barrier_4_tcp": case_check(mpirun, "barrierconf", 4, ofi="tcp"),
     "ofi_mpirun_exits_4_tcp": case_exits(mpirun, 4, ofi="tcp"),
     "ofi_mpirun_kill_4_tcp": case_kill(mpirun, 4, ofi="tcp"),
+    # gasnetrun -spawner=mpi and -spawner=pmi.
+    "spawner_errors": case_spawner_errors,
+    "spawner_mpi_am_4": case_check(spawner_mpi, "amcheck", 4),
+    "spawner_mpi_rma_4": case_check(spawner_mpi, "rmacheck", 4),
+    "spawner_mpi_exits_4": case_exits(spawner_mpi, 4),
+    "spawner_mpi_kill_4": case_kill(spawner_mpi, 4),
+    "spawner_pmi_barrier_4": case_check(spawner_pmi, "barrierconf", 4),
+    "spawner_pmi_exits_2": case_exits(spawner_pmi, 2),
+    "ofi_spawner_mpi_am_4_tcp": case_check(spawner_mpi, "amcheck", 4, ofi="tcp"),
 }
 
 
