@@ -7,6 +7,7 @@
 #include <dlfcn.h>
 #include <sys/eventfd.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <pthread.h>
 #include <signal.h>
@@ -392,6 +393,7 @@ class PmixJob final : public Bootstrap {
 
   [[noreturn]] void abort(int code, const std::string &reason) override {
     std::fflush(nullptr);
+    post_exit(code);  // the ranks of this host leave with this code too
     g_api.abort(code, reason.c_str(), nullptr, 0);
     _exit(code);
   }
@@ -400,13 +402,7 @@ class PmixJob final : public Bootstrap {
     // Async-signal-safe: the board and two writes; the helper thread tells
     // the ranks of other hosts and finalizes (the launcher then sees an
     // orderly exit). The ranks of this host wake on the eventfd.
-    if (board_) {
-      uint64_t none = 0;
-      board_->first.compare_exchange_strong(none,
-                                            (uint64_t{1} << 32) | static_cast<uint32_t>(code));
-      uint64_t one = 1;
-      (void)!::write(board_event_, &one, sizeof one);
-    }
+    post_exit(code);
     int32_t word = code;
     if (::write(request_[1], &word, sizeof word) != sizeof word) return;
     pollfd p{ack_[0], POLLIN, 0};
@@ -422,6 +418,15 @@ class PmixJob final : public Bootstrap {
   }
 
  private:
+  // Async-signal-safe: the first exit of the host, on its board.
+  void post_exit(int code) {
+    if (!board_) return;
+    uint64_t none = 0;
+    board_->first.compare_exchange_strong(none, (uint64_t{1} << 32) | static_cast<uint32_t>(code));
+    uint64_t one = 1;
+    (void)!::write(board_event_, &one, sizeof one);
+  }
+
   uint32_t index_in_host() const {
     return static_cast<uint32_t>(std::find(host_ranks_.begin(), host_ranks_.end(), rank_) -
                                  host_ranks_.begin());
@@ -477,22 +482,46 @@ class PmixJob final : public Bootstrap {
   // another's (then, after the grace, tells this rank to leave with its code).
   static void *notifier_main(void *self_ptr) {
     auto *self = static_cast<PmixJob *>(self_ptr);
-    pollfd fds[3] = {{self->request_[0], POLLIN, 0},
-                     {self->board_ ? self->board_event_ : -1, POLLIN, 0},
-                     {self->remote_read_, POLLIN, 0}};
+    // Then one pidfd per other rank of this host: one that ends without
+    // announcing its exit (killed, crashed) ends the job, as gasnetrun would.
+    std::vector<pollfd> fds = {{self->request_[0], POLLIN, 0},
+                               {self->board_ ? self->board_event_ : -1, POLLIN, 0},
+                               {self->remote_read_, POLLIN, 0}};
+    std::vector<uint32_t> watched;
+    for (uint32_t r : self->host_ranks_) {
+      if (r == self->rank_ || self->pids_[r] <= 0) continue;
+      int fd = static_cast<int>(::syscall(SYS_pidfd_open, self->pids_[r], 0));
+      if (fd < 0) continue;  // an old kernel: the launcher's rules alone
+      fds.push_back({fd, POLLIN, 0});
+      watched.push_back(r);
+    }
     double grace_end = -1;
     int32_t other_code = 0;
+    bool told = false;
     for (;;) {
       int timeout = grace_end < 0 ? -1 : std::max(0, static_cast<int>(grace_end - now_ms()));
-      int n = ::poll(fds, 3, timeout);
+      int n = ::poll(fds.data(), fds.size(), timeout);
       if (n < 0 && errno != EINTR) return nullptr;
       if (n > 0 && (fds[0].revents & POLLIN)) break;
+      for (size_t i = 3; n > 0 && i < fds.size(); ++i) {
+        if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP))) continue;
+        ::close(fds[i].fd);
+        fds[i].fd = -1;
+        if (told || (self->board_ && self->board_->first.load() != 0)) continue;
+        told = true;
+        grace_end = -1;
+        fds[1].fd = fds[2].fd = -1;
+        util::warn("rank %u (pid %d) of this host ended without gasnet_exit; ending the job",
+                   watched[i - 3], static_cast<int>(self->pids_[watched[i - 3]]));
+        quit_with(::getpid(), util::kFatalExitCode);
+      }
       if (grace_end >= 0 && now_ms() >= grace_end) {
         quit_with(::getpid(), other_code);
         grace_end = -1;
+        told = true;
         continue;
       }
-      if (n <= 0 || grace_end >= 0) continue;
+      if (n <= 0 || grace_end >= 0 || told) continue;
       if (fds[1].fd >= 0 && (fds[1].revents & POLLIN)) {
         // Left unread: every rank of the host wakes on it; watched once.
         fds[1].fd = -1;

@@ -19,10 +19,9 @@ int run_pmi_spawner(const JobOptions &o) {
   argv.insert(argv.end(), {"-n", std::to_string(o.ranks)});
   if (o.used_hosts > 0) argv.insert(argv.end(), {"-N", std::to_string(o.used_hosts)});
   if (srun) {
-    // PMIx, as the ranks speak it; and a rank that fails ends the job, as
-    // with gasnetrun's other spawners.
+    // PMIx, as the ranks speak it. A rank that fails ends the ranks of its
+    // host (bootstrap/pmix.cpp); add -K for those of other hosts.
     if (!given("--mpi")) argv.emplace_back("--mpi=pmix");
-    if (!given("-K") && !given("--kill-on-bad-exit")) argv.emplace_back("--kill-on-bad-exit=1");
   }
   argv.push_back(o.program);
   argv.insert(argv.end(), o.argv.begin() + 1, o.argv.end());

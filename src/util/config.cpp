@@ -98,7 +98,7 @@ GEXX_KNOB_GROUP_DEFINE(
          false},
         {"GASNET_PMI_LAUNCHER", Kind::String, "",
          "Command of gasnetrun's pmi spawner (default: srun); gasnetrun adds -n N, and for srun "
-         "--mpi=pmix and --kill-on-bad-exit=1 unless the command sets them.",
+         "--mpi=pmix unless the command sets --mpi.",
          false},
         {"GASNET_SSH_CMD", Kind::String, "ssh",
          "Remote shell command of the ssh spawner (split into words as a shell would, nothing "
