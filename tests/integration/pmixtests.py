@@ -218,7 +218,7 @@ CASES = {
     "mpirun_exits_4": case_exits(mpirun, 4),
     "mpirun_kill_4": case_kill(mpirun, 4),
     "ofi_mpirun_am_4_tcp": case_check(mpirun, "amcheck", 4, ofi="tcp"),
-    "ofi_mpirun_rma_4_tcp": case_check(mpirun, "rmacheck", 4, ofi="tcp"),
+    "ofi_mpirun_rma_4_tcp": case_check(mpirun, "rmacheck", 4, ofi="tcp", args=["1048576"]),
     "ofi_mpirun_barrier_4_tcp": case_check(mpirun, "barrierconf", 4, ofi="tcp"),
     "ofi_mpirun_exits_4_tcp": case_exits(mpirun, 4, ofi="tcp"),
     "ofi_mpirun_kill_4_tcp": case_kill(mpirun, 4, ofi="tcp"),
