@@ -74,18 +74,48 @@ if [[ ${GEXX_NO_OFI:-0} != 1 ]] && ! libfabric_ok; then
   optional+=(libfabric-dev libfabric-bin)
 fi
 
+# ---- Test dependencies: PMIx launchers (issue 24) ----------------------------
+# Optional, for the tests only (pmixtests.py, slurmtests.py): PMIx's headers
+# (without them ranks cannot join mpirun/srun jobs, and those tests skip),
+# Open MPI's mpirun, and Slurm with munge for the one-host cluster the tests
+# start in a scratch directory. No service is enabled or started: the
+# install runs with a policy-rc.d that refuses service starts, and the tests
+# run their own daemons. GEXX_NO_PMIX=1 skips this block.
+pmix_test_deps_ok() {
+  pkg-config --exists pmix 2>/dev/null && have mpirun && have srun &&
+    { have slurmd || [[ -x /usr/sbin/slurmd ]]; } && { have munged || [[ -x /usr/sbin/munged ]]; }
+}
+if [[ ${GEXX_NO_PMIX:-0} != 1 ]] && ! pmix_test_deps_ok; then
+  optional+=(libpmix-dev openmpi-bin libopenmpi-dev slurm-wlm munge)
+fi
+
+# Packages with daemons (munge, slurm) must not start them on install: a
+# policy-rc.d refusing every start, for the install only (unless one exists).
+policy_rc=/usr/sbin/policy-rc.d
+made_policy=0
+no_services_begin() {
+  if [[ ! -e $policy_rc ]] && ((EUID == 0)); then
+    printf '#!/bin/sh\nexit 101\n' >"$policy_rc" && chmod 755 "$policy_rc" && made_policy=1
+  fi
+}
+no_services_end() {
+  if ((made_policy)); then rm -f "$policy_rc"; made_policy=0; fi
+}
+
 check_all
 if ((${#missing[@]} == 0 && ${#optional[@]} != 0)) && have apt-get &&
   { ((EUID == 0)) || have sudo; }; then
   sudo_cmd=()
   ((EUID == 0)) || sudo_cmd=(sudo)
   export DEBIAN_FRONTEND=noninteractive
+  no_services_begin
   if "${sudo_cmd[@]+"${sudo_cmd[@]}"}" apt-get install -y -qq --no-install-recommends \
     "${optional[@]}" >/dev/null 2>&1; then
-    echo "install-deps: installed ${optional[*]} (optional, for the ofi conduit)"
+    echo "install-deps: installed ${optional[*]} (optional: the ofi conduit, the PMIx/Slurm tests)"
   else
-    echo "install-deps: could not install ${optional[*]}; the ofi conduit will not be built" >&2
+    echo "install-deps: could not install ${optional[*]}; the ofi conduit or the PMIx/Slurm tests will be left out" >&2
   fi
+  no_services_end
 fi
 if ((${#missing[@]} == 0)); then
   echo "install-deps: everything is present (cmake $(cmake --version | sed -n '1s/^cmake version //p'), $(g++ -dumpfullversion 2>/dev/null | sed 's/^/g++ /'), $(clang-format --version | sed -n 's/.*version \([0-9.]*\).*/clang-format \1/p'))"
@@ -112,8 +142,10 @@ export DEBIAN_FRONTEND=noninteractive
 "${as_root[@]+"${as_root[@]}"}" apt-get update -qq >/dev/null
 "${as_root[@]+"${as_root[@]}"}" apt-get install -y -qq --no-install-recommends "${wanted[@]}" >/dev/null
 if ((${#optional[@]} != 0)); then
+  no_services_begin
   "${as_root[@]+"${as_root[@]}"}" apt-get install -y -qq --no-install-recommends "${optional[@]}" \
-    >/dev/null 2>&1 || echo "install-deps: could not install ${optional[*]}; the ofi conduit will not be built" >&2
+    >/dev/null 2>&1 || echo "install-deps: could not install ${optional[*]}; the ofi conduit or the PMIx/Slurm tests will be left out" >&2
+  no_services_end
 fi
 
 check_all
