@@ -23,6 +23,7 @@ LocalGroup::~LocalGroup() {
 }
 
 void LocalGroup::lost(const char *what) {
+  if (before_lost) before_lost(before_lost_arg);
   util::fatal(
       "lost the connection to %s of this host's ranks (a rank of this host died or the "
       "job is ending)",

@@ -32,6 +32,11 @@ class LocalGroup {
   // own), each receives duplicates by member index, its own included.
   std::vector<std::vector<int>> exchange_fds(const std::vector<int> &mine);
 
+  // Called before the fatal error when a member is lost (a rank that
+  // announced its exit may be about to end this one with the job's code).
+  void (*before_lost)(void *) = nullptr;
+  void *before_lost_arg = nullptr;
+
  private:
   void send_fds(int fd, const std::vector<int> &fds, const std::vector<uint32_t> *counts);
   // Reads one header-framed message and the descriptors riding on it.

@@ -335,6 +335,8 @@ class PmixJob final : public Bootstrap {
       all = exchange(contact.data(), contact.size());
       for (uint32_t r = 0; r < size_; ++r) contacts[r].assign(all[r].begin(), all[r].end());
     }
+    local_.before_lost = [](void *self) { static_cast<PmixJob *>(self)->await_exit_notice(); };
+    local_.before_lost_arg = this;
     local_.connect(contacts[host_ranks_[0]]);
     start_notifier();
     util::note("joined PMIx namespace %s as rank %u of %u; %zu rank(s) on this host", me_.nspace,
@@ -368,15 +370,20 @@ class PmixJob final : public Bootstrap {
     collect.value.type = PMIX_BOOL;
     collect.value.data.flag = true;
     rc = g_api.fence(nullptr, 0, &collect, 1);
-    if (rc != PMIX_SUCCESS) util::fatal("PMIx_Fence failed (status %d): a rank left the job?", rc);
+    if (rc != PMIX_SUCCESS) {
+      await_exit_notice();
+      util::fatal("PMIx_Fence failed (status %d): a rank left the job?", rc);
+    }
     std::vector<std::vector<uint8_t> > out(size_);
     pmix_proc_t peer = me_;
     for (uint32_t r = 0; r < size_; ++r) {
       peer.rank = r;
       pmix_value_t *got = nullptr;
       rc = g_api.get(&peer, key.c_str(), nullptr, 0, &got);
-      if (rc != PMIX_SUCCESS || got->type != PMIX_BYTE_OBJECT || got->data.bo.size < 1)
+      if (rc != PMIX_SUCCESS || got->type != PMIX_BYTE_OBJECT || got->data.bo.size < 1) {
+        await_exit_notice();
         util::fatal("PMIx_Get of rank %u's %s failed (status %d)", r, key.c_str(), rc);
+      }
       out[r].assign(got->data.bo.bytes + 1, got->data.bo.bytes + got->data.bo.size);
       release(got);
     }
@@ -402,29 +409,50 @@ class PmixJob final : public Bootstrap {
     // Async-signal-safe: the board and two writes; the helper thread tells
     // the ranks of other hosts and finalizes (the launcher then sees an
     // orderly exit). The ranks of this host wake on the eventfd.
-    post_exit(code);
+    // The job's code is the first exit's (as gasnetrun returns it): a rank
+    // that leaves because another left, even through a client's SIGQUIT
+    // handler calling gasnet_exit(other), leaves with the first code, so
+    // that a launcher returning the highest status (srun) returns it.
+    int64_t first = post_exit(code) ? -1 : static_cast<int64_t>(board_->first.load() & 0xffffffffu);
+    if (first < 0) first = remote_code_.load();
     int32_t word = code;
-    if (::write(request_[1], &word, sizeof word) != sizeof word) return;
-    pollfd p{ack_[0], POLLIN, 0};
-    // Bounded: this may run in a signal handler that interrupted a thread
-    // holding a lock libpmix needs.
-    for (int waited = 0; waited < 100; ++waited) {
-      if (::poll(&p, 1, 100) > 0) {
-        char c;
-        (void)!::read(ack_[0], &c, 1);
-        return;
+    if (::write(request_[1], &word, sizeof word) == sizeof word) {
+      pollfd p{ack_[0], POLLIN, 0};
+      // Bounded: this may run in a signal handler that interrupted a thread
+      // holding a lock libpmix needs.
+      for (int waited = 0; waited < 100; ++waited) {
+        if (::poll(&p, 1, 100) > 0) {
+          char c;
+          (void)!::read(ack_[0], &c, 1);
+          break;
+        }
       }
+    }
+    if (first >= 0 && first != code) {
+      std::fflush(nullptr);  // exit() has not flushed yet when it runs this
+      _exit(static_cast<int>(first));
     }
   }
 
  private:
+  // A collective failed because a rank left: when that rank announced its
+  // exit, the notice (SIGQUIT with its code) comes within the grace and
+  // ends this process with the job's code; otherwise the caller's fatal
+  // error follows.
+  void await_exit_notice() {
+    for (int waited = 0; waited < 40; ++waited) ::usleep(50 * 1000);
+  }
+
   // Async-signal-safe: the first exit of the host, on its board.
-  void post_exit(int code) {
-    if (!board_) return;
+  // True when this was the host's first, or there is no board.
+  bool post_exit(int code) {
+    if (!board_) return true;
     uint64_t none = 0;
-    board_->first.compare_exchange_strong(none, (uint64_t{1} << 32) | static_cast<uint32_t>(code));
+    bool first = board_->first.compare_exchange_strong(
+        none, (uint64_t{1} << 32) | static_cast<uint32_t>(code));
     uint64_t one = 1;
     (void)!::write(board_event_, &one, sizeof one);
+    return first;
   }
 
   uint32_t index_in_host() const {
@@ -530,6 +558,8 @@ class PmixJob final : public Bootstrap {
         fds[2].fd = -1;
       } else if (fds[2].fd >= 0 && (fds[2].revents & POLLIN)) {
         if (::read(fds[2].fd, &other_code, sizeof other_code) != sizeof other_code) continue;
+        int64_t none = -1;
+        self->remote_code_.compare_exchange_strong(none, other_code);
         grace_end = now_ms() + kExitGraceMs;
         fds[1].fd = fds[2].fd = -1;
       }
@@ -559,6 +589,7 @@ class PmixJob final : public Bootstrap {
   std::mutex mu_;
   int request_[2] = {-1, -1}, ack_[2] = {-1, -1};
   int remote_read_ = -1;
+  std::atomic<int64_t> remote_code_{-1};  // the first exit heard of from another host
   ExitBoard *board_ = nullptr;
   int board_event_ = -1;
   bool remote_ranks_ = false;
