@@ -113,7 +113,7 @@ def case_check(start, program, n, ofi=None, args=()):
         env = jobtests.ofi_env(ofi) if ofi else {}
         env["GASNET_VERBOSEENV"] = "1"  # rank 0 says how the job started
         before = shm_entries()
-        job = start(n, [conduit(ofi, program)] + list(args), env).wait(timeout=110).expect(0)
+        job = start(n, [conduit(ofi, program)] + list(args), env).wait(timeout=200).expect(0)
         passed(job, program, n)
         check("started by PMIx" in job.stderr, job.show())
         if ofi:

@@ -60,15 +60,24 @@ class Cluster:
                  % " and ".join(missing))
         if os.geteuid() != 0:
             skip("slurmd must run as root to start jobs, and this test is not root")
-        self.dir = tempfile.mkdtemp(prefix="gexx-slurm-")
-        os.chmod(self.dir, 0o700)
-        self.pids = []
-        try:
-            self._start()
-        except BaseException:
-            self.__exit__(None, None, None)
-            raise
-        return self
+        # A port picked free may be taken before the daemon binds it (other
+        # tests open connections meanwhile): a failed start is retried with
+        # fresh ports, twice, and reported with the daemons' logs.
+        for attempt in range(3):
+            self.dir = tempfile.mkdtemp(prefix="gexx-slurm-")
+            os.chmod(self.dir, 0o700)
+            self.pids = []
+            try:
+                self._start()
+                return self
+            except jobtests.Failure as e:
+                self.__exit__(None, None, None)
+                if attempt == 2:
+                    raise
+                print("cluster start failed (attempt %d), retrying: %s" % (attempt + 1, e))
+            except BaseException:
+                self.__exit__(None, None, None)
+                raise
 
     def path(self, *parts):
         return os.path.join(self.dir, *parts)
