@@ -7,20 +7,79 @@ gasnet_init, gasnet_attach, and touching every page of the segment once.
 Prints figures only; never fails on speed.
 
 usage: bench/startup.py [--build build] [--runs 7]
+       bench/startup.py --launcher srun|mpirun [--ranks 64] [--runs 7]
+
+--launcher compares start-up under another launcher with gasnetrun's local
+spawner: the same probe (1 MiB segment) on the same rank counts, the two
+alternated run by run, medians of the whole job's wall time and of
+gasnet_init. srun runs in a one-host Slurm cluster started for the purpose
+(tests/integration/slurmtests.py's, torn down after; needs root, slurm-wlm,
+munge); mpirun is Open MPI's (with --oversubscribe).
 """
 import argparse
 import os
 import re
 import statistics
 import subprocess
+import sys
 import time
+
+
+def probe_once(argv, env=None):
+    t = time.perf_counter()
+    out = subprocess.run(argv, capture_output=True, text=True, check=True, env=env).stdout
+    job = (time.perf_counter() - t) * 1e3
+    m = re.search(r"init_ms ([\d.]+) attach_ms ([\d.]+) touch_ms ([\d.]+)", out)
+    return job, float(m.group(1))
+
+
+def compare_launchers(a):
+    """--launcher: the other launcher against gasnetrun's local spawner."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    sys.path.insert(0, os.path.join(here, "..", "tests", "integration"))
+    import jobtests  # noqa: E402
+    import slurmtests  # noqa: E402
+
+    class Args:
+        bin_dir = os.path.abspath(a.build)
+    jobtests.ARGS = Args
+    run = os.path.join(a.build, "gasnetrun")
+    probe = os.path.join(a.build, "bench", "startup_probe")
+    size = str(1 << 20)
+    env = dict(os.environ)
+    cluster = None
+    if a.launcher == "srun":
+        cluster = slurmtests.Cluster().__enter__()
+        env.update(cluster.env)
+    else:
+        env.update({"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1"})
+    try:
+        print("%-6s %12s %12s %8s %12s %12s" % ("ranks", "local_job_ms", a.launcher + "_job_ms",
+                                             "ratio", "local_init", a.launcher + "_init"))
+        for ranks in [int(r) for r in a.ranks.split(",")]:
+            other = (["srun", "--mpi=pmix", "-n", str(ranks)] if a.launcher == "srun" else
+                     ["mpirun", "--oversubscribe", "-n", str(ranks)])
+            local_rows, other_rows = [], []
+            for _ in range(a.runs):
+                local_rows.append(probe_once([run, "-n", str(ranks), probe, size]))
+                other_rows.append(probe_once(other + [probe, size], env))
+            lj, li = (statistics.median(c) for c in zip(*local_rows))
+            oj, oi = (statistics.median(c) for c in zip(*other_rows))
+            print("%-6d %12.1f %12.1f %8.2f %12.1f %12.1f" % (ranks, lj, oj, oj / lj, li, oi))
+    finally:
+        if cluster:
+            cluster.__exit__(None, None, None)
 
 
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--build", default="build")
     p.add_argument("--runs", type=int, default=7)
+    p.add_argument("--launcher", choices=("srun", "mpirun"))
+    p.add_argument("--ranks", default="1,4,16,64", help="with --launcher: rank counts")
     a = p.parse_args()
+    if a.launcher:
+        return compare_launchers(a)
     run = os.path.join(a.build, "gasnetrun")
     probe = os.path.join(a.build, "bench", "startup_probe")
     print("%-6s %-9s %10s %10s %10s %10s" % ("ranks", "segment", "job_ms", "init_ms",

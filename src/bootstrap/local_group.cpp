@@ -182,4 +182,32 @@ std::vector<std::vector<int>> LocalGroup::exchange_fds(const std::vector<int> &m
   return out;
 }
 
+std::vector<uint8_t> LocalGroup::ask_leader(const void *data, size_t len) {
+  if (!send_message(peers_[0], Op::Exchange, 0, data, len)) lost("the first");
+  Header h;
+  std::vector<uint8_t> payload;
+  read_message(peers_[0], h, payload);
+  if (static_cast<Op>(h.op) != Op::Exchange)
+    util::fatal("unexpected reply from this host's first rank");
+  return payload;
+}
+
+std::vector<std::vector<uint8_t>> LocalGroup::gather(const void *data, size_t len) {
+  std::vector<std::vector<uint8_t>> out(members_);
+  const auto *p = static_cast<const uint8_t *>(data);
+  out[0].assign(p, p + len);
+  for (uint32_t m = 1; m < members_; ++m) {
+    Header h;
+    read_message(peers_[m], h, out[m]);
+    if (static_cast<Op>(h.op) != Op::Exchange)
+      util::fatal("unexpected message from host rank %u", m);
+  }
+  return out;
+}
+
+void LocalGroup::answer_all(const std::vector<uint8_t> &answer) {
+  for (uint32_t m = 1; m < members_; ++m)
+    if (!send_message(peers_[m], Op::Exchange, 0, answer.data(), answer.size())) lost("another");
+}
+
 }  // namespace gexx::bootstrap

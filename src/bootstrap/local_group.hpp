@@ -32,6 +32,13 @@ class LocalGroup {
   // own), each receives duplicates by member index, its own included.
   std::vector<std::vector<int>> exchange_fds(const std::vector<int> &mine);
 
+  // Byte exchanges through the leader. A member other than the leader sends
+  // `data` and gets the leader's answer; the leader gathers every member's
+  // bytes (by member index, its own first) and then answers them all.
+  std::vector<uint8_t> ask_leader(const void *data, size_t len);
+  std::vector<std::vector<uint8_t>> gather(const void *data, size_t len);
+  void answer_all(const std::vector<uint8_t> &answer);
+
   // Called before the fatal error when a member is lost (a rank that
   // announced its exit may be about to end this one with the job's code).
   void (*before_lost)(void *) = nullptr;

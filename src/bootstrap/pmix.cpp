@@ -21,6 +21,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <mutex>
 #include <type_traits>
 
@@ -317,24 +318,43 @@ class PmixJob final : public Bootstrap {
     release(v);
     if (!known) host_ranks_.clear();
     std::string contact = known ? local_.open(index_in_host(), host_size()) : "";
-    std::string mine = std::to_string(::getpid()) + '\n' + util::hostname() + '\n' + contact;
-    auto all = exchange(mine.data(), mine.size());
-    std::vector<std::string> hosts(size_), contacts(size_);
+    // "pid host contact peers", "-" for an empty field; peers: the server's
+    // list of this host's ranks, so that every rank can tell whether all
+    // lists agree with the host names.
+    std::string peers;
+    for (uint32_t r : host_ranks_) peers += (peers.empty() ? "" : ",") + std::to_string(r);
+    std::string mine = std::to_string(::getpid()) + '\n' + util::hostname() + '\n' +
+                       (contact.empty() ? "-" : contact) + '\n' + (peers.empty() ? "-" : peers);
+    auto all = exchange_pmix(mine.data(), mine.size());
+    std::vector<std::string> hosts(size_), contacts(size_), lists(size_);
     pids_.assign(size_, 0);
     for (uint32_t r = 0; r < size_; ++r) {
       auto parts = util::split(std::string(all[r].begin(), all[r].end()), "\n");
-      if (parts.size() < 2) util::fatal("malformed start-up record from rank %u", r);
+      if (parts.size() != 4) util::fatal("malformed start-up record from rank %u", r);
       pids_[r] = static_cast<pid_t>(std::atol(parts[0].c_str()));
       hosts[r] = parts[1];
-      contacts[r] = parts.size() > 2 ? parts[2] : "";
+      contacts[r] = parts[2] == "-" ? "" : parts[2];
+      lists[r] = parts[3];
     }
     if (!known) {
       for (uint32_t r = 0; r < size_; ++r)
         if (hosts[r] == hosts[rank_]) host_ranks_.push_back(r);
       contact = local_.open(index_in_host(), host_size());
-      all = exchange(contact.data(), contact.size());
+      all = exchange_pmix(contact.data(), contact.size());
       for (uint32_t r = 0; r < size_; ++r) contacts[r].assign(all[r].begin(), all[r].end());
     }
+    // Later exchanges go through the first rank of each host when the
+    // server's host lists agree with the host names.
+    // Decided alike by every rank, from the records all of them hold.
+    std::map<std::string, std::string> by_name;
+    for (uint32_t r = 0; r < size_; ++r) {
+      std::string &list = by_name[hosts[r]];
+      if (list.empty()) leaders_.push_back(r);
+      list += (list.empty() ? "" : ",") + std::to_string(r);
+    }
+    two_level_ = true;
+    for (uint32_t r = 0; r < size_; ++r)
+      if (lists[r] != "-" && lists[r] != by_name[hosts[r]]) two_level_ = false;
     local_.before_lost = [](void *self) { static_cast<PmixJob *>(self)->await_exit_notice(); };
     local_.before_lost_arg = this;
     local_.connect(contacts[host_ranks_[0]]);
@@ -351,6 +371,12 @@ class PmixJob final : public Bootstrap {
 
   std::vector<std::vector<uint8_t> > exchange(const void *data, size_t len) override {
     std::lock_guard<std::mutex> guard(mu_);
+    if (two_level_) return exchange_by_host(data, len);
+    return exchange_pmix(data, len);
+  }
+
+  // Every rank's bytes through PMIx: put, commit, fence, a get per rank.
+  std::vector<std::vector<uint8_t> > exchange_pmix(const void *data, size_t len) {
     std::string key = "gexx.x" + std::to_string(seq_++);
     // One leading byte, so that an empty contribution is still a value.
     std::vector<char> bytes(len + 1);
@@ -385,6 +411,105 @@ class PmixJob final : public Bootstrap {
         util::fatal("PMIx_Get of rank %u's %s failed (status %d)", r, key.c_str(), rc);
       }
       out[r].assign(got->data.bo.bytes + 1, got->data.bo.bytes + got->data.bo.size);
+      release(got);
+    }
+    return out;
+  }
+
+  // The ranks of a host send their bytes to its first rank; the first ranks
+  // alone go through PMIx (a get per host, not per rank; nothing at all
+  // when the job has one host) and hand the whole back.
+  std::vector<std::vector<uint8_t> > exchange_by_host(const void *data, size_t len) {
+    std::vector<std::vector<uint8_t> > out(size_);
+    auto put_u64 = [](std::vector<uint8_t> &b, uint64_t v) {
+      b.insert(b.end(), reinterpret_cast<uint8_t *>(&v), reinterpret_cast<uint8_t *>(&v) + 8);
+    };
+    auto get_u64 = [](const std::vector<uint8_t> &b, size_t &off) {
+      uint64_t v;
+      if (off + 8 > b.size()) util::fatal("truncated bootstrap exchange");
+      std::memcpy(&v, b.data() + off, 8);
+      off += 8;
+      return v;
+    };
+    // Records "rank, length, bytes", read into `out`.
+    auto unpack = [&](const std::vector<uint8_t> &b) {
+      size_t off = 0;
+      while (off < b.size()) {
+        uint64_t r = get_u64(b, off), n = get_u64(b, off);
+        if (r >= size_ || off + n > b.size()) util::fatal("malformed bootstrap exchange");
+        out[r].assign(b.begin() + static_cast<long>(off), b.begin() + static_cast<long>(off + n));
+        off += n;
+      }
+    };
+    if (index_in_host() != 0) {
+      auto all = local_.ask_leader(data, len);
+      if (size_ > host_size()) {
+        pmix_info_t collect;
+        set_key(collect, PMIX_COLLECT_DATA);
+        collect.value.type = PMIX_BOOL;
+        collect.value.data.flag = true;
+        // The fence takes every rank; only the first of each host put data.
+        if (g_api.fence(nullptr, 0, &collect, 1) != PMIX_SUCCESS) {
+          await_exit_notice();
+          util::fatal("PMIx_Fence failed: a rank left the job?");
+        }
+      }
+      unpack(all);
+      return out;
+    }
+    auto mine = local_.gather(data, len);
+    std::vector<uint8_t> host_blob;
+    for (size_t i = 0; i < mine.size(); ++i) {
+      put_u64(host_blob, host_ranks_[i]);
+      put_u64(host_blob, mine[i].size());
+      host_blob.insert(host_blob.end(), mine[i].begin(), mine[i].end());
+    }
+    std::vector<uint8_t> all;
+    if (size_ > host_size()) {
+      auto hosts = exchange_pmix_leaders(host_blob);
+      for (const auto &b : hosts) all.insert(all.end(), b.begin(), b.end());
+    } else {
+      all = std::move(host_blob);
+    }
+    local_.answer_all(all);
+    unpack(all);
+    return out;
+  }
+
+  // The first rank of each host: its host's records through PMIx; every rank
+  // of the job enters the fence (exchange_by_host), only these put and get.
+  std::vector<std::vector<uint8_t> > exchange_pmix_leaders(const std::vector<uint8_t> &blob) {
+    std::string key = "gexx.h" + std::to_string(seq_++);
+    pmix_value_t value;
+    std::memset(&value, 0, sizeof value);
+    value.type = PMIX_BYTE_OBJECT;
+    value.data.bo.bytes = const_cast<char *>(reinterpret_cast<const char *>(blob.data()));
+    value.data.bo.size = blob.size();
+    pmix_status_t rc = g_api.put(PMIX_GLOBAL, key.c_str(), &value);
+    if (rc == PMIX_SUCCESS) rc = g_api.commit();
+    if (rc != PMIX_SUCCESS)
+      util::fatal("PMIx_Put/Commit of %s failed (status %d)", key.c_str(), rc);
+    pmix_info_t collect;
+    set_key(collect, PMIX_COLLECT_DATA);
+    collect.value.type = PMIX_BOOL;
+    collect.value.data.flag = true;
+    rc = g_api.fence(nullptr, 0, &collect, 1);
+    if (rc != PMIX_SUCCESS) {
+      await_exit_notice();
+      util::fatal("PMIx_Fence failed (status %d): a rank left the job?", rc);
+    }
+    std::vector<std::vector<uint8_t> > out;
+    pmix_proc_t peer = me_;
+    for (uint32_t leader : leaders_) {
+      peer.rank = leader;
+      pmix_value_t *got = nullptr;
+      rc = g_api.get(&peer, key.c_str(), nullptr, 0, &got);
+      if (rc != PMIX_SUCCESS || got->type != PMIX_BYTE_OBJECT) {
+        await_exit_notice();
+        util::fatal("PMIx_Get of rank %u's %s failed (status %d)", leader, key.c_str(), rc);
+      }
+      const auto *b = reinterpret_cast<const uint8_t *>(got->data.bo.bytes);
+      out.emplace_back(b, b + got->data.bo.size);
       release(got);
     }
     return out;
@@ -589,6 +714,8 @@ class PmixJob final : public Bootstrap {
   std::mutex mu_;
   int request_[2] = {-1, -1}, ack_[2] = {-1, -1};
   int remote_read_ = -1;
+  std::vector<uint32_t> leaders_;         // the first rank of each host, by host name
+  bool two_level_ = false;                // exchanges through the first rank of each host
   std::atomic<int64_t> remote_code_{-1};  // the first exit heard of from another host
   ExitBoard *board_ = nullptr;
   int board_event_ = -1;
