@@ -258,6 +258,9 @@ CASES = {"jobs": case_jobs, "ofi": case_ofi, "exits": case_exits, "spawner": cas
 
 
 def main():
+    # A test stopped with SIGTERM or SIGINT still tears its cluster down.
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, lambda s, f: sys.exit(128 + s))
     if sys.argv[1:] == ["--list"]:
         for name in sorted(CASES):
             print("%s %s" % (name, "integration,slurm,ofi" if name == "ofi"
