@@ -222,6 +222,9 @@ CASES = {
     "ofi_mpirun_barrier_4_tcp": case_check(mpirun, "barrierconf", 4, ofi="tcp"),
     "ofi_mpirun_exits_4_tcp": case_exits(mpirun, 4, ofi="tcp"),
     "ofi_mpirun_kill_4_tcp": case_kill(mpirun, 4, ofi="tcp"),
+    # libfabric's shm provider names files in /dev/shm: gone after a kill too.
+    "ofi_mpirun_am_4_shm": case_check(mpirun, "amcheck", 4, ofi="shm"),
+    "ofi_mpirun_kill_4_shm": case_kill(mpirun, 4, ofi="shm"),
     # gasnetrun -spawner=mpi and -spawner=pmi.
     "spawner_errors": case_spawner_errors,
     "spawner_mpi_am_4": case_check(spawner_mpi, "amcheck", 4),
