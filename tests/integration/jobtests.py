@@ -1387,8 +1387,12 @@ def case_coll_misuse():
             "badop": r"gex_Coll_ReduceToAllNB: 0x8000 is not a reduction operation",
             "floatxor": r"gex_Coll_ReduceToAllNB: GEX_OP_XOR is a bitwise operation and "
                         r"GEX_DT_FLT is a floating-point type",
-            "mismatch": r"sent a broadcast message \(root \d, size 16\) for a collective this "
-                        r"rank has finished",
+            # over AMs (a message for a finished collective) or in the host
+            # area (each member publishes what it called)
+            "mismatch": r"(sent a broadcast message \(root \d, size 16\) for a collective "
+                        r"this rank has finished|gex_Coll_BroadcastNB: .*called a broadcast with "
+                        r"root \d and size 16, but this rank \(team rank \d\) called a "
+                        r"broadcast with root \d and size 16: the members' calls do not match)",
             "badteam": r"gex_Coll_BroadcastNB: the team argument is invalid",
         }
         for what, message in wrong.items():
