@@ -16,9 +16,9 @@ namespace {
 // Teams that may hold a table entry at once on one host (a team with no
 // area still holds one, so that its later members find the same answer).
 constexpr uint32_t kEntries = 1024;
-// All team areas together take about this much memory (at least two areas).
-constexpr size_t kBudget = size_t{8} << 20;
-constexpr uint32_t kMinAreas = 2, kMaxAreas = 16;
+// All team areas together take about this much memory (two areas at least, eight at most).
+constexpr size_t kBudget = size_t{4} << 20;
+constexpr uint32_t kMinAreas = 2, kMaxAreas = 8;
 
 struct Entry {
   uint64_t id;    // 0: free (team ids are never 0)

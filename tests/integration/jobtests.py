@@ -1611,6 +1611,12 @@ MATRIX = [
     # through the network, an AM domain uses the CPU toward them.
     ("atomics_pshm_4", lambda ofi: case_atomics(4, ofi, {"GASNET_SUPERNODE_MAXSIZE": "2"}),
      ("tcp", "net")),
+    # Collectives (issue 18): ranks in pairs that share memory, so a team
+    # within a pair runs in the host area and the others over AMs.
+    ("coll_pshm_4", lambda ofi: case_coll(4, ofi=ofi, knobs={"GASNET_SUPERNODE_MAXSIZE": "2"}),
+     ("tcp",)),
+    ("coll_pshm_par_5", lambda ofi: case_coll(5, par=True, ofi=ofi, knobs={
+        "GASNET_SUPERNODE_MAXSIZE": "2"}), ("tcp",)),
 ]
 
 
