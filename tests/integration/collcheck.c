@@ -473,6 +473,20 @@ static void misuse(const char *what) {
   } else if (!strcmp(what, "mismatch")) {
     gex_Event_Wait(gex_Coll_BroadcastNB(world, me % 2, b, a, sizeof a, 0));
     gex_Event_Wait(gex_Coll_BroadcastNB(world, 0, b, a, sizeof a, 0));
+  } else if (!strcmp(what, "badsize")) {
+    gex_Event_Wait(
+        gex_Coll_ReduceToAllNB(world, b, a, GEX_DT_I32, 8, 2, GEX_OP_ADD, NULL, NULL, 0));
+  } else if (!strcmp(what, "badtype")) {
+    gex_Event_Wait(
+        gex_Coll_ReduceToOneNB(world, 0, b, a, (gex_DT_t)0x4000, 4, 4, GEX_OP_ADD, NULL, NULL, 0));
+  } else if (!strcmp(what, "mismatchsize")) {
+    gex_Event_Wait(gex_Coll_BroadcastNB(world, 0, b, a, me ? 8 : sizeof a, 0));
+  } else if (!strcmp(what, "mismatchkind")) {
+    if (me == 0)
+      gex_Event_Wait(gex_Coll_BroadcastNB(world, 0, b, a, sizeof a, 0));
+    else
+      gex_Event_Wait(
+          gex_Coll_ReduceToAllNB(world, b, a, GEX_DT_I32, 4, 4, GEX_OP_ADD, NULL, NULL, 0));
   } else if (!strcmp(what, "badteam")) {
     gex_Event_Wait(gex_Coll_BroadcastNB(GEX_TM_INVALID, 0, b, a, sizeof a, 0));
   }

@@ -1394,6 +1394,16 @@ def case_coll_misuse():
                         r"root \d and size 16, but this rank \(team rank \d\) called a "
                         r"broadcast with root \d and size 16: the members' calls do not match)",
             "badteam": r"gex_Coll_BroadcastNB: the team argument is invalid",
+            "badsize": r"gex_Coll_ReduceToAllNB: GEX_DT_I32 elements are 4 bytes, the call says 8",
+            "badtype": r"gex_Coll_ReduceToOneNB: unknown data type \(gex_DT_t 0x4000\)",
+            # in the host area: each member sees what the others called
+            "mismatchsize": r"gex_Coll_BroadcastNB: collective #\d+ on a team of 2: team rank \d "
+                            r"\(job rank \d\) called a broadcast with root 0 and size (8|16), but "
+                            r"this rank \(team rank \d\) called a broadcast with root 0 and size "
+                            r"(8|16)",
+            "mismatchkind": r"called a (broadcast|reduce-to-all) with root 0 and size 16, but this "
+                            r"rank \(team rank \d\) called a (broadcast|reduce-to-all) with root 0 "
+                            r"and size 16",
         }
         for what, message in wrong.items():
             job = Job([prog, what], ranks=2).wait()
