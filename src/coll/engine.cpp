@@ -560,12 +560,21 @@ class HostOp final : public Op {
       mine.posted.store(host::stamp(seq_, 1), std::memory_order_release);
       started_ = true;
     }
-    for (; arrived_ < n_; ++arrived_) {
-      host::Control &c = ctl(arrived_);
+    // Wait for (and check the call of) every member for a barrier, a
+    // broadcast root (a member that also thinks itself the root is found
+    // so) and a combining member; only the root for a broadcast reader and
+    // a member that only contributes to a reduce-to-one (they need not wait
+    // for the others).
+    bool reads_all = kind_ == kHBarrier || combiner_ || (kind_ == kHBcast && me_ == root_);
+    bool reads_root = !reads_all;
+    for (; arrived_ < n_ && (reads_all || reads_root); ++arrived_) {
+      uint32_t j = reads_all ? arrived_ : root_;
+      host::Control &c = ctl(j);
       if (!host::reached(c.posted.load(std::memory_order_acquire), host::stamp(seq_, 1)))
         return false;
       uint64_t sig = c.sig.load(std::memory_order_relaxed);
-      if (sig != sig_) mismatch(arrived_, sig);
+      if (sig != sig_) mismatch(j, sig);
+      if (reads_root) arrived_ = n_ - 1;
     }
     bool complete = true;
     switch (kind_) {
