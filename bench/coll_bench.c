@@ -74,7 +74,14 @@ int main(int argc, char **argv) {
   int reps = argc > 1 ? atoi(argv[1]) : 2000;
   unsigned char *a = malloc(BIG), *b = malloc(BIG);
   memset(a, 1, BIG);
-  gex_TM_Split(&all, world, 0, (int)me, NULL, 0, 0);
+  /* A segment, and the scratch the split team asks for in it: GASNet-EX's
+   * collectives need both (gexx's ask for no scratch). */
+  size_t scratch =
+      gex_TM_Split(&all, world, 0, (int)me, NULL, 0, GEX_FLAG_TM_SCRATCH_SIZE_RECOMMENDED);
+  gex_Segment_t segment;
+  gex_Segment_Attach(&segment, world, (scratch + 65535) / 65536 * 65536 + 65536);
+  gex_TM_Split(&all, world, 0, (int)me, scratch ? gex_Segment_QueryAddr(segment) : NULL, scratch,
+               scratch ? GEX_FLAG_TM_LOCAL_SCRATCH : 0);
   if (me == 0) printf("coll_bench: %u ranks, %d repetitions (1 MiB: fewer)\n", n, reps);
   run(world, "job", reps, a, b);
   run(all, "split", reps, a, b);

@@ -9,24 +9,6 @@
 #define GEXX_AM_CAT(a, b) GEXX_AM_CAT_(a, b)
 #define GEXX_AM_NARGS_(_1, _2, _3, _4, _5, _6, _7, _8, _9, _10, _11, _12, _13, _14, _15, _16, _17, _18, _19, _20, _21, _22, _23, _24, N, ...) N
 #define GEXX_AM_NARGS(...) GEXX_AM_NARGS_(__VA_ARGS__, 24, 23, 22, 21, 20, 19, 18, 17, 16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1)
-#define GEXX_AM_LESS2_2 0
-#define GEXX_AM_LESS2_3 1
-#define GEXX_AM_LESS2_4 2
-#define GEXX_AM_LESS2_5 3
-#define GEXX_AM_LESS2_6 4
-#define GEXX_AM_LESS2_7 5
-#define GEXX_AM_LESS2_8 6
-#define GEXX_AM_LESS2_9 7
-#define GEXX_AM_LESS2_10 8
-#define GEXX_AM_LESS2_11 9
-#define GEXX_AM_LESS2_12 10
-#define GEXX_AM_LESS2_13 11
-#define GEXX_AM_LESS2_14 12
-#define GEXX_AM_LESS2_15 13
-#define GEXX_AM_LESS2_16 14
-#define GEXX_AM_LESS2_17 15
-#define GEXX_AM_LESS2_18 16
-#define GEXX_AM_PICK_2(name, ...) GEXX_AM_CAT(name, GEXX_AM_CAT(GEXX_AM_LESS2_, GEXX_AM_NARGS(__VA_ARGS__)))(__VA_ARGS__)
 #define GEXX_AM_LESS3_3 0
 #define GEXX_AM_LESS3_4 1
 #define GEXX_AM_LESS3_5 2

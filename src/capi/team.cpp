@@ -191,7 +191,7 @@ int gex_TM_Destroy(gex_TM_t tm, gex_Memvec_t *scratch_p, gex_Flags_t flags) {
     scratch_p->gex_len = tm->team.scratch_size;
     rc = tm->team.scratch_addr != nullptr || tm->team.scratch_size != 0;
   }
-  gexx::coll::forget_team(tm->team.coll_id);
+  gexx::coll::forget_team(tm->team);
   delete tm;
   return rc;
 }

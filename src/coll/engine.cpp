@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "coll/host_area.hpp"
 #include "core/am.hpp"
 #include "core/handlers.hpp"
 #include "core/objects.hpp"
@@ -185,6 +186,16 @@ class Op {
   virtual bool step() = 0;
   // Complete (g.mutex held): hands back what it borrowed.
   virtual void retire() {}
+  // This rank's part is complete. On a team that runs in the host area it
+  // also frees the collective's slot there (the slot's next collective
+  // waits for that on every member), whichever algorithm ran it.
+  void finish() {
+    if (team_->host_mode == core::Team::kHostArea) {
+      host::TeamArea area(team_->host_base, host::ranks());
+      area.control(seq_ % host::kSlots, me_).finished.store(seq_ + 1u, std::memory_order_release);
+    }
+    done.store(true, std::memory_order_release);
+  }
 
   std::atomic<bool> done{false};
 
@@ -497,13 +508,214 @@ class ReduceOp final : public Op {
   bool fan_started_ = false;
 };
 
+// The host phase: every member of the team maps this host's area
+// (host_area.hpp), so the collective runs there, without AMs. Collective
+// #seq uses slot seq % kSlots once every member has finished the slot's
+// previous collective (#seq - kSlots). Each member publishes what it called
+// (checked by the others) and a start stamp; then
+//  * barrier: done once every member has started;
+//  * broadcast: the root copies chunk c into its buffer c % 2 and posts it
+//    (once every other member has read chunk c - 2 from that buffer); the
+//    others copy each posted chunk out and say so;
+//  * reduction: every member posts its chunks the same way; the combining
+//    members (all for reduce-to-all, the root for reduce-to-one) fold each
+//    chunk of all members, in team rank order, into their destination.
+// A rank waits only on flags in shared memory; a chunk is one memcpy in
+// and (for each reader) one out.
+class HostOp final : public Op {
+ public:
+  enum Kind : uint32_t { kHBarrier = 1, kHBcast = 2, kHToOne = 3, kHToAll = 4 };
+  HostOp(const char *api, core::Team &team, Kind kind, uint32_t root, void *dst, const void *src,
+         uint64_t nbytes, const Reduction *red)
+      : Op(api, team, root, nbytes),
+        area_(team.host_base, host::ranks()),
+        kind_(kind),
+        slot_(seq_ % host::kSlots),
+        dst_(static_cast<char *>(dst)),
+        src_(static_cast<const char *>(src)) {
+    if (red) red_ = *red;
+    chunk_ = host::kChunk;
+    if (red) chunk_ = (host::kChunk / red->dt_size) * red->dt_size;
+    nchunks_ = (nbytes + chunk_ - 1) / chunk_;
+    sig_ =
+        uint64_t{kind} << 60 | uint64_t{root & 0x0FFFFFFFu} << 32 | static_cast<uint32_t>(nbytes);
+    if (kind == kHBcast && me_ == root && dst != src && nbytes) std::memmove(dst, src, nbytes);
+    combiner_ = kind == kHToAll || (kind == kHToOne && me_ == root);
+  }
+  void receive(Msg &m) override {
+    util::fatal(
+        "%s: collective #%u: job rank %u sent a %s message, but this team runs its "
+        "collectives in shared memory: the members' calls do not match",
+        api_, seq_, m.src, kind_name(m.kind()));
+  }
+  bool step() override {
+    if (!started_) {
+      uint32_t prev = seq_ + 1 - host::kSlots;  // finished-stamp of this slot's last collective
+      for (; gated_ < n_; ++gated_) {
+        uint32_t f = static_cast<uint32_t>(ctl(gated_).finished.load(std::memory_order_acquire));
+        if (static_cast<int32_t>(f - prev) < 0) return false;
+      }
+      host::Control &mine = ctl(me_);
+      mine.sig.store(sig_, std::memory_order_relaxed);
+      mine.posted.store(host::stamp(seq_, 1), std::memory_order_release);
+      started_ = true;
+    }
+    // Wait for (and check the call of) every member for a barrier, a
+    // broadcast root (a member that also thinks itself the root is found
+    // so) and a combining member; only the root for a broadcast reader and
+    // a member that only contributes to a reduce-to-one (they need not wait
+    // for the others).
+    bool reads_all = kind_ == kHBarrier || combiner_ || (kind_ == kHBcast && me_ == root_);
+    bool reads_root = !reads_all;
+    for (; arrived_ < n_ && (reads_all || reads_root); ++arrived_) {
+      uint32_t j = reads_all ? arrived_ : root_;
+      host::Control &c = ctl(j);
+      if (!host::reached(c.posted.load(std::memory_order_acquire), host::stamp(seq_, 1)))
+        return false;
+      uint64_t sig = c.sig.load(std::memory_order_relaxed);
+      if (sig != sig_) mismatch(j, sig);
+      if (reads_root) arrived_ = n_ - 1;
+    }
+    bool complete = true;
+    switch (kind_) {
+      case kHBarrier:
+        break;
+      case kHBcast:
+        complete = me_ == root_ ? post() : read_root();
+        break;
+      case kHToOne:
+      case kHToAll:
+        for (;;) {
+          uint64_t before = posted_ + combined_;
+          post();
+          if (combiner_) combine();
+          if (posted_ + combined_ == before) break;
+        }
+        complete = posted_ == nchunks_ && (!combiner_ || combined_ == nchunks_);
+        break;
+    }
+    if (!complete) return false;
+    return true;
+  }
+
+ private:
+  host::Control &ctl(uint32_t member) const { return area_.control(slot_, member); }
+  size_t len(uint64_t c) const {
+    return static_cast<size_t>(std::min<uint64_t>(chunk_, total_ - c * chunk_));
+  }
+  // Chunk c - 2 (the last one in buffer c % 2) is read by every reader.
+  bool readers_done(uint64_t c) const {
+    if (c < 2) return true;
+    uint64_t goal = host::stamp(seq_, c);  // chunk c - 2 consumed
+    if (kind_ == kHToOne)
+      return host::reached(ctl(root_).consumed.load(std::memory_order_acquire), goal);
+    for (uint32_t j = 0; j < n_; ++j) {
+      if (j == me_ && kind_ == kHBcast) continue;
+      if (!host::reached(ctl(j).consumed.load(std::memory_order_acquire), goal)) return false;
+    }
+    return true;
+  }
+  // Copies this member's chunks into its buffers as far as the readers allow.
+  bool post() {
+    while (posted_ < nchunks_) {
+      if (!readers_done(posted_)) return false;
+      std::memcpy(area_.data(slot_, me_, posted_), src_ + posted_ * chunk_, len(posted_));
+      ++posted_;
+      ctl(me_).posted.store(host::stamp(seq_, posted_ + 1), std::memory_order_release);
+    }
+    return true;
+  }
+  bool read_root() {
+    host::Control &root = ctl(root_);
+    while (combined_ < nchunks_) {
+      if (!host::reached(root.posted.load(std::memory_order_acquire),
+                         host::stamp(seq_, combined_ + 2)))
+        return false;
+      std::memcpy(dst_ + combined_ * chunk_, area_.data(slot_, root_, combined_), len(combined_));
+      ++combined_;
+      ctl(me_).consumed.store(host::stamp(seq_, combined_ + 1), std::memory_order_release);
+    }
+    return true;
+  }
+  // Folds every member's chunk, right to left: dst = x0 op (x1 op (... op x_{n-1})),
+  // which is the members' values combined in team rank order.
+  void combine() {
+    while (combined_ < nchunks_) {
+      uint64_t goal = host::stamp(seq_, combined_ + 2);
+      for (; ready_ < n_; ++ready_)
+        if (!host::reached(ctl(ready_).posted.load(std::memory_order_acquire), goal)) return;
+      ready_ = 0;
+      size_t bytes = len(combined_);
+      char *out = dst_ + combined_ * chunk_;
+      std::memcpy(out, area_.data(slot_, n_ - 1, combined_), bytes);
+      for (uint32_t j = n_ - 1; j-- > 0;)
+        red_.apply(area_.data(slot_, j, combined_), out, bytes / red_.dt_size);
+      ++combined_;
+      ctl(me_).consumed.store(host::stamp(seq_, combined_ + 1), std::memory_order_release);
+    }
+  }
+  [[noreturn]] void mismatch(uint32_t member, uint64_t sig) const {
+    auto name = [](uint64_t s) {
+      switch (s >> 60) {
+        case kHBarrier:
+          return "a barrier";
+        case kHBcast:
+          return "a broadcast";
+        case kHToOne:
+          return "a reduce-to-one";
+        case kHToAll:
+          return "a reduce-to-all";
+        default:
+          return "an unknown collective";
+      }
+    };
+    util::fatal(
+        "%s: collective #%u on a team of %u: team rank %u (job rank %u) called %s with root %u "
+        "and size %u, but this rank (team rank %u) called %s with root %u and size %llu: the "
+        "members' calls do not match",
+        api_, seq_, n_, member, team_->to_job(member), name(sig),
+        static_cast<unsigned>((sig >> 32) & 0x0FFFFFFFu), static_cast<unsigned>(sig), me_,
+        name(sig_), root_, static_cast<unsigned long long>(total_));
+  }
+
+  host::TeamArea area_;
+  Kind kind_;
+  uint32_t slot_;
+  char *dst_;
+  const char *src_;
+  Reduction red_;
+  size_t chunk_ = 1;
+  uint64_t nchunks_ = 0, posted_ = 0, combined_ = 0;
+  uint64_t sig_ = 0;
+  bool combiner_ = false, started_ = false;
+  uint32_t gated_ = 0, arrived_ = 0, ready_ = 0;
+};
+
+// Whether `team` runs its collectives in this host's area (looked up at its
+// first collective: every member finds the same answer).
+bool on_host(core::Team &team) {
+  if (team.host_mode == core::Team::kHostUnknown) {
+    bool all = team.size() >= 2;
+    for (gex_Rank_t r = 0; r < team.size() && all; ++r) all = host::shares(team.to_job(r));
+    if (!all) {
+      team.host_mode = core::Team::kHostNone;
+    } else if (host::TeamArea a = host::acquire(team.coll_id)) {
+      team.host_mode = core::Team::kHostArea;
+      team.host_base = &reinterpret_cast<char &>(a.control(0, 0));
+    } else {
+      team.host_mode = core::Team::kHostNoArea;
+    }
+  }
+  return team.host_mode == core::Team::kHostArea;
+}
+
 // Starts `op` (constructed under g.mutex): hands it the messages that came
 // before it, and lets it send.
 OpRef launch(std::unique_lock<std::mutex> &lock, std::shared_ptr<Op> op, bool trivial) {
   g.launched[op->key().first] = op->key().second + 1;
   if (trivial) {  // nothing to exchange: complete at once
     op->retire();
-    op->done.store(true, std::memory_order_release);
+    op->finish();
     return op;
   }
   auto it = g.early.find(op->key());
@@ -549,6 +761,11 @@ void open(core::am::Engine &engine, core::HandlerTable &handlers) {
 OpRef barrier(const char *api, core::Team &team) {
   check_member(api, team);
   std::unique_lock<std::mutex> lock(g.mutex);
+  if (on_host(team)) {
+    auto op =
+        std::make_shared<HostOp>(api, team, HostOp::kHBarrier, 0, nullptr, nullptr, 0, nullptr);
+    return launch(lock, op, false);
+  }
   auto op = std::make_shared<BarrierOp>(api, team);
   return launch(lock, op, team.size() == 1);
 }
@@ -559,6 +776,10 @@ OpRef broadcast(const char *api, core::Team &team, gex_Rank_t root, void *dst, c
   if (root >= team.size())
     util::fatal("%s: root %u is not a rank of this team of %u", api, root, team.size());
   std::unique_lock<std::mutex> lock(g.mutex);
+  if (on_host(team)) {
+    auto op = std::make_shared<HostOp>(api, team, HostOp::kHBcast, root, dst, src, nbytes, nullptr);
+    return launch(lock, op, false);
+  }
   auto op = std::make_shared<BroadcastOp>(api, team, root, dst, src, nbytes);
   return launch(lock, op, team.size() == 1 || nbytes == 0);
 }
@@ -570,6 +791,11 @@ OpRef reduce(const char *api, core::Team &team, bool to_all, gex_Rank_t root, vo
   if (!to_all && root >= team.size())
     util::fatal("%s: root %u is not a rank of this team of %u", api, root, team.size());
   std::unique_lock<std::mutex> lock(g.mutex);
+  if (red.dt_size <= host::kChunk && on_host(team)) {
+    auto op = std::make_shared<HostOp>(api, team, to_all ? HostOp::kHToAll : HostOp::kHToOne,
+                                       to_all ? 0 : root, dst, src, count * red.dt_size, &red);
+    return launch(lock, op, false);
+  }
   auto op = std::make_shared<ReduceOp>(api, team, to_all, root, dst, src, red, count);
   bool trivial = count == 0 || team.size() == 1;
   if (trivial && count && (to_all || team.rank() == root))
@@ -610,7 +836,7 @@ void advance() {
   for (auto it = g.active.begin(); it != g.active.end();) {
     if (it->second->step()) {
       it->second->retire();
-      it->second->done.store(true, std::memory_order_release);
+      it->second->finish();
       it = g.active.erase(it);
     } else {
       ++it;
@@ -635,9 +861,20 @@ gex_Event_t event(OpRef op) {
   return new CollEvent(std::move(op));
 }
 
-void forget_team(uint64_t id) {
+void forget_team(core::Team &team) {
   std::lock_guard<std::mutex> guard(g.mutex);
-  g.launched.erase(id);
+  g.launched.erase(team.coll_id);
+  if (team.host_mode == core::Team::kHostArea || team.host_mode == core::Team::kHostNoArea)
+    host::release(team.coll_id);
+  team.host_mode = core::Team::kHostNone;
+}
+
+void attach_host_area(void *area, uint32_t ranks, std::vector<uint8_t> shares) {
+  host::attach(area, ranks, std::move(shares));
+}
+
+size_t host_area_size(uint32_t ranks) {
+  return host::area_size(ranks);
 }
 
 uint32_t next_team_counter() {

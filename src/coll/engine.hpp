@@ -26,6 +26,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <vector>
 
 #include "coll/reduce_ops.hpp"
 
@@ -66,8 +67,15 @@ void wait(const Op &op);
 // The event of `h` for gex_Event_Test / gex_Event_Wait.
 gex_Event_t event(OpRef op);
 
-// A team is gone (gex_TM_Destroy): forgets its sequence numbers.
-void forget_team(uint64_t id);
+// A team is gone (gex_TM_Destroy): forgets its sequence numbers and hands
+// back its shared-memory area.
+void forget_team(core::Team &team);
+
+// The host phase (host_area.hpp): the bytes of the host area it needs, and
+// this process's mapping of them with, by job rank, whether that rank maps
+// the same memory (the runtime calls this before any collective).
+size_t host_area_size(uint32_t ranks);
+void attach_host_area(void *area, uint32_t ranks, std::vector<uint8_t> shares);
 
 // The next number of this process's team-id counter (ids are (job rank,
 // counter) pairs: see capi/team.cpp).

@@ -102,12 +102,21 @@ void Runtime::start(const char *client_name, gex_Flags_t flags) {
   if (config::get_bool("GASNET_FREEZE")) util::freeze_for_debugger("GASNET_FREEZE");
   trace::init(rank_, size_, [this] { boot_->barrier(); });
 
-  // The host area holds the shared-memory barrier (coll lays it out).
-  transport_ = transport::open_conduit(
-      *boot_, am_relay_,
-      coll::ShmBarrier::area_size(static_cast<uint32_t>(boot_->host_ranks().size())));
+  // The host area holds the shared-memory barrier, then the collectives'
+  // host phase (coll lays both out).
+  uint32_t host_ranks = static_cast<uint32_t>(boot_->host_ranks().size());
+  size_t coll_offset = (coll::ShmBarrier::area_size(host_ranks) + 63) / 64 * 64;
+  transport_ =
+      transport::open_conduit(*boot_, am_relay_, coll_offset + coll::host_area_size(host_ranks));
   progress_open(transport_->oversubscribed());
   topology_ = std::make_unique<Topology>(*boot_, *transport_);
+  {
+    std::vector<uint8_t> shares(size_);
+    for (uint32_t r = 0; r < size_; ++r)
+      shares[r] = topology_->nbrhd_of(r) == topology_->nbrhd_of(rank_);
+    auto *area = static_cast<char *>(transport_->host_area());
+    coll::attach_host_area(area ? area + coll_offset : nullptr, host_ranks, std::move(shares));
+  }
 
   max_local_ = transport_->max_segment_size();
   max_global_ = max_local_;

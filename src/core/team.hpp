@@ -77,6 +77,14 @@ class Team {
   static constexpr uint64_t kJobTeamId = ~uint64_t{0};
   uint64_t coll_id = kJobTeamId;
   uint32_t coll_seq = 0;
+  // The collectives' shared-memory area (coll/host_area.hpp), looked up at
+  // the team's first collective: kHostUnknown until then; kHostArea when
+  // every member shares this host's area and the team has one (host_base);
+  // kHostNoArea when it would but every area was taken; kHostNone when some
+  // member is elsewhere (the AM algorithms serve).
+  enum HostMode : uint8_t { kHostUnknown, kHostArea, kHostNoArea, kHostNone };
+  HostMode host_mode = kHostUnknown;
+  char *host_base = nullptr;
   // The scratch space the team was created with (handed back by gex_TM_Destroy).
   void *scratch_addr = nullptr;
   size_t scratch_size = 0;

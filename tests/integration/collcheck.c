@@ -4,7 +4,7 @@
  *
  * Teams: a grid's row and column teams (gex_TM_Split, overlapping), the
  * job reversed by key, a split of the row team by parity (nested), the
- * even job ranks (gex_TM_Create); rank maps checked both ways, with
+ * even job ranks (gex_TM_Create), gex_TM_Pair; rank maps checked both ways, with
  * GEX_FLAG_RANK_IS_JOBRANK, and puts and AMs through the sub-teams. Then on
  * every team: barriers; broadcasts from every root, small and large;
  * every built-in type x operation reduced to one and to all; GEX_OP_USER
@@ -180,6 +180,21 @@ static void point_to_point(void) {
   CHECK(got[0] == left_job && got[1] == left_job, "puts through the reversed team: %u %u, not %u",
         got[0], got[1], left_job);
   while (__atomic_load_n(&am_seen, __ATOMIC_SEQ_CST) < 1) gasnet_AMPoll();
+  gex_Coll_BarrierBlocking(world, 0);
+
+  /* gex_TM_Pair(ep, 0): a team whose ranks are job ranks, for a put to the
+   * left neighbour's last word. */
+  gex_TM_t pair = gex_TM_Pair(ep, 0);
+  gex_Rank_t left = (me + n - 1) % n;
+  CHECK(gex_TM_TranslateRankToJobrank(pair, left) == left, "pair team: rank %u is job rank %u",
+        left, gex_TM_TranslateRankToJobrank(pair, left));
+  uint64_t word = 0xC0FFEE0000ull + me, seen;
+  gex_Segment_QueryBound(pair, left, &dest, NULL, NULL);
+  gex_RMA_PutBlocking(pair, left, (char *)dest + SEGSZ - 8, &word, sizeof word, 0);
+  gex_Coll_BarrierBlocking(world, 0);
+  memcpy(&seen, seg + SEGSZ - 8, sizeof seen);
+  CHECK(seen == 0xC0FFEE0000ull + (me + 1) % n, "put through gex_TM_Pair: %llx",
+        (unsigned long long)seen);
   gex_Coll_BarrierBlocking(world, 0);
 }
 
@@ -473,6 +488,20 @@ static void misuse(const char *what) {
   } else if (!strcmp(what, "mismatch")) {
     gex_Event_Wait(gex_Coll_BroadcastNB(world, me % 2, b, a, sizeof a, 0));
     gex_Event_Wait(gex_Coll_BroadcastNB(world, 0, b, a, sizeof a, 0));
+  } else if (!strcmp(what, "badsize")) {
+    gex_Event_Wait(
+        gex_Coll_ReduceToAllNB(world, b, a, GEX_DT_I32, 8, 2, GEX_OP_ADD, NULL, NULL, 0));
+  } else if (!strcmp(what, "badtype")) {
+    gex_Event_Wait(
+        gex_Coll_ReduceToOneNB(world, 0, b, a, (gex_DT_t)0x4000, 4, 4, GEX_OP_ADD, NULL, NULL, 0));
+  } else if (!strcmp(what, "mismatchsize")) {
+    gex_Event_Wait(gex_Coll_BroadcastNB(world, 0, b, a, me ? 8 : sizeof a, 0));
+  } else if (!strcmp(what, "mismatchkind")) {
+    if (me == 0)
+      gex_Event_Wait(gex_Coll_BroadcastNB(world, 0, b, a, sizeof a, 0));
+    else
+      gex_Event_Wait(
+          gex_Coll_ReduceToAllNB(world, b, a, GEX_DT_I32, 4, 4, GEX_OP_ADD, NULL, NULL, 0));
   } else if (!strcmp(what, "badteam")) {
     gex_Event_Wait(gex_Coll_BroadcastNB(GEX_TM_INVALID, 0, b, a, sizeof a, 0));
   }

@@ -1387,9 +1387,23 @@ def case_coll_misuse():
             "badop": r"gex_Coll_ReduceToAllNB: 0x8000 is not a reduction operation",
             "floatxor": r"gex_Coll_ReduceToAllNB: GEX_OP_XOR is a bitwise operation and "
                         r"GEX_DT_FLT is a floating-point type",
-            "mismatch": r"sent a broadcast message \(root \d, size 16\) for a collective this "
-                        r"rank has finished",
+            # over AMs (a message for a finished collective) or in the host
+            # area (each member publishes what it called)
+            "mismatch": r"(sent a broadcast message \(root \d, size 16\) for a collective "
+                        r"this rank has finished|gex_Coll_BroadcastNB: .*called a broadcast with "
+                        r"root \d and size 16, but this rank \(team rank \d\) called a "
+                        r"broadcast with root \d and size 16: the members' calls do not match)",
             "badteam": r"gex_Coll_BroadcastNB: the team argument is invalid",
+            "badsize": r"gex_Coll_ReduceToAllNB: GEX_DT_I32 elements are 4 bytes, the call says 8",
+            "badtype": r"gex_Coll_ReduceToOneNB: unknown data type \(gex_DT_t 0x4000\)",
+            # in the host area: each member sees what the others called
+            "mismatchsize": r"gex_Coll_BroadcastNB: collective #\d+ on a team of 2: team rank \d "
+                            r"\(job rank \d\) called a broadcast with root 0 and size (8|16), but "
+                            r"this rank \(team rank \d\) called a broadcast with root 0 and size "
+                            r"(8|16)",
+            "mismatchkind": r"called a (broadcast|reduce-to-all) with root 0 and size 16, but this "
+                            r"rank \(team rank \d\) called a (broadcast|reduce-to-all) with root 0 "
+                            r"and size 16",
         }
         for what, message in wrong.items():
             job = Job([prog, what], ranks=2).wait()
@@ -1607,6 +1621,12 @@ MATRIX = [
     # through the network, an AM domain uses the CPU toward them.
     ("atomics_pshm_4", lambda ofi: case_atomics(4, ofi, {"GASNET_SUPERNODE_MAXSIZE": "2"}),
      ("tcp", "net")),
+    # Collectives (issue 18): ranks in pairs that share memory, so a team
+    # within a pair runs in the host area and the others over AMs.
+    ("coll_pshm_4", lambda ofi: case_coll(4, ofi=ofi, knobs={"GASNET_SUPERNODE_MAXSIZE": "2"}),
+     ("tcp",)),
+    ("coll_pshm_par_5", lambda ofi: case_coll(5, par=True, ofi=ofi, knobs={
+        "GASNET_SUPERNODE_MAXSIZE": "2"}), ("tcp",)),
 ]
 
 

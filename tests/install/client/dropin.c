@@ -32,7 +32,7 @@ static int failures = 0;
 
 static volatile int pongs = 0;
 static void ping(gasnet_token_t t, gasnet_handlerarg_t a0, gasnet_handlerarg_t a1) {
-  gasnet_AMReplyShort(t, 202, a0 + a1);
+  gasnet_AMReplyShort(t, 202, 1, a0 + a1); /* GASNet-1 form: count first */
 }
 static void pong(gasnet_token_t t, gasnet_handlerarg_t sum) {
   (void)t;
@@ -67,7 +67,7 @@ int main(int argc, char **argv) {
   CHECK(gex_AM_LUBRequestLong() == gasnet_AMMaxLongRequest());
 
   /* the unnumbered GASNet-1 AM forms */
-  gasnet_AMRequestShort((me + 1) % n, 201, 40, 2);
+  gasnet_AMRequestShort((me + 1) % n, 201, 2, 40, 2);
   GASNET_BLOCKUNTIL(pongs == 1);
 
   /* handler-safe locks: EX and GASNet-1 names are one type; interrupts

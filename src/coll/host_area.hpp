@@ -1,0 +1,82 @@
+// The collectives' part of the host area: shared memory every rank of a
+// shared-memory neighbourhood maps (transport::Transport::host_area), where
+// a team whose members all share that memory runs its collectives without
+// AMs (engine.cpp's host-phase operations).
+//
+// Layout: a header (a spin lock and a table of the teams that have an area),
+// then kTeamAreas team areas. A team area has kSlots slots, one per
+// collective in flight (collective #seq uses slot seq % kSlots); a slot has,
+// for each of the host's ranks (by team rank), one control line and two
+// data buffers of kChunk bytes (double buffering: a writer fills one while
+// readers copy out of the other).
+//
+// Each member writes only its own control line and buffers; the others read
+// them. Control values are stamps, (seq << 32) | chunk, compared modulo
+// 2^64, so a slot's values only grow and a later collective in a slot never
+// looks like an earlier one.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace gexx::coll::host {
+
+constexpr uint32_t kSlots = 4;
+constexpr size_t kChunk = 16 * 1024;
+
+struct alignas(64) Control {
+  std::atomic<uint64_t> posted;    // stamp: the chunks before it are in my buffers
+  std::atomic<uint64_t> consumed;  // stamp: I have read the chunks before it
+  std::atomic<uint64_t> finished;  // seq + 1 of the last collective done here in this slot
+  std::atomic<uint64_t> sig;       // what I called (kind, root, size): checked by the others
+};
+
+inline uint64_t stamp(uint32_t seq, uint64_t chunk) {
+  return uint64_t{seq} << 32 | chunk;
+}
+inline bool reached(uint64_t value, uint64_t goal) {
+  return static_cast<int64_t>(value - goal) >= 0;
+}
+
+// One team's area: `ranks` is the host's rank count (every team area is
+// laid out for the largest team a host can have).
+class TeamArea {
+ public:
+  TeamArea() = default;
+  TeamArea(char *base, uint32_t ranks) : base_(base), ranks_(ranks) {}
+  explicit operator bool() const { return base_ != nullptr; }
+  Control &control(uint32_t slot, uint32_t member) const {
+    return reinterpret_cast<Control *>(base_)[slot * ranks_ + member];
+  }
+  char *data(uint32_t slot, uint32_t member, uint64_t chunk) const {
+    size_t controls = sizeof(Control) * kSlots * ranks_;
+    return base_ + controls + ((size_t{slot} * ranks_ + member) * 2 + (chunk & 1)) * kChunk;
+  }
+  static size_t bytes(uint32_t ranks) { return (sizeof(Control) + 2 * kChunk) * kSlots * ranks; }
+
+ private:
+  char *base_ = nullptr;
+  uint32_t ranks_ = 0;
+};
+
+// Bytes of the host area the collectives need for a host of `ranks` ranks.
+size_t area_size(uint32_t ranks);
+// This process's mapping of that part (zeroed at creation; nothing to lay
+// out), and by job rank whether that rank maps the same area. Before any
+// collective.
+void attach(void *area, uint32_t ranks, std::vector<uint8_t> shares);
+// Whether job rank `r` maps this process's area (false before attach).
+bool shares(uint32_t r);
+uint32_t ranks();
+// The area of team `id`, taken on first use by the first of its members on
+// this host and shared by the others (they find it by id); an empty one when
+// every team area is taken (the team then uses the AM algorithms: every
+// member of a host finds the same answer, as the table remembers it).
+TeamArea acquire(uint64_t id);
+// A member leaves (gex_TM_Destroy of a team this process acquired): the last
+// one frees the area.
+void release(uint64_t id);
+
+}  // namespace gexx::coll::host
