@@ -180,7 +180,23 @@ void create(const char *api, gex_AD_t *ad_p, gex_TM_t tm, gex_DT_t dt, gex_OP_t 
   } else {
     ad->path = Path::kAm;
   }
+  if (ad->path == Path::kCpu || ad->path == Path::kAm) {
+    // What the inline check (direct) reads: every member's segment, by team
+    // rank, with the last offset where a word of this type fits.
+    ad->direct_size = size;
+    ad->direct = std::make_unique<gexx_ad_s::Direct[]>(size);
+    for (gex_Rank_t r = 0; r < size; ++r) {
+      const transport::PeerSegment &seg = rt.transport().segment(tm->team.to_job(r));
+      gexx_ad_s::Direct &d = ad->direct[r];
+      d.base = seg.owner_base;
+      if (seg.local && seg.size >= kTypeSize[type]) {
+        d.limit = seg.size - kTypeSize[type];
+        d.local = seg.local;
+      }
+    }
+  }
   ad->live = kLiveDomain;
+  ad->key = kLiveDomain ^ dt;
   if (util::verbose() && tm->team.rank() == 0) {
     const char *how = "";
     switch (ad->path) {
@@ -219,6 +235,7 @@ gex_AD_t checked(const char *api, gex_AD_t ad) {
 void destroy(const char *api, gex_AD_t ad) {
   checked(api, ad);
   ad->live = 0;
+  ad->key = 0;
   delete ad;
 }
 

@@ -29,9 +29,21 @@
 #include "core/runtime.hpp"
 
 struct gexx_ad_s {
+  // What an operation toward a mapped target reads, first (one cache line):
+  // `key` is kLiveDomain ^ dt while the domain lives (one compare checks
+  // both), and `direct` has one entry per team rank (none on the paths that
+  // never use the CPU).
+  struct Direct {
+    uint64_t base = 0;      // the rank's segment, in its own address space
+    uint64_t limit = 0;     // the largest offset of a word of the domain's type in it
+    char *local = nullptr;  // where this process maps it; null: not mapped
+  };
+  uint32_t key = 0;
+  gex_OP_t ops = 0;
+  gex_Rank_t direct_size = 0;
+  std::unique_ptr<Direct[]> direct;
   gex_TM_t tm = nullptr;
   gex_DT_t dt = 0;
-  gex_OP_t ops = 0;
   gex_Flags_t flags = 0;
   void *cdata = nullptr;
   gexx::atomics::Type type = gexx::atomics::Type::kI32;
@@ -104,11 +116,35 @@ template <typename T>
   if (fetches(op)) *result_p = old;
 }
 
+// The common case, checked with a handful of compares: a live domain of this
+// type, one operation of its set, a team rank whose segment this process
+// maps, an aligned word inside it, a result pointer where one is needed, and
+// no flag that asks for more (a job rank, GEX_FLAG_AD_MY_RANK). Returns the
+// word, or null: then the general path (prepare) decides, and names any
+// misuse.
 template <typename T>
-inline gex_Event_t op_nb(const char *api, gex_AD_t ad, T *result_p, gex_Rank_t rank, void *addr,
-                         gex_OP_t op, T a, T b, gex_Flags_t flags) {
+[[gnu::always_inline]] inline T *direct(gex_AD_t ad, T *result_p, gex_Rank_t rank, void *addr,
+                                        gex_OP_t op, gex_Flags_t flags) {
+  if (!ad || ad->key != (kLiveDomain ^ TypeOf<T>::dt)) [[unlikely]]
+    return nullptr;
+  if (!(op & ad->ops) || (op & (op - 1)) || rank >= ad->direct_size ||
+      (flags & (GEX_FLAG_RANK_IS_JOBRANK | GEX_FLAG_AD_MY_RANK)) ||
+      (reinterpret_cast<uintptr_t>(addr) & (sizeof(T) - 1)) || (!result_p && fetches(op)))
+      [[unlikely]]
+    return nullptr;
+  const gexx_ad_s::Direct &d = ad->direct[rank];
+  uint64_t off = reinterpret_cast<uint64_t>(addr) - d.base;  // wraps if below
+  if (off > d.limit || !d.local) [[unlikely]]
+    return nullptr;
+  return reinterpret_cast<T *>(d.local + off);
+}
+
+template <typename T>
+[[gnu::noinline]] gex_Event_t op_nb_general(const char *api, gex_AD_t ad, T *result_p,
+                                            gex_Rank_t rank, void *addr, gex_OP_t op, T a, T b,
+                                            gex_Flags_t flags) {
   gex_Rank_t jr;
-  if (T *p = prepare(api, ad, result_p, rank, addr, op, flags, jr)) [[likely]] {
+  if (T *p = prepare(api, ad, result_p, rank, addr, op, flags, jr)) {
     here(p, result_p, op, a, b);
     return GEX_EVENT_INVALID;
   }
@@ -119,10 +155,10 @@ inline gex_Event_t op_nb(const char *api, gex_AD_t ad, T *result_p, gex_Rank_t r
 }
 
 template <typename T>
-inline int op_nbi(const char *api, gex_AD_t ad, T *result_p, gex_Rank_t rank, void *addr,
-                  gex_OP_t op, T a, T b, gex_Flags_t flags) {
+[[gnu::noinline]] int op_nbi_general(const char *api, gex_AD_t ad, T *result_p, gex_Rank_t rank,
+                                     void *addr, gex_OP_t op, T a, T b, gex_Flags_t flags) {
   gex_Rank_t jr;
-  if (T *p = prepare(api, ad, result_p, rank, addr, op, flags, jr)) [[likely]] {
+  if (T *p = prepare(api, ad, result_p, rank, addr, op, flags, jr)) {
     here(p, result_p, op, a, b);
     return 0;
   }
@@ -131,10 +167,11 @@ inline int op_nbi(const char *api, gex_AD_t ad, T *result_p, gex_Rank_t rank, vo
 }
 
 template <typename T>
-inline int op_blocking(const char *api, gex_AD_t ad, T *result_p, gex_Rank_t rank, void *addr,
-                       gex_OP_t op, T a, T b, gex_Flags_t flags) {
+[[gnu::noinline]] int op_blocking_general(const char *api, gex_AD_t ad, T *result_p,
+                                          gex_Rank_t rank, void *addr, gex_OP_t op, T a, T b,
+                                          gex_Flags_t flags) {
   gex_Rank_t jr;
-  if (T *p = prepare(api, ad, result_p, rank, addr, op, flags, jr)) [[likely]] {
+  if (T *p = prepare(api, ad, result_p, rank, addr, op, flags, jr)) {
     here(p, result_p, op, a, b);
     return 0;
   }
@@ -142,6 +179,38 @@ inline int op_blocking(const char *api, gex_AD_t ad, T *result_p, gex_Rank_t ran
   if (send(api, ad, jr, addr, op, to_bits(a), to_bits(b), result_p, done, flags)) return 1;
   core::events::wait(done);
   return 0;
+}
+
+template <typename T>
+[[gnu::always_inline]] inline gex_Event_t op_nb(const char *api, gex_AD_t ad, T *result_p,
+                                                gex_Rank_t rank, void *addr, gex_OP_t op, T a, T b,
+                                                gex_Flags_t flags) {
+  if (T *p = direct(ad, result_p, rank, addr, op, flags)) [[likely]] {
+    here(p, result_p, op, a, b);
+    return GEX_EVENT_INVALID;
+  }
+  return op_nb_general(api, ad, result_p, rank, addr, op, a, b, flags);
+}
+
+template <typename T>
+[[gnu::always_inline]] inline int op_nbi(const char *api, gex_AD_t ad, T *result_p, gex_Rank_t rank,
+                                         void *addr, gex_OP_t op, T a, T b, gex_Flags_t flags) {
+  if (T *p = direct(ad, result_p, rank, addr, op, flags)) [[likely]] {
+    here(p, result_p, op, a, b);
+    return 0;
+  }
+  return op_nbi_general(api, ad, result_p, rank, addr, op, a, b, flags);
+}
+
+template <typename T>
+[[gnu::always_inline]] inline int op_blocking(const char *api, gex_AD_t ad, T *result_p,
+                                              gex_Rank_t rank, void *addr, gex_OP_t op, T a, T b,
+                                              gex_Flags_t flags) {
+  if (T *p = direct(ad, result_p, rank, addr, op, flags)) [[likely]] {
+    here(p, result_p, op, a, b);
+    return 0;
+  }
+  return op_blocking_general(api, ad, result_p, rank, addr, op, a, b, flags);
 }
 
 }  // namespace gexx::atomics
