@@ -252,6 +252,12 @@ void bad_op(const char *api, gex_AD_t ad, gex_OP_t op) {
     util::fatal("%s: opcode 0x%x (%s) is not one operation: pass exactly one GEX_OP_*", api, op,
                 op_set_name(op).c_str());
   }
+  if (!is_integer(ad->type) && (op & (kBitwiseOps | GEX_OP_TO_FETCHING(kBitwiseOps)))) {
+    util::fatal(
+        "%s: opcode %s (0x%x) is a bitwise operation and the domain's type is %s: bitwise "
+        "operations (AND, OR, XOR and their fetching forms) are defined on integer types only",
+        api, op_name(op), op, type_name(ad->dt));
+  }
   util::fatal(
       "%s: opcode %s (0x%x) is not in the domain's operation set (%s): a domain performs only "
       "the operations it was created with",
