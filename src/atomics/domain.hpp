@@ -29,19 +29,12 @@
 #include "core/runtime.hpp"
 
 struct gexx_ad_s {
-  // What an operation toward a mapped target reads, first (one cache line):
-  // `key` is kLiveDomain ^ dt while the domain lives (one compare checks
-  // both), and `direct` has one entry per team rank (none on the paths that
-  // never use the CPU).
-  struct Direct {
-    uint64_t base = 0;      // the rank's segment, in its own address space
-    uint64_t limit = 0;     // the largest offset of a word of the domain's type in it
-    char *local = nullptr;  // where this process maps it; null: not mapped
-  };
-  uint32_t key = 0;
-  gex_OP_t ops = 0;
-  gex_Rank_t direct_size = 0;
-  std::unique_ptr<Direct[]> direct;
+  // What an operation toward a mapped target reads, first: the head the
+  // public header's inline operations read too (gasnet_ratomic.h). `key` is
+  // kLiveDomain ^ dt while the domain lives (one compare checks both), and
+  // `direct` has one entry per team rank (none on the paths that never use
+  // the CPU); owned here.
+  gexx_ad_head head{};
   gex_TM_t tm = nullptr;
   gex_DT_t dt = 0;
   gex_Flags_t flags = 0;
@@ -55,7 +48,7 @@ struct gexx_ad_s {
 
 namespace gexx::atomics {
 
-constexpr uint32_t kLiveDomain = 0x61644144u;
+constexpr uint32_t kLiveDomain = GEXX_AD_LIVE;
 
 // gex_AD_Create / gex_AD_Destroy (collective over the domain's team).
 void create(const char *api, gex_AD_t *ad_p, gex_TM_t tm, gex_DT_t dt, gex_OP_t ops,
@@ -95,7 +88,7 @@ template <typename T>
                                          gex_Rank_t &jr) {
   if (!ad || ad->live != kLiveDomain || ad->dt != TypeOf<T>::dt) [[unlikely]]
     bad_domain(api, ad, TypeOf<T>::dt);
-  if (!(op & ad->ops) || (op & (op - 1))) [[unlikely]]
+  if (!(op & ad->head.ops) || (op & (op - 1))) [[unlikely]]
     bad_op(api, ad, op);
   if (reinterpret_cast<uintptr_t>(addr) & (sizeof(T) - 1)) [[unlikely]]
     misaligned(api, addr, sizeof(T));
@@ -125,14 +118,15 @@ template <typename T>
 template <typename T>
 [[gnu::always_inline]] inline T *direct(gex_AD_t ad, T *result_p, gex_Rank_t rank, void *addr,
                                         gex_OP_t op, gex_Flags_t flags) {
-  if (!ad || ad->key != (kLiveDomain ^ TypeOf<T>::dt)) [[unlikely]]
+  if (!ad || ad->head.key != (kLiveDomain ^ TypeOf<T>::dt)) [[unlikely]]
     return nullptr;
-  if (!(op & ad->ops) || (op & (op - 1)) || rank >= ad->direct_size ||
+  const gexx_ad_head &h = ad->head;
+  if (!(op & h.ops) || (op & (op - 1)) || rank >= h.direct_size ||
       (flags & (GEX_FLAG_RANK_IS_JOBRANK | GEX_FLAG_AD_MY_RANK)) ||
       (reinterpret_cast<uintptr_t>(addr) & (sizeof(T) - 1)) || (!result_p && fetches(op)))
       [[unlikely]]
     return nullptr;
-  const gexx_ad_s::Direct &d = ad->direct[rank];
+  const gexx_ad_direct &d = h.direct[rank];
   uint64_t off = reinterpret_cast<uint64_t>(addr) - d.base;  // wraps if below
   if (off > d.limit || !d.local) [[unlikely]]
     return nullptr;

@@ -1,5 +1,7 @@
 // GASNet-EX remote atomics entry points (gex_AD_*): the domain queries here,
-// the rest in atomics/domain.hpp.
+// the rest in atomics/domain.hpp. The header's inline forms are for clients:
+// here the names are the functions.
+#define GEXX_AD_NO_INLINE
 #include <gasnet_ratomic.h>
 
 #include "atomics/domain.hpp"
@@ -21,7 +23,7 @@ gex_DT_t gex_AD_QueryDT(gex_AD_t ad) {
   return checked(__func__, ad)->dt;
 }
 gex_OP_t gex_AD_QueryOps(gex_AD_t ad) {
-  return checked(__func__, ad)->ops;
+  return checked(__func__, ad)->head.ops;
 }
 gex_Flags_t gex_AD_QueryFlags(gex_AD_t ad) {
   return checked(__func__, ad)->flags;
