@@ -45,13 +45,18 @@ Runs Runs::strided(void *base, const ptrdiff_t *strides, size_t elemsz, const si
   }
   r.len_ = run;
   r.runs_ = 1;
+  size_t left = 0;
+  for (size_t e = d; e < levels; ++e)
+    if (count[e] != 1) ++left;
+  r.ndims_ = left;
+  if (left > kInlineDims) r.heap_dims_.resize(left);
+  Dim *dims = r.dims();
+  size_t k = 0;
   for (; d < levels; ++d) {
     if (count[d] == 1) continue;
-    r.dcount_.push_back(count[d]);
-    r.dstride_.push_back(strides[d]);
+    dims[k++] = Dim{count[d], strides[d], 0};
     r.runs_ *= count[d];
   }
-  r.idx_.assign(r.dcount_.size(), 0);
   r.done_ = false;
   r.cur_ = r.base_;
   return r;
@@ -60,7 +65,8 @@ Runs Runs::strided(void *base, const ptrdiff_t *strides, size_t elemsz, const si
 void Runs::rewind() {
   pos_ = 0;
   if (kind_ == Kind::Strided && runs_ != 0) {
-    std::fill(idx_.begin(), idx_.end(), 0);
+    Dim *dims = this->dims();
+    for (size_t i = 0; i < ndims_; ++i) dims[i].idx = 0;
     cur_ = base_;
     done_ = false;
   }
@@ -89,14 +95,15 @@ bool Runs::next(Run &r) {
       r.len = len_;
       // Advance the odometer, lowest dimension first.
       for (size_t i = 0;; ++i) {
-        if (i == idx_.size()) {
+        if (i == ndims_) {
           done_ = true;
           break;
         }
-        cur_ += dstride_[i];
-        if (++idx_[i] < dcount_[i]) break;
-        cur_ -= dstride_[i] * static_cast<ptrdiff_t>(dcount_[i]);
-        idx_[i] = 0;
+        Dim &dim = dims()[i];
+        cur_ += dim.stride;
+        if (++dim.idx < dim.count) break;
+        cur_ -= dim.stride * static_cast<ptrdiff_t>(dim.count);
+        dim.idx = 0;
       }
       return true;
   }
