@@ -195,29 +195,19 @@ GEXX_AD_DECLARE(DBL, double)
     return 1;                                                                                     \
   }
 
-#define GEXX_AD_INLINE(tcode, type)                                                            \
-  static inline gex_Event_t gexx_AD_OpNB_##tcode(gex_AD_t ad, type *result_p, gex_Rank_t rank, \
-                                                 void *addr, gex_OP_t op, type a, type b,      \
-                                                 gex_Flags_t flags) {                          \
-    type *p = gexx_ad_word_##tcode(ad, result_p, rank, addr, op, flags);                       \
-    if (__builtin_expect(p && gexx_ad_apply_##tcode(p, result_p, op, a, b), 1))                \
-      return GEX_EVENT_INVALID;                                                                \
-    return (gex_AD_OpNB_##tcode)(ad, result_p, rank, addr, op, a, b, flags);                   \
-  }                                                                                            \
-  static inline int gexx_AD_OpNBI_##tcode(gex_AD_t ad, type *result_p, gex_Rank_t rank,        \
-                                          void *addr, gex_OP_t op, type a, type b,             \
-                                          gex_Flags_t flags) {                                 \
-    type *p = gexx_ad_word_##tcode(ad, result_p, rank, addr, op, flags);                       \
-    if (__builtin_expect(p && gexx_ad_apply_##tcode(p, result_p, op, a, b), 1)) return 0;      \
-    return (gex_AD_OpNBI_##tcode)(ad, result_p, rank, addr, op, a, b, flags);                  \
-  }                                                                                            \
-  static inline int gexx_AD_OpBlocking_##tcode(gex_AD_t ad, type *result_p, gex_Rank_t rank,   \
-                                               void *addr, gex_OP_t op, type a, type b,        \
-                                               gex_Flags_t flags) {                            \
-    type *p = gexx_ad_word_##tcode(ad, result_p, rank, addr, op, flags);                       \
-    if (__builtin_expect(p && gexx_ad_apply_##tcode(p, result_p, op, a, b), 1)) return 0;      \
-    return (gex_AD_OpBlocking_##tcode)(ad, result_p, rank, addr, op, a, b, flags);             \
+/* One form's inline function: the word's operation here, else the library. */
+#define GEXX_AD_INLINE_FORM(form, ret, done, tcode, type)                                    \
+  static inline ret gexx_AD_Op##form##_##tcode(gex_AD_t ad, type *result_p, gex_Rank_t rank, \
+                                               void *addr, gex_OP_t op, type a, type b,      \
+                                               gex_Flags_t flags) {                          \
+    type *p = gexx_ad_word_##tcode(ad, result_p, rank, addr, op, flags);                     \
+    if (__builtin_expect(p && gexx_ad_apply_##tcode(p, result_p, op, a, b), 1)) return done; \
+    return (gex_AD_Op##form##_##tcode)(ad, result_p, rank, addr, op, a, b, flags);           \
   }
+#define GEXX_AD_INLINE(tcode, type)                                    \
+  GEXX_AD_INLINE_FORM(NB, gex_Event_t, GEX_EVENT_INVALID, tcode, type) \
+  GEXX_AD_INLINE_FORM(NBI, int, 0, tcode, type)                        \
+  GEXX_AD_INLINE_FORM(Blocking, int, 0, tcode, type)
 
 GEXX_AD_WORD(I32, int32_t)
 GEXX_AD_WORD(U32, uint32_t)
@@ -241,6 +231,7 @@ GEXX_AD_INLINE(DBL, double)
 #undef GEXX_AD_APPLY_INT
 #undef GEXX_AD_APPLY_FP
 #undef GEXX_AD_INLINE
+#undef GEXX_AD_INLINE_FORM
 
 /* A call by name performs inline where it can; the functions' addresses
  * (no parenthesis after the name) are the library's. */

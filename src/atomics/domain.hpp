@@ -22,6 +22,7 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <type_traits>
 
 #include "atomics/kernels.hpp"
 #include "core/events.hpp"
@@ -133,78 +134,49 @@ template <typename T>
   return reinterpret_cast<T *>(d.local + off);
 }
 
-template <typename T>
-[[gnu::noinline]] gex_Event_t op_nb_general(const char *api, gex_AD_t ad, T *result_p,
+// The three ways an operation is initiated, and what each returns.
+enum class Form { kNB, kNBI, kBlocking };
+template <Form F>
+using Returns = std::conditional_t<F == Form::kNB, gex_Event_t, int>;
+
+// Everything but the inline case: checks naming any misuse, a mapped target
+// the fast check turned down (a job rank, GEX_FLAG_AD_MY_RANK), and the
+// network (an AM, or the transport's atomics).
+template <Form F, typename T>
+[[gnu::noinline]] Returns<F> op_general(const char *api, gex_AD_t ad, T *result_p, gex_Rank_t rank,
+                                        void *addr, gex_OP_t op, T a, T b, gex_Flags_t flags) {
+  gex_Rank_t jr;
+  if (T *p = prepare(api, ad, result_p, rank, addr, op, flags, jr)) {
+    here(p, result_p, op, a, b);
+    return Returns<F>{};  // GEX_EVENT_INVALID, or 0
+  }
+  if constexpr (F == Form::kNB) {
+    auto done = std::make_unique<transport::RmaCompletion>();
+    if (send(api, ad, jr, addr, op, to_bits(a), to_bits(b), result_p, *done, flags))
+      return GEX_EVENT_NO_OP;
+    return core::events::for_rma(std::move(done));
+  } else if constexpr (F == Form::kNBI) {
+    return send(api, ad, jr, addr, op, to_bits(a), to_bits(b), result_p,
+                core::events::nbi_get_counter(), flags);
+  } else {
+    transport::RmaCompletion done;
+    if (send(api, ad, jr, addr, op, to_bits(a), to_bits(b), result_p, done, flags)) return 1;
+    core::events::wait(done);
+    return 0;
+  }
+}
+
+// gex_AD_Op{NB,NBI,Blocking}_T: a mapped word in a few compares, else the
+// general path.
+template <Form F, typename T>
+[[gnu::always_inline]] inline Returns<F> op(const char *api, gex_AD_t ad, T *result_p,
                                             gex_Rank_t rank, void *addr, gex_OP_t op, T a, T b,
                                             gex_Flags_t flags) {
-  gex_Rank_t jr;
-  if (T *p = prepare(api, ad, result_p, rank, addr, op, flags, jr)) {
-    here(p, result_p, op, a, b);
-    return GEX_EVENT_INVALID;
-  }
-  auto done = std::make_unique<transport::RmaCompletion>();
-  if (send(api, ad, jr, addr, op, to_bits(a), to_bits(b), result_p, *done, flags))
-    return GEX_EVENT_NO_OP;
-  return core::events::for_rma(std::move(done));
-}
-
-template <typename T>
-[[gnu::noinline]] int op_nbi_general(const char *api, gex_AD_t ad, T *result_p, gex_Rank_t rank,
-                                     void *addr, gex_OP_t op, T a, T b, gex_Flags_t flags) {
-  gex_Rank_t jr;
-  if (T *p = prepare(api, ad, result_p, rank, addr, op, flags, jr)) {
-    here(p, result_p, op, a, b);
-    return 0;
-  }
-  return send(api, ad, jr, addr, op, to_bits(a), to_bits(b), result_p,
-              core::events::nbi_get_counter(), flags);
-}
-
-template <typename T>
-[[gnu::noinline]] int op_blocking_general(const char *api, gex_AD_t ad, T *result_p,
-                                          gex_Rank_t rank, void *addr, gex_OP_t op, T a, T b,
-                                          gex_Flags_t flags) {
-  gex_Rank_t jr;
-  if (T *p = prepare(api, ad, result_p, rank, addr, op, flags, jr)) {
-    here(p, result_p, op, a, b);
-    return 0;
-  }
-  transport::RmaCompletion done;
-  if (send(api, ad, jr, addr, op, to_bits(a), to_bits(b), result_p, done, flags)) return 1;
-  core::events::wait(done);
-  return 0;
-}
-
-template <typename T>
-[[gnu::always_inline]] inline gex_Event_t op_nb(const char *api, gex_AD_t ad, T *result_p,
-                                                gex_Rank_t rank, void *addr, gex_OP_t op, T a, T b,
-                                                gex_Flags_t flags) {
   if (T *p = direct(ad, result_p, rank, addr, op, flags)) [[likely]] {
     here(p, result_p, op, a, b);
-    return GEX_EVENT_INVALID;
+    return Returns<F>{};
   }
-  return op_nb_general(api, ad, result_p, rank, addr, op, a, b, flags);
-}
-
-template <typename T>
-[[gnu::always_inline]] inline int op_nbi(const char *api, gex_AD_t ad, T *result_p, gex_Rank_t rank,
-                                         void *addr, gex_OP_t op, T a, T b, gex_Flags_t flags) {
-  if (T *p = direct(ad, result_p, rank, addr, op, flags)) [[likely]] {
-    here(p, result_p, op, a, b);
-    return 0;
-  }
-  return op_nbi_general(api, ad, result_p, rank, addr, op, a, b, flags);
-}
-
-template <typename T>
-[[gnu::always_inline]] inline int op_blocking(const char *api, gex_AD_t ad, T *result_p,
-                                              gex_Rank_t rank, void *addr, gex_OP_t op, T a, T b,
-                                              gex_Flags_t flags) {
-  if (T *p = direct(ad, result_p, rank, addr, op, flags)) [[likely]] {
-    here(p, result_p, op, a, b);
-    return 0;
-  }
-  return op_blocking_general(api, ad, result_p, rank, addr, op, a, b, flags);
+  return op_general<F>(api, ad, result_p, rank, addr, op, a, b, flags);
 }
 
 }  // namespace gexx::atomics
