@@ -19,38 +19,26 @@ namespace gexx::atomics {
 enum class Type : uint8_t { kI32, kU32, kI64, kU64, kFlt, kDbl };
 constexpr unsigned kTypes = 6;
 
+// A C type's Type and gex_DT_t.
+template <Type V, gex_DT_t D>
+struct TypeCodes {
+  static constexpr Type value = V;
+  static constexpr gex_DT_t dt = D;
+};
 template <typename T>
 struct TypeOf;
 template <>
-struct TypeOf<int32_t> {
-  static constexpr Type value = Type::kI32;
-  static constexpr gex_DT_t dt = GEX_DT_I32;
-};
+struct TypeOf<int32_t> : TypeCodes<Type::kI32, GEX_DT_I32> {};
 template <>
-struct TypeOf<uint32_t> {
-  static constexpr Type value = Type::kU32;
-  static constexpr gex_DT_t dt = GEX_DT_U32;
-};
+struct TypeOf<uint32_t> : TypeCodes<Type::kU32, GEX_DT_U32> {};
 template <>
-struct TypeOf<int64_t> {
-  static constexpr Type value = Type::kI64;
-  static constexpr gex_DT_t dt = GEX_DT_I64;
-};
+struct TypeOf<int64_t> : TypeCodes<Type::kI64, GEX_DT_I64> {};
 template <>
-struct TypeOf<uint64_t> {
-  static constexpr Type value = Type::kU64;
-  static constexpr gex_DT_t dt = GEX_DT_U64;
-};
+struct TypeOf<uint64_t> : TypeCodes<Type::kU64, GEX_DT_U64> {};
 template <>
-struct TypeOf<float> {
-  static constexpr Type value = Type::kFlt;
-  static constexpr gex_DT_t dt = GEX_DT_FLT;
-};
+struct TypeOf<float> : TypeCodes<Type::kFlt, GEX_DT_FLT> {};
 template <>
-struct TypeOf<double> {
-  static constexpr Type value = Type::kDbl;
-  static constexpr gex_DT_t dt = GEX_DT_DBL;
-};
+struct TypeOf<double> : TypeCodes<Type::kDbl, GEX_DT_DBL> {};
 
 // Every operation gexx knows, and the ones that deliver the prior value.
 constexpr gex_OP_t kArithmeticOps =

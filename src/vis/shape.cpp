@@ -210,7 +210,12 @@ std::string strided_overlap(const ptrdiff_t *strides, size_t elemsz, const size_
     size_t count;
     size_t level;
   };
-  std::vector<Dim> dims;
+  // Inline for the usual few levels: this runs on every strided put.
+  constexpr size_t kInline = 8;
+  Dim inline_dims[kInline];
+  std::vector<Dim> heap_dims(levels > kInline ? levels : 0);
+  Dim *dims = levels > kInline ? heap_dims.data() : inline_dims;
+  size_t ndims = 0;
   for (size_t i = 0; i < levels; ++i) {
     if (count[i] < 2) continue;
     uint64_t s =
@@ -220,14 +225,14 @@ std::string strided_overlap(const ptrdiff_t *strides, size_t elemsz, const size_
           "destination stride[%zu] is 0 with count[%zu] = %zu: the destination overlaps itself", i,
           i, count[i]);
     }
-    dims.push_back({s, count[i], i});
+    dims[ndims++] = Dim{s, count[i], i};
   }
-  std::sort(dims.begin(), dims.end(),
-            [](const Dim &a, const Dim &b) { return a.stride < b.stride; });
+  std::sort(dims, dims + ndims, [](const Dim &a, const Dim &b) { return a.stride < b.stride; });
   // Nested: each stride clears everything below it. Sufficient, not necessary.
   uint64_t extent = elemsz;
   bool nested = true;
-  for (const Dim &d : dims) {
+  for (size_t q = 0; q < ndims; ++q) {
+    const Dim &d = dims[q];
     if (d.stride < extent) {
       nested = false;
       break;
@@ -238,7 +243,8 @@ std::string strided_overlap(const ptrdiff_t *strides, size_t elemsz, const size_
   // Interleaved shapes: list every element's offset and look for two closer
   // than an element.
   std::vector<int64_t> offs{0};
-  for (const Dim &d : dims) {
+  for (size_t q = 0; q < ndims; ++q) {
+    const Dim &d = dims[q];
     size_t n = offs.size();
     int64_t s = strides[d.level];
     for (size_t k = 1; k < d.count; ++k)
