@@ -24,6 +24,24 @@ GEXX_BEGIN_EXTERNC
 typedef struct gexx_ad_s *gex_AD_t;
 #define GEX_AD_INVALID ((gex_AD_t)(uintptr_t)0)
 
+/* gexx internals the inline operations below read (not client API): the
+ * head of every domain. `key` is GEXX_AD_LIVE ^ dt while the domain lives;
+ * `direct` has `direct_size` entries, one per team rank, saying where this
+ * process maps that rank's segment (local null: not mapped, or a domain
+ * whose operations never use the CPU). */
+struct gexx_ad_direct {
+  uint64_t base;  /* the segment's address in its owner's address space */
+  uint64_t limit; /* the largest offset of a word of the domain's type in it */
+  char *local;    /* where this process maps it */
+};
+struct gexx_ad_head {
+  uint32_t key;
+  gex_OP_t ops;
+  gex_Rank_t direct_size;
+  const struct gexx_ad_direct *direct;
+};
+#define GEXX_AD_LIVE 0x61644144u
+
 /* Collective over `tm`: every member calls it with the same dt, ops and
  * flags. `ops` is the OR of every gex_OP_t the domain will be used with;
  * the bitwise ones (AND OR XOR FAND FOR FXOR) only for integer types. */
@@ -40,16 +58,16 @@ extern void gex_AD_SetCData(gex_AD_t ad, const void *val);
 extern void *gex_AD_QueryCData(gex_AD_t ad);
 
 /* The operations, one NB, NBI and blocking form per type. */
-#define GEXX_AD_DECLARE(tcode, type)                                                             \
-  extern gex_Event_t gex_AD_OpNB_##tcode(gex_AD_t ad, type *result_p, gex_Rank_t tgt_rank,       \
-                                         void *tgt_addr, gex_OP_t opcode, type operand1,         \
-                                         type operand2, gex_Flags_t flags);                      \
-  extern int gex_AD_OpNBI_##tcode(gex_AD_t ad, type *result_p, gex_Rank_t tgt_rank,              \
-                                  void *tgt_addr, gex_OP_t opcode, type operand1, type operand2, \
-                                  gex_Flags_t flags);                                            \
-  extern int gex_AD_OpBlocking_##tcode(gex_AD_t ad, type *result_p, gex_Rank_t tgt_rank,         \
-                                       void *tgt_addr, gex_OP_t opcode, type operand1,           \
-                                       type operand2, gex_Flags_t flags);
+#define GEXX_AD_DECLARE(tcode, type)                                                              \
+  extern gex_Event_t(gex_AD_OpNB_##tcode)(gex_AD_t ad, type * result_p, gex_Rank_t tgt_rank,      \
+                                          void *tgt_addr, gex_OP_t opcode, type operand1,         \
+                                          type operand2, gex_Flags_t flags);                      \
+  extern int(gex_AD_OpNBI_##tcode)(gex_AD_t ad, type * result_p, gex_Rank_t tgt_rank,             \
+                                   void *tgt_addr, gex_OP_t opcode, type operand1, type operand2, \
+                                   gex_Flags_t flags);                                            \
+  extern int(gex_AD_OpBlocking_##tcode)(gex_AD_t ad, type * result_p, gex_Rank_t tgt_rank,        \
+                                        void *tgt_addr, gex_OP_t opcode, type operand1,           \
+                                        type operand2, gex_Flags_t flags);
 GEXX_AD_DECLARE(I32, int32_t)
 GEXX_AD_DECLARE(U32, uint32_t)
 GEXX_AD_DECLARE(I64, int64_t)
@@ -57,6 +75,186 @@ GEXX_AD_DECLARE(U64, uint64_t)
 GEXX_AD_DECLARE(FLT, float)
 GEXX_AD_DECLARE(DBL, double)
 #undef GEXX_AD_DECLARE
+
+/* Inline operations: toward a word this process maps (smp, or a same-host
+ * peer of a domain whose path is not the network's atomics), the common
+ * operations are performed right here, as the library would perform them
+ * (sequentially consistent CPU atomics on the same word, so atomic with
+ * respect to every other operation of the domain). Anything else (another
+ * operation, a target not mapped, a flag asking for more, any misuse) is a
+ * call of the library's function, which performs it or names the misuse.
+ * Define GEXX_AD_NO_INLINE before including this header to always call. */
+#if defined(__GNUC__) && !defined(GEXX_AD_NO_INLINE)
+
+#define GEXX_AD_FETCHING                                                               \
+  (GEX_OP_FAND | GEX_OP_FOR | GEX_OP_FXOR | GEX_OP_FADD | GEX_OP_FSUB | GEX_OP_FMULT | \
+   GEX_OP_FMIN | GEX_OP_FMAX | GEX_OP_FINC | GEX_OP_FDEC | GEX_OP_SWAP | GEX_OP_FCAS | GEX_OP_GET)
+
+/* The word of an operation the inline path may perform, else null. */
+#define GEXX_AD_WORD(tcode, type)                                                          \
+  static inline type *gexx_ad_word_##tcode(gex_AD_t ad, type *result_p, gex_Rank_t rank,   \
+                                           void *addr, gex_OP_t op, gex_Flags_t flags) {   \
+    const struct gexx_ad_head *h = (const struct gexx_ad_head *)(void *)ad;                \
+    const struct gexx_ad_direct *d;                                                        \
+    uint64_t off;                                                                          \
+    if (__builtin_expect(!h || h->key != (GEXX_AD_LIVE ^ GEX_DT_##tcode), 0)) return 0;    \
+    if (__builtin_expect(!(op & h->ops) || (op & (op - 1)) || rank >= h->direct_size ||    \
+                             (flags & (GEX_FLAG_RANK_IS_JOBRANK | GEX_FLAG_AD_MY_RANK)) || \
+                             ((uintptr_t)addr & (sizeof(type) - 1)) ||                     \
+                             (!result_p && (op & GEXX_AD_FETCHING)),                       \
+                         0))                                                               \
+      return 0;                                                                            \
+    d = h->direct + rank;                                                                  \
+    off = (uint64_t)(uintptr_t)addr - d->base;                                             \
+    if (__builtin_expect(off > d->limit || !d->local, 0)) return 0;                        \
+    return (type *)(void *)(d->local + off);                                               \
+  }
+
+/* Integer types: every operation with a builtin of its own (MULT, MIN, MAX
+ * go to the library). Returns 0 when it did nothing. */
+#define GEXX_AD_APPLY_INT(tcode, type)                                                            \
+  static inline int gexx_ad_apply_##tcode(type *p, type *result_p, gex_OP_t op, type a, type b) { \
+    type old;                                                                                     \
+    switch (op) {                                                                                 \
+      case GEX_OP_ADD:                                                                            \
+      case GEX_OP_FADD:                                                                           \
+        old = __atomic_fetch_add(p, a, __ATOMIC_SEQ_CST);                                         \
+        break;                                                                                    \
+      case GEX_OP_SUB:                                                                            \
+      case GEX_OP_FSUB:                                                                           \
+        old = __atomic_fetch_sub(p, a, __ATOMIC_SEQ_CST);                                         \
+        break;                                                                                    \
+      case GEX_OP_INC:                                                                            \
+      case GEX_OP_FINC:                                                                           \
+        old = __atomic_fetch_add(p, (type)1, __ATOMIC_SEQ_CST);                                   \
+        break;                                                                                    \
+      case GEX_OP_DEC:                                                                            \
+      case GEX_OP_FDEC:                                                                           \
+        old = __atomic_fetch_sub(p, (type)1, __ATOMIC_SEQ_CST);                                   \
+        break;                                                                                    \
+      case GEX_OP_AND:                                                                            \
+      case GEX_OP_FAND:                                                                           \
+        old = __atomic_fetch_and(p, a, __ATOMIC_SEQ_CST);                                         \
+        break;                                                                                    \
+      case GEX_OP_OR:                                                                             \
+      case GEX_OP_FOR:                                                                            \
+        old = __atomic_fetch_or(p, a, __ATOMIC_SEQ_CST);                                          \
+        break;                                                                                    \
+      case GEX_OP_XOR:                                                                            \
+      case GEX_OP_FXOR:                                                                           \
+        old = __atomic_fetch_xor(p, a, __ATOMIC_SEQ_CST);                                         \
+        break;                                                                                    \
+      case GEX_OP_GET:                                                                            \
+        old = __atomic_load_n(p, __ATOMIC_SEQ_CST);                                               \
+        break;                                                                                    \
+      case GEX_OP_SET:                                                                            \
+      case GEX_OP_SWAP:                                                                           \
+        old = __atomic_exchange_n(p, a, __ATOMIC_SEQ_CST);                                        \
+        break;                                                                                    \
+      case GEX_OP_CAS:                                                                            \
+      case GEX_OP_FCAS:                                                                           \
+        old = a;                                                                                  \
+        __atomic_compare_exchange_n(p, &old, b, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);           \
+        break;                                                                                    \
+      default:                                                                                    \
+        return 0;                                                                                 \
+    }                                                                                             \
+    if (op & GEXX_AD_FETCHING) *result_p = old;                                                   \
+    return 1;                                                                                     \
+  }
+
+/* Floating types: GET, SET, SWAP, ADD, SUB (a compare-and-swap loop on the
+ * word's bits, as the library's); the others go to the library. */
+#define GEXX_AD_APPLY_FP(tcode, type)                                                             \
+  static inline int gexx_ad_apply_##tcode(type *p, type *result_p, gex_OP_t op, type a, type b) { \
+    type old, next;                                                                               \
+    (void)b;                                                                                      \
+    switch (op) {                                                                                 \
+      case GEX_OP_GET:                                                                            \
+        __atomic_load(p, &old, __ATOMIC_SEQ_CST);                                                 \
+        break;                                                                                    \
+      case GEX_OP_SET:                                                                            \
+      case GEX_OP_SWAP:                                                                           \
+        __atomic_exchange(p, &a, &old, __ATOMIC_SEQ_CST);                                         \
+        break;                                                                                    \
+      case GEX_OP_ADD:                                                                            \
+      case GEX_OP_FADD:                                                                           \
+      case GEX_OP_SUB:                                                                            \
+      case GEX_OP_FSUB:                                                                           \
+        if (op & (GEX_OP_SUB | GEX_OP_FSUB)) a = -a;                                              \
+        __atomic_load(p, &old, __ATOMIC_SEQ_CST);                                                 \
+        do {                                                                                      \
+          next = old + a;                                                                         \
+        } while (                                                                                 \
+            !__atomic_compare_exchange(p, &old, &next, 1, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST));   \
+        break;                                                                                    \
+      default:                                                                                    \
+        return 0;                                                                                 \
+    }                                                                                             \
+    if (op & GEXX_AD_FETCHING) *result_p = old;                                                   \
+    return 1;                                                                                     \
+  }
+
+/* One form's inline function: the word's operation here, else the library. */
+#define GEXX_AD_INLINE_FORM(form, ret, done, tcode, type)                                    \
+  static inline ret gexx_AD_Op##form##_##tcode(gex_AD_t ad, type *result_p, gex_Rank_t rank, \
+                                               void *addr, gex_OP_t op, type a, type b,      \
+                                               gex_Flags_t flags) {                          \
+    type *p = gexx_ad_word_##tcode(ad, result_p, rank, addr, op, flags);                     \
+    if (__builtin_expect(p && gexx_ad_apply_##tcode(p, result_p, op, a, b), 1)) return done; \
+    return (gex_AD_Op##form##_##tcode)(ad, result_p, rank, addr, op, a, b, flags);           \
+  }
+#define GEXX_AD_INLINE(tcode, type)                                    \
+  GEXX_AD_INLINE_FORM(NB, gex_Event_t, GEX_EVENT_INVALID, tcode, type) \
+  GEXX_AD_INLINE_FORM(NBI, int, 0, tcode, type)                        \
+  GEXX_AD_INLINE_FORM(Blocking, int, 0, tcode, type)
+
+GEXX_AD_WORD(I32, int32_t)
+GEXX_AD_WORD(U32, uint32_t)
+GEXX_AD_WORD(I64, int64_t)
+GEXX_AD_WORD(U64, uint64_t)
+GEXX_AD_WORD(FLT, float)
+GEXX_AD_WORD(DBL, double)
+GEXX_AD_APPLY_INT(I32, int32_t)
+GEXX_AD_APPLY_INT(U32, uint32_t)
+GEXX_AD_APPLY_INT(I64, int64_t)
+GEXX_AD_APPLY_INT(U64, uint64_t)
+GEXX_AD_APPLY_FP(FLT, float)
+GEXX_AD_APPLY_FP(DBL, double)
+GEXX_AD_INLINE(I32, int32_t)
+GEXX_AD_INLINE(U32, uint32_t)
+GEXX_AD_INLINE(I64, int64_t)
+GEXX_AD_INLINE(U64, uint64_t)
+GEXX_AD_INLINE(FLT, float)
+GEXX_AD_INLINE(DBL, double)
+#undef GEXX_AD_WORD
+#undef GEXX_AD_APPLY_INT
+#undef GEXX_AD_APPLY_FP
+#undef GEXX_AD_INLINE
+#undef GEXX_AD_INLINE_FORM
+
+/* A call by name performs inline where it can; the functions' addresses
+ * (no parenthesis after the name) are the library's. */
+#define gex_AD_OpNB_I32(...) gexx_AD_OpNB_I32(__VA_ARGS__)
+#define gex_AD_OpNB_U32(...) gexx_AD_OpNB_U32(__VA_ARGS__)
+#define gex_AD_OpNB_I64(...) gexx_AD_OpNB_I64(__VA_ARGS__)
+#define gex_AD_OpNB_U64(...) gexx_AD_OpNB_U64(__VA_ARGS__)
+#define gex_AD_OpNB_FLT(...) gexx_AD_OpNB_FLT(__VA_ARGS__)
+#define gex_AD_OpNB_DBL(...) gexx_AD_OpNB_DBL(__VA_ARGS__)
+#define gex_AD_OpNBI_I32(...) gexx_AD_OpNBI_I32(__VA_ARGS__)
+#define gex_AD_OpNBI_U32(...) gexx_AD_OpNBI_U32(__VA_ARGS__)
+#define gex_AD_OpNBI_I64(...) gexx_AD_OpNBI_I64(__VA_ARGS__)
+#define gex_AD_OpNBI_U64(...) gexx_AD_OpNBI_U64(__VA_ARGS__)
+#define gex_AD_OpNBI_FLT(...) gexx_AD_OpNBI_FLT(__VA_ARGS__)
+#define gex_AD_OpNBI_DBL(...) gexx_AD_OpNBI_DBL(__VA_ARGS__)
+#define gex_AD_OpBlocking_I32(...) gexx_AD_OpBlocking_I32(__VA_ARGS__)
+#define gex_AD_OpBlocking_U32(...) gexx_AD_OpBlocking_U32(__VA_ARGS__)
+#define gex_AD_OpBlocking_I64(...) gexx_AD_OpBlocking_I64(__VA_ARGS__)
+#define gex_AD_OpBlocking_U64(...) gexx_AD_OpBlocking_U64(__VA_ARGS__)
+#define gex_AD_OpBlocking_FLT(...) gexx_AD_OpBlocking_FLT(__VA_ARGS__)
+#define gex_AD_OpBlocking_DBL(...) gexx_AD_OpBlocking_DBL(__VA_ARGS__)
+
+#endif /* __GNUC__ && !GEXX_AD_NO_INLINE */
 
 GEXX_END_EXTERNC
 

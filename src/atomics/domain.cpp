@@ -159,7 +159,7 @@ void create(const char *api, gex_AD_t *ad_p, gex_TM_t tm, gex_DT_t dt, gex_OP_t 
   auto *ad = new gexx_ad_s;
   ad->tm = tm;
   ad->dt = dt;
-  ad->ops = ops;
+  ad->head.ops = ops;
   ad->flags = flags;
   ad->type = t;
   // The path: the same on every member (the knob must agree, the transport's
@@ -180,7 +180,24 @@ void create(const char *api, gex_AD_t *ad_p, gex_TM_t tm, gex_DT_t dt, gex_OP_t 
   } else {
     ad->path = Path::kAm;
   }
+  if (ad->path == Path::kCpu || ad->path == Path::kAm) {
+    // What the inline check (direct) reads: every member's segment, by team
+    // rank, with the last offset where a word of this type fits.
+    auto *direct = new gexx_ad_direct[size];
+    for (gex_Rank_t r = 0; r < size; ++r) {
+      const transport::PeerSegment &seg = rt.transport().segment(tm->team.to_job(r));
+      gexx_ad_direct &d = direct[r];
+      d = gexx_ad_direct{seg.owner_base, 0, nullptr};
+      if (seg.local && seg.size >= kTypeSize[type]) {
+        d.limit = seg.size - kTypeSize[type];
+        d.local = seg.local;
+      }
+    }
+    ad->head.direct = direct;
+    ad->head.direct_size = size;
+  }
   ad->live = kLiveDomain;
+  ad->head.key = kLiveDomain ^ dt;
   if (util::verbose() && tm->team.rank() == 0) {
     const char *how = "";
     switch (ad->path) {
@@ -219,6 +236,8 @@ gex_AD_t checked(const char *api, gex_AD_t ad) {
 void destroy(const char *api, gex_AD_t ad) {
   checked(api, ad);
   ad->live = 0;
+  ad->head.key = 0;
+  delete[] ad->head.direct;
   delete ad;
 }
 
@@ -235,10 +254,16 @@ void bad_op(const char *api, gex_AD_t ad, gex_OP_t op) {
     util::fatal("%s: opcode 0x%x (%s) is not one operation: pass exactly one GEX_OP_*", api, op,
                 op_set_name(op).c_str());
   }
+  if (!is_integer(ad->type) && (op & (kBitwiseOps | GEX_OP_TO_FETCHING(kBitwiseOps)))) {
+    util::fatal(
+        "%s: opcode %s (0x%x) is a bitwise operation and the domain's type is %s: bitwise "
+        "operations (AND, OR, XOR and their fetching forms) are defined on integer types only",
+        api, op_name(op), op, type_name(ad->dt));
+  }
   util::fatal(
       "%s: opcode %s (0x%x) is not in the domain's operation set (%s): a domain performs only "
       "the operations it was created with",
-      api, op_name(op), op, op_set_name(ad->ops).c_str());
+      api, op_name(op), op, op_set_name(ad->head.ops).c_str());
 }
 
 void misaligned(const char *api, const void *addr, size_t size) {

@@ -22,6 +22,7 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <type_traits>
 
 #include "atomics/kernels.hpp"
 #include "core/events.hpp"
@@ -29,9 +30,14 @@
 #include "core/runtime.hpp"
 
 struct gexx_ad_s {
+  // What an operation toward a mapped target reads, first: the head the
+  // public header's inline operations read too (gasnet_ratomic.h). `key` is
+  // kLiveDomain ^ dt while the domain lives (one compare checks both), and
+  // `direct` has one entry per team rank (none on the paths that never use
+  // the CPU); owned here.
+  gexx_ad_head head{};
   gex_TM_t tm = nullptr;
   gex_DT_t dt = 0;
-  gex_OP_t ops = 0;
   gex_Flags_t flags = 0;
   void *cdata = nullptr;
   gexx::atomics::Type type = gexx::atomics::Type::kI32;
@@ -43,7 +49,7 @@ struct gexx_ad_s {
 
 namespace gexx::atomics {
 
-constexpr uint32_t kLiveDomain = 0x61644144u;
+constexpr uint32_t kLiveDomain = GEXX_AD_LIVE;
 
 // gex_AD_Create / gex_AD_Destroy (collective over the domain's team).
 void create(const char *api, gex_AD_t *ad_p, gex_TM_t tm, gex_DT_t dt, gex_OP_t ops,
@@ -83,7 +89,7 @@ template <typename T>
                                          gex_Rank_t &jr) {
   if (!ad || ad->live != kLiveDomain || ad->dt != TypeOf<T>::dt) [[unlikely]]
     bad_domain(api, ad, TypeOf<T>::dt);
-  if (!(op & ad->ops) || (op & (op - 1))) [[unlikely]]
+  if (!(op & ad->head.ops) || (op & (op - 1))) [[unlikely]]
     bad_op(api, ad, op);
   if (reinterpret_cast<uintptr_t>(addr) & (sizeof(T) - 1)) [[unlikely]]
     misaligned(api, addr, sizeof(T));
@@ -104,44 +110,73 @@ template <typename T>
   if (fetches(op)) *result_p = old;
 }
 
+// The common case, checked with a handful of compares: a live domain of this
+// type, one operation of its set, a team rank whose segment this process
+// maps, an aligned word inside it, a result pointer where one is needed, and
+// no flag that asks for more (a job rank, GEX_FLAG_AD_MY_RANK). Returns the
+// word, or null: then the general path (prepare) decides, and names any
+// misuse.
 template <typename T>
-inline gex_Event_t op_nb(const char *api, gex_AD_t ad, T *result_p, gex_Rank_t rank, void *addr,
-                         gex_OP_t op, T a, T b, gex_Flags_t flags) {
-  gex_Rank_t jr;
-  if (T *p = prepare(api, ad, result_p, rank, addr, op, flags, jr)) [[likely]] {
-    here(p, result_p, op, a, b);
-    return GEX_EVENT_INVALID;
-  }
-  auto done = std::make_unique<transport::RmaCompletion>();
-  if (send(api, ad, jr, addr, op, to_bits(a), to_bits(b), result_p, *done, flags))
-    return GEX_EVENT_NO_OP;
-  return core::events::for_rma(std::move(done));
+[[gnu::always_inline]] inline T *direct(gex_AD_t ad, T *result_p, gex_Rank_t rank, void *addr,
+                                        gex_OP_t op, gex_Flags_t flags) {
+  if (!ad || ad->head.key != (kLiveDomain ^ TypeOf<T>::dt)) [[unlikely]]
+    return nullptr;
+  const gexx_ad_head &h = ad->head;
+  if (!(op & h.ops) || (op & (op - 1)) || rank >= h.direct_size ||
+      (flags & (GEX_FLAG_RANK_IS_JOBRANK | GEX_FLAG_AD_MY_RANK)) ||
+      (reinterpret_cast<uintptr_t>(addr) & (sizeof(T) - 1)) || (!result_p && fetches(op)))
+      [[unlikely]]
+    return nullptr;
+  const gexx_ad_direct &d = h.direct[rank];
+  uint64_t off = reinterpret_cast<uint64_t>(addr) - d.base;  // wraps if below
+  if (off > d.limit || !d.local) [[unlikely]]
+    return nullptr;
+  return reinterpret_cast<T *>(d.local + off);
 }
 
-template <typename T>
-inline int op_nbi(const char *api, gex_AD_t ad, T *result_p, gex_Rank_t rank, void *addr,
-                  gex_OP_t op, T a, T b, gex_Flags_t flags) {
+// The three ways an operation is initiated, and what each returns.
+enum class Form { kNB, kNBI, kBlocking };
+template <Form F>
+using Returns = std::conditional_t<F == Form::kNB, gex_Event_t, int>;
+
+// Everything but the inline case: checks naming any misuse, a mapped target
+// the fast check turned down (a job rank, GEX_FLAG_AD_MY_RANK), and the
+// network (an AM, or the transport's atomics).
+template <Form F, typename T>
+[[gnu::noinline]] Returns<F> op_general(const char *api, gex_AD_t ad, T *result_p, gex_Rank_t rank,
+                                        void *addr, gex_OP_t op, T a, T b, gex_Flags_t flags) {
   gex_Rank_t jr;
-  if (T *p = prepare(api, ad, result_p, rank, addr, op, flags, jr)) [[likely]] {
+  if (T *p = prepare(api, ad, result_p, rank, addr, op, flags, jr)) {
     here(p, result_p, op, a, b);
+    return Returns<F>{};  // GEX_EVENT_INVALID, or 0
+  }
+  if constexpr (F == Form::kNB) {
+    auto done = std::make_unique<transport::RmaCompletion>();
+    if (send(api, ad, jr, addr, op, to_bits(a), to_bits(b), result_p, *done, flags))
+      return GEX_EVENT_NO_OP;
+    return core::events::for_rma(std::move(done));
+  } else if constexpr (F == Form::kNBI) {
+    return send(api, ad, jr, addr, op, to_bits(a), to_bits(b), result_p,
+                core::events::nbi_get_counter(), flags);
+  } else {
+    transport::RmaCompletion done;
+    if (send(api, ad, jr, addr, op, to_bits(a), to_bits(b), result_p, done, flags)) return 1;
+    core::events::wait(done);
     return 0;
   }
-  return send(api, ad, jr, addr, op, to_bits(a), to_bits(b), result_p,
-              core::events::nbi_get_counter(), flags);
 }
 
-template <typename T>
-inline int op_blocking(const char *api, gex_AD_t ad, T *result_p, gex_Rank_t rank, void *addr,
-                       gex_OP_t op, T a, T b, gex_Flags_t flags) {
-  gex_Rank_t jr;
-  if (T *p = prepare(api, ad, result_p, rank, addr, op, flags, jr)) [[likely]] {
+// gex_AD_Op{NB,NBI,Blocking}_T: a mapped word in a few compares, else the
+// general path.
+template <Form F, typename T>
+[[gnu::always_inline]] inline Returns<F> op(const char *api, gex_AD_t ad, T *result_p,
+                                            gex_Rank_t rank, void *addr, gex_OP_t op, T a, T b,
+                                            gex_Flags_t flags) {
+  if (T *p = direct(ad, result_p, rank, addr, op, flags)) [[likely]] {
     here(p, result_p, op, a, b);
-    return 0;
+    return Returns<F>{};
   }
-  transport::RmaCompletion done;
-  if (send(api, ad, jr, addr, op, to_bits(a), to_bits(b), result_p, done, flags)) return 1;
-  core::events::wait(done);
-  return 0;
+  return op_general<F>(api, ad, result_p, rank, addr, op, a, b, flags);
 }
 
 }  // namespace gexx::atomics

@@ -45,13 +45,18 @@ Runs Runs::strided(void *base, const ptrdiff_t *strides, size_t elemsz, const si
   }
   r.len_ = run;
   r.runs_ = 1;
+  size_t left = 0;
+  for (size_t e = d; e < levels; ++e)
+    if (count[e] != 1) ++left;
+  r.ndims_ = left;
+  if (left > kInlineDims) r.heap_dims_.resize(left);
+  Dim *dims = r.dims();
+  size_t k = 0;
   for (; d < levels; ++d) {
     if (count[d] == 1) continue;
-    r.dcount_.push_back(count[d]);
-    r.dstride_.push_back(strides[d]);
+    dims[k++] = Dim{count[d], strides[d], 0};
     r.runs_ *= count[d];
   }
-  r.idx_.assign(r.dcount_.size(), 0);
   r.done_ = false;
   r.cur_ = r.base_;
   return r;
@@ -60,7 +65,8 @@ Runs Runs::strided(void *base, const ptrdiff_t *strides, size_t elemsz, const si
 void Runs::rewind() {
   pos_ = 0;
   if (kind_ == Kind::Strided && runs_ != 0) {
-    std::fill(idx_.begin(), idx_.end(), 0);
+    Dim *dims = this->dims();
+    for (size_t i = 0; i < ndims_; ++i) dims[i].idx = 0;
     cur_ = base_;
     done_ = false;
   }
@@ -89,14 +95,15 @@ bool Runs::next(Run &r) {
       r.len = len_;
       // Advance the odometer, lowest dimension first.
       for (size_t i = 0;; ++i) {
-        if (i == idx_.size()) {
+        if (i == ndims_) {
           done_ = true;
           break;
         }
-        cur_ += dstride_[i];
-        if (++idx_[i] < dcount_[i]) break;
-        cur_ -= dstride_[i] * static_cast<ptrdiff_t>(dcount_[i]);
-        idx_[i] = 0;
+        Dim &dim = dims()[i];
+        cur_ += dim.stride;
+        if (++dim.idx < dim.count) break;
+        cur_ -= dim.stride * static_cast<ptrdiff_t>(dim.count);
+        dim.idx = 0;
       }
       return true;
   }
@@ -203,7 +210,12 @@ std::string strided_overlap(const ptrdiff_t *strides, size_t elemsz, const size_
     size_t count;
     size_t level;
   };
-  std::vector<Dim> dims;
+  // Inline for the usual few levels: this runs on every strided put.
+  constexpr size_t kInline = 8;
+  Dim inline_dims[kInline];
+  std::vector<Dim> heap_dims(levels > kInline ? levels : 0);
+  Dim *dims = levels > kInline ? heap_dims.data() : inline_dims;
+  size_t ndims = 0;
   for (size_t i = 0; i < levels; ++i) {
     if (count[i] < 2) continue;
     uint64_t s =
@@ -213,14 +225,14 @@ std::string strided_overlap(const ptrdiff_t *strides, size_t elemsz, const size_
           "destination stride[%zu] is 0 with count[%zu] = %zu: the destination overlaps itself", i,
           i, count[i]);
     }
-    dims.push_back({s, count[i], i});
+    dims[ndims++] = Dim{s, count[i], i};
   }
-  std::sort(dims.begin(), dims.end(),
-            [](const Dim &a, const Dim &b) { return a.stride < b.stride; });
+  std::sort(dims, dims + ndims, [](const Dim &a, const Dim &b) { return a.stride < b.stride; });
   // Nested: each stride clears everything below it. Sufficient, not necessary.
   uint64_t extent = elemsz;
   bool nested = true;
-  for (const Dim &d : dims) {
+  for (size_t q = 0; q < ndims; ++q) {
+    const Dim &d = dims[q];
     if (d.stride < extent) {
       nested = false;
       break;
@@ -231,7 +243,8 @@ std::string strided_overlap(const ptrdiff_t *strides, size_t elemsz, const size_
   // Interleaved shapes: list every element's offset and look for two closer
   // than an element.
   std::vector<int64_t> offs{0};
-  for (const Dim &d : dims) {
+  for (size_t q = 0; q < ndims; ++q) {
+    const Dim &d = dims[q];
     size_t n = offs.size();
     int64_t s = strides[d.level];
     for (size_t k = 1; k < d.count; ++k)

@@ -40,6 +40,39 @@ class Runs {
   // The number of runs the walk yields (after folding).
   uint64_t runs() const { return runs_; }
 
+  // When both sides are vector lists whose entries have the same lengths
+  // pair by pair, indexed lists of the same count and length, or strided
+  // shapes whose (folded) runs have one length and number (the common
+  // shapes), calls f(dst entry, src entry, length) for each non-empty pair
+  // straight from the lists and returns true; else does nothing and returns
+  // false (pair_runs then splits the runs). `this` is the destination.
+  template <typename F>
+  bool each_list_pair(Runs &src, F &&f) {
+    if (kind_ != src.kind_) return false;
+    if (kind_ == Kind::Strided) {
+      // Runs of one length on both sides: they pair one to one.
+      if (len_ != src.len_ || runs_ != src.runs_) return false;
+      Run d, s;
+      while (next(d) && src.next(s)) f(d.addr, s.addr, d.len);
+      return true;
+    }
+    if (count_ != src.count_) return false;
+    if (kind_ == Kind::Indexed) {
+      if (len_ != src.len_) return false;
+      if (len_)
+        for (size_t i = 0; i < count_; ++i)
+          f(static_cast<char *>(ilist_[i]), static_cast<char *>(src.ilist_[i]), len_);
+      return true;
+    }
+    for (size_t i = 0; i < count_; ++i)
+      if (vlist_[i].gex_len != src.vlist_[i].gex_len) return false;
+    for (size_t i = 0; i < count_; ++i)
+      if (vlist_[i].gex_len)
+        f(static_cast<char *>(vlist_[i].gex_addr), static_cast<char *>(src.vlist_[i].gex_addr),
+          vlist_[i].gex_len);
+    return true;
+  }
+
  private:
   enum class Kind : uint8_t { Vector, Indexed, Strided };
   Kind kind_ = Kind::Vector;
@@ -49,9 +82,18 @@ class Runs {
   size_t count_ = 0, len_ = 0, pos_ = 0;
   // Strided: folded run length, remaining dimensions, odometer.
   char *base_ = nullptr, *cur_ = nullptr;
-  std::vector<size_t> dcount_;
-  std::vector<ptrdiff_t> dstride_;
-  std::vector<size_t> idx_;
+  // The dimensions left after folding, with the odometer's position in
+  // each: inline up to kInlineDims (no allocation per call), else on the heap.
+  struct Dim {
+    size_t count;
+    ptrdiff_t stride;
+    size_t idx;
+  };
+  static constexpr size_t kInlineDims = 8;
+  size_t ndims_ = 0;
+  Dim inline_dims_[kInlineDims];
+  std::vector<Dim> heap_dims_;
+  Dim *dims() { return ndims_ <= kInlineDims ? inline_dims_ : heap_dims_.data(); }
   bool done_ = true;
   uint64_t runs_ = 0;
 };

@@ -195,9 +195,10 @@ gex_Event_t put(const Call &c, uint32_t rank, Runs &dst, Runs &src, uint64_t tot
     t_pc.armed = false;
   }
   if (total == 0 || mapped_here(c.api, rank, dst)) {
-    pair_runs(dst, src, [&](char *d, char *s, size_t n) {
+    auto copy = [&](char *d, char *s, size_t n) {
       std::memmove(rt.translate(c.api, rank, d, n), s, n);
-    });
+    };
+    if (!dst.each_list_pair(src, copy)) pair_runs(dst, src, copy);
     if (pc.armed) send_peer_completion(c.api, rank, pc);
     return GEX_EVENT_INVALID;
   }
@@ -241,9 +242,10 @@ gex_Event_t put(const Call &c, uint32_t rank, Runs &dst, Runs &src, uint64_t tot
 gex_Event_t get(const Call &c, Runs &dst, uint32_t rank, Runs &src, uint64_t total) {
   core::Runtime &rt = core::Runtime::get(c.api);
   if (total == 0 || mapped_here(c.api, rank, src)) {
-    pair_runs(dst, src, [&](char *d, char *s, size_t n) {
+    auto copy = [&](char *d, char *s, size_t n) {
       std::memmove(d, rt.translate(c.api, rank, s, n), n);
-    });
+    };
+    if (!dst.each_list_pair(src, copy)) pair_runs(dst, src, copy);
     return GEX_EVENT_INVALID;
   }
   transport::Transport &tp = rt.transport();

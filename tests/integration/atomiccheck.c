@@ -1,7 +1,8 @@
 /* atomiccheck: remote atomics (gasnet_ratomic.h) across a job.
  *
  *   atomiccheck [THREADS [ITERS]]   (defaults 4, 300; a GASNET_PAR client)
- *   atomiccheck misuse-op | misuse-float-bitwise | misuse-align | misuse-segment
+ *   atomiccheck misuse-op | misuse-float-bitwise | misuse-float-bitwise-op | misuse-align |
+ *               misuse-segment
  *
  * 1. Every type x operation x {NB, NBI, blocking}: rank r works on words of
  *    its right neighbour's segment (mapped here or over the network); each
@@ -259,6 +260,10 @@ static void misuse(const char *what) {
   gex_AD_t ad;
   if (!strcmp(what, "misuse-float-bitwise")) {
     gex_AD_Create(&ad, tm, GEX_DT_DBL, GEX_OP_ADD | GEX_OP_XOR, 0);
+  } else if (!strcmp(what, "misuse-float-bitwise-op")) {
+    float old = 0;
+    gex_AD_Create(&ad, tm, GEX_DT_FLT, GEX_OP_FADD, 0);
+    gex_AD_OpBlocking_FLT(ad, &old, peer, segs[peer] + 64, GEX_OP_FXOR, 1, 0, 0);
   } else {
     gex_AD_Create(&ad, tm, GEX_DT_I64, GEX_OP_ADD, 0);
     char *target = segs[peer] + 64;

@@ -1419,6 +1419,9 @@ ATOMIC_MISUSE = [
                   r"operation set \(GEX_OP_ADD\)"),
     ("misuse-float-bitwise", r"gex_AD_Create: ops include GEX_OP_XOR for GEX_DT_DBL: bitwise "
                              r"operations .* are defined on integer types only"),
+    ("misuse-float-bitwise-op", r"gex_AD_OpBlocking_FLT: opcode GEX_OP_FXOR \(0x4000\) is a "
+                                r"bitwise operation and the domain's type is GEX_DT_FLT: bitwise "
+                                r"operations .* are defined on integer types only"),
     ("misuse-align", r"gex_AD_OpBlocking_I64: target address 0x[0-9a-f]+ is not aligned to 8 "
                      r"bytes"),
     ("misuse-segment", r"gex_AD_OpBlocking_I64: the range .* is not inside rank \d's segment"),

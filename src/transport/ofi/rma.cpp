@@ -1,6 +1,7 @@
 #include "transport/ofi/rma.hpp"
 
 #include <rdma/fi_rma.h>
+#include <sched.h>
 
 #include <algorithm>
 #include <cstring>
@@ -108,8 +109,11 @@ RmaChannel::Bounce *RmaChannel::take_bounce() {
         free_bounce_ = &b;
       }
       bounce_chunks_.push_back(std::move(chunk));
-    } else {
-      fabric_.progress();
+    } else if (!fabric_.progress()) {
+      // Every buffer is in flight: they come back as the peers acknowledge,
+      // which on a busy host needs their turn on a core (VIS puts of many
+      // small pieces wait here).
+      sched_yield();
     }
   }
   Bounce *b = free_bounce_;
