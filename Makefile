@@ -108,6 +108,6 @@ dist:
 	  grep -v '^gexx-[0-9.]*\.tar\.gz$$' | tar -cf - -T - | tar -xf - -C $(DIST_STAGE)/$(DIST_NAME)
 	cp cmake/dist/gasnet.h cmake/dist/gasnetex.h cmake/dist/gasnet_config.h.in \
 	  $(DIST_STAGE)/$(DIST_NAME)/
-	tar -czf $(DIST_DIR)/$(DIST_NAME).tar.gz -C $(DIST_STAGE) $(DIST_NAME)
+	mkdir -p $(DIST_DIR) && tar -czf $(DIST_DIR)/$(DIST_NAME).tar.gz -C $(DIST_STAGE) $(DIST_NAME)
 	rm -rf $(DIST_STAGE)
 	@echo "wrote $(DIST_DIR)/$(DIST_NAME).tar.gz"

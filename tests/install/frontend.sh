@@ -105,6 +105,12 @@ for target in seq par smp-seq.mak smp-par.mak; do
 done
 make -n -C "$work/debug" install prefix="$work/elsewhere" | grep -qF -- "--prefix \"$work/elsewhere\"" ||
   fail "make install prefix=DIR does not install into DIR"
+# UPC++ builds seq and par at once (make -j2): one CMake build at a time.
+if command -v flock >/dev/null; then
+  seq_recipe=$(make -n -C "$work/debug" seq)
+  grep -q "flock .*gexx-build/.build-lock .*--build" <<<"$seq_recipe" ||
+    fail "the seq target does not take the build lock"
+fi
 out=$(make -C "$work/debug/smp-conduit" parsync 2>&1) &&
   fail "a disabled thread mode's target succeeded"
 grep -q 'configured without the parsync thread mode' <<<"$out" ||
