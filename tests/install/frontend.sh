@@ -29,7 +29,8 @@ for f in gasnet.h gasnetex.h gasnet_config.h.in docs/GASNet-EX.txt CMakeLists.tx
   [[ -f $tree/$f ]] || fail "the release lacks $f"
 done
 [[ -x $tree/configure ]] || fail "the release's configure is not executable"
-! tar tzf "$tarball" | grep -qE '^gexx-[^/]*/(build|install)/' || fail "the release holds build output"
+listing=$(tar tzf "$tarball")
+! grep -qE '^gexx-[^/]*/(build|install)/' <<<"$listing" || fail "the release holds build output"
 passed
 
 path="the specification version as UPC++ reads it"
@@ -103,7 +104,8 @@ for target in seq par smp-seq.mak smp-par.mak; do
   make -n -C "$work/debug/smp-conduit" "$target" >/dev/null ||
     fail "smp-conduit/Makefile has no working '$target'"
 done
-make -n -C "$work/debug" install prefix="$work/elsewhere" | grep -qF -- "--prefix \"$work/elsewhere\"" ||
+install_recipe=$(make -n -C "$work/debug" install prefix="$work/elsewhere")
+grep -qF -- "--prefix \"$work/elsewhere\"" <<<"$install_recipe" ||
   fail "make install prefix=DIR does not install into DIR"
 # UPC++ builds seq and par at once (make -j2): one CMake build at a time.
 if command -v flock >/dev/null; then
