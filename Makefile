@@ -6,6 +6,8 @@
 #   make build         configure (first time only) and build
 #   make install       build, then install into ./install
 #   make clean         remove build/ and install/
+#   make dist          write gexx-<version>.tar.gz: a GASNet-style source release
+#                      (top folder gexx-<version>/, ./configure; docs/clients.md)
 #   make format        clang-format every C and C++ source in place
 #   make format-check  fail if any source is not clang-formatted
 #
@@ -23,7 +25,7 @@ CTEST_TIMEOUT ?= 300
 # Steps run one after another; ninja parallelises the build itself.
 .NOTPARALLEL:
 
-.PHONY: all deps configure build install run test test-tsan clean format format-check
+.PHONY: all deps configure build install run test test-tsan clean format format-check dist
 
 all: build
 
@@ -87,3 +89,25 @@ format:
 
 format-check:
 	clang-format --dry-run --Werror $(FORMAT_FILES)
+
+# A source release laid out as GASNet's: the tracked (and new, not ignored)
+# files of this tree under gexx-<version>/, plus the top-level marker files
+# client configure scripts look for (cmake/dist/). DIST_DIR: where it goes.
+VERSION := $(shell sed -n 's/^project.gexx VERSION \([0-9.]*\).*/\1/p' CMakeLists.txt)
+DIST_NAME = gexx-$(VERSION)
+DIST_DIR ?= $(CURDIR)
+DIST_STAGE = $(BUILD_DIR)/dist-stage
+
+dist:
+	rm -rf $(DIST_STAGE) && mkdir -p $(DIST_STAGE)/$(DIST_NAME)
+	if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then \
+	  git ls-files -co --exclude-standard; \
+	else \
+	  find . -type f ! -path './build*' ! -path './install/*' ! -name '$(DIST_NAME).tar.gz' | sed 's|^\./||'; \
+	fi | while read -r f; do [ -f "$$f" ] && printf '%s\n' "$$f"; done | \
+	  grep -v '^gexx-[0-9.]*\.tar\.gz$$' | tar -cf - -T - | tar -xf - -C $(DIST_STAGE)/$(DIST_NAME)
+	cp cmake/dist/gasnet.h cmake/dist/gasnetex.h cmake/dist/gasnet_config.h.in \
+	  $(DIST_STAGE)/$(DIST_NAME)/
+	mkdir -p $(DIST_DIR) && tar -czf $(DIST_DIR)/$(DIST_NAME).tar.gz -C $(DIST_STAGE) $(DIST_NAME)
+	rm -rf $(DIST_STAGE)
+	@echo "wrote $(DIST_DIR)/$(DIST_NAME).tar.gz"

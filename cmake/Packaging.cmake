@@ -3,6 +3,17 @@
 set(GEXX_C_COMPILER ${CMAKE_C_COMPILER})
 set(GEXX_CXX_COMPILER ${CMAKE_CXX_COMPILER})
 set(GEXX_COMMON_EXTRA_LIBS "-lstdc++ -lm")
+# Clients' optimisation flags: those of a GASNET_DEBUG build are for debugging.
+if(GEXX_GASNET_DEBUG)
+  set(GEXX_MAK_OPT_FLAGS "-g -O0")
+else()
+  set(GEXX_MAK_OPT_FLAGS "-O2")
+endif()
+# Where the configure front end's build directory is (the parent of this
+# CMake build there); only the build-tree fragments name it.
+if(NOT GEXX_FRONTEND_BUILDDIR)
+  get_filename_component(GEXX_FRONTEND_BUILDDIR ${PROJECT_BINARY_DIR} DIRECTORY)
+endif()
 
 foreach(conduit ${GEXX_CONDUITS})
   set(GEXX_EXTRA_LIBS "${GEXX_COMMON_EXTRA_LIBS}")
@@ -20,8 +31,25 @@ foreach(conduit ${GEXX_CONDUITS})
     else()
       set(GEXX_MODE_EXTRADEFINES " -D_REENTRANT")
     endif()
+    # The installed fragment: paths found from the fragment's own place,
+    # with symbolic links resolved (a client may include it through one).
+    set(GEXX_MAK_PREFIX "# The install prefix, found from this file's real place (the tree is relocatable,\n# and the file may be reached through a symbolic link).\nGASNET_PREFIX := $(abspath $(dir $(realpath $(lastword $(MAKEFILE_LIST))))/../..)")
+    set(GEXX_MAK_INCLUDES "-I$(GASNET_PREFIX)/include -I$(GASNET_PREFIX)/include/${conduit}-conduit")
+    set(GEXX_MAK_LIBDIRS "-L$(GASNET_PREFIX)/lib -Wl,-rpath,$(GASNET_PREFIX)/lib")
+    set(GEXX_MAK_LIBS_COMMENT "# -lgasnet-${conduit}-${mode} finds the shared library first; link\n# <prefix>/lib/libgasnet-${conduit}-${mode}.a by name for a static one.")
+    set(GEXX_MAK_LIBRARY "-lgasnet-${conduit}-${mode}")
     configure_file(${PROJECT_SOURCE_DIR}/cmake/templates/conduit.mak.in
                    ${PROJECT_BINARY_DIR}/pkg/${conduit}-${mode}.mak @ONLY)
+    # The build-tree fragment (the configure front end copies it into
+    # <builddir>/<conduit>-conduit/): absolute paths into this build, and the
+    # static library, so a client built in the tree needs no install.
+    set(GEXX_MAK_PREFIX "# This build tree (a build-tree fragment: its paths are absolute).\nGASNET_PREFIX := ${GEXX_FRONTEND_BUILDDIR}")
+    set(GEXX_MAK_INCLUDES "-I${PROJECT_SOURCE_DIR}/include -I${PROJECT_BINARY_DIR}/include -I${PROJECT_BINARY_DIR}/include/${conduit}-conduit")
+    set(GEXX_MAK_LIBDIRS "")
+    set(GEXX_MAK_LIBS_COMMENT "# The static library of this build tree.")
+    set(GEXX_MAK_LIBRARY "${PROJECT_BINARY_DIR}/libgasnet-${conduit}-${mode}.a")
+    configure_file(${PROJECT_SOURCE_DIR}/cmake/templates/conduit.mak.in
+                   ${PROJECT_BINARY_DIR}/pkg/build-tree/${conduit}-${mode}.mak @ONLY)
     configure_file(${PROJECT_SOURCE_DIR}/cmake/templates/gasnet.pc.in
                    ${PROJECT_BINARY_DIR}/pkg/gasnet-${conduit}-${mode}.pc @ONLY)
     install(FILES ${PROJECT_BINARY_DIR}/pkg/${conduit}-${mode}.mak

@@ -97,47 +97,7 @@ GEXX_IDENT_DEF(GASNetIdent_ThreadModel,
                "$GASNetThreadModel: GASNET_" GASNETI_THREAD_MODEL_STR " $");
 #endif
 
-/* ---- flags (bits are disjoint within one API family) ---- */
-#define GEX_FLAG_USES_GASNET1 ((gex_Flags_t)1u << 0)
-#define GEX_FLAG_IMMEDIATE ((gex_Flags_t)1u << 1)
-#define GEX_FLAG_RANK_IS_JOBRANK ((gex_Flags_t)1u << 2)
-
-/* Flags gexx accepts and needs nothing from: every segment is shared memory
- * registered at attach, so what a client says of where the local
- * (SELF_SEG_*) or remote (PEER_SEG_*) addresses of an RMA or AM Long lie
- * changes nothing, and a local-completion leaf is always available
- * (ENABLE_LEAF_LC). Their bits are disjoint from the injection flags above
- * and from each other. */
-#define GEX_FLAG_ENABLE_LEAF_LC ((gex_Flags_t)1u << 12)
-#define GEX_FLAG_SELF_SEG_UNKNOWN ((gex_Flags_t)1u << 13)
-#define GEX_FLAG_SELF_SEG_SOME ((gex_Flags_t)1u << 14)
-#define GEX_FLAG_SELF_SEG_BOUND ((gex_Flags_t)1u << 15)
-#define GEX_FLAG_SELF_SEG_OFFSET ((gex_Flags_t)1u << 16)
-#define GEX_FLAG_PEER_SEG_UNKNOWN ((gex_Flags_t)1u << 17)
-#define GEX_FLAG_PEER_SEG_SOME ((gex_Flags_t)1u << 18)
-#define GEX_FLAG_PEER_SEG_BOUND ((gex_Flags_t)1u << 19)
-#define GEX_FLAG_PEER_SEG_OFFSET ((gex_Flags_t)1u << 20)
-/* Team-construction flags (gex_TM_Split, gex_TM_Create). */
-#define GEX_FLAG_TM_SCRATCH_SIZE_MIN ((gex_Flags_t)1u << 21)
-#define GEX_FLAG_TM_SCRATCH_SIZE_RECOMMENDED ((gex_Flags_t)1u << 22)
-#define GEX_FLAG_TM_GLOBAL_SCRATCH ((gex_Flags_t)1u << 23)
-#define GEX_FLAG_TM_LOCAL_SCRATCH ((gex_Flags_t)1u << 24)
-#define GEX_FLAG_TM_NO_SCRATCH ((gex_Flags_t)1u << 25)
-#define GEX_FLAG_TM_SYMMETRIC_SCRATCH ((gex_Flags_t)1u << 26)
-#define GEX_FLAG_SCRATCH_SEG_OFFSET ((gex_Flags_t)1u << 27)
-/* gex_TM_Destroy / gex_AD_Destroy: the caller promises no operation on the
- * object is in flight anywhere, so no synchronisation is needed. */
-#define GEX_FLAG_GLOBALLY_QUIESCED ((gex_Flags_t)1u << 10)
-/* Remote-atomic operation flags (gex_AD_Op*), beside GEX_FLAG_IMMEDIATE and
- * GEX_FLAG_RANK_IS_JOBRANK. */
-#define GEX_FLAG_AD_MY_RANK ((gex_Flags_t)1u << 28)
-#define GEX_FLAG_AD_MY_NBRHD ((gex_Flags_t)1u << 29)
-#define GEX_FLAG_AD_ACQ ((gex_Flags_t)1u << 30)
-#define GEX_FLAG_AD_REL ((gex_Flags_t)1u << 31)
-/* Remote-atomic domain creation hints (gex_AD_Create). */
-#define GEX_FLAG_AD_FAVOR_MY_RANK ((gex_Flags_t)1u << 5)
-#define GEX_FLAG_AD_FAVOR_MY_NBRHD ((gex_Flags_t)1u << 6)
-#define GEX_FLAG_AD_FAVOR_REMOTE ((gex_Flags_t)1u << 7)
+/* The GEX_FLAG_* values are in gasnet_fwd.h (clients use them with it alone). */
 
 /* ---- job and system queries ---- */
 extern gex_Rank_t gex_System_QueryJobRank(void);
@@ -318,18 +278,7 @@ typedef struct {
   const char *gex_name;
 } gex_AM_Entry_t;
 
-/* Registration flags (gex_AM_Entry_t.gex_flags) */
-#define GEX_FLAG_AM_SHORT ((gex_Flags_t)1u << 0)
-#define GEX_FLAG_AM_MEDIUM ((gex_Flags_t)1u << 1)
-#define GEX_FLAG_AM_LONG ((gex_Flags_t)1u << 2)
-#define GEX_FLAG_AM_MEDLONG (GEX_FLAG_AM_MEDIUM | GEX_FLAG_AM_LONG)
-#define GEX_FLAG_AM_REQUEST ((gex_Flags_t)1u << 3)
-#define GEX_FLAG_AM_REPLY ((gex_Flags_t)1u << 4)
-#define GEX_FLAG_AM_REQREP (GEX_FLAG_AM_REQUEST | GEX_FLAG_AM_REPLY)
-
-/* Injection and query flags (disjoint from GEX_FLAG_IMMEDIATE) */
-#define GEX_FLAG_AM_PREPARE_LEAST_CLIENT ((gex_Flags_t)1u << 8)
-#define GEX_FLAG_AM_PREPARE_LEAST_ALLOC ((gex_Flags_t)1u << 9)
+/* The registration flags GEX_FLAG_AM_* are in gasnet_fwd.h. */
 
 extern int gex_EP_RegisterHandlers(gex_EP_t ep, gex_AM_Entry_t *table, size_t numentries);
 

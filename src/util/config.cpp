@@ -21,8 +21,11 @@ GEXX_KNOB_GROUP_DEFINE(
          "(GASNET_PSHM_NODES=4 ./prog runs 4 ranks).",
          true, 1, 1 << 20},
         {"GASNET_MAX_SEGSIZE", Kind::Size, "0.5",
-         "Largest segment a rank may attach: a size per rank (K, M, G, T suffixes: 512M, 2G), or "
-         "a fraction of physical memory shared by the ranks of a host (0.5, 5/8).",
+         "Largest segment a rank may attach: a size per rank (decimals, K/KB, M/MB, G/GB, T "
+         "suffixes: 512M, 2GB, 128.0MB), or a fraction of physical memory shared by the ranks of "
+         "a host (0.5, 5/8). GASNet's /P and /H suffixes say it: 128.0MB/P is each rank's limit, "
+         "4GB/H and 0.85/H the host's, divided among its ranks, 0.25/P a quarter of memory per "
+         "rank.",
          false},
         {"GASNET_VERBOSEENV", Kind::Bool, "0",
          "Print every variable's value in effect, the conduit, the spawner, the segment sizes and "
@@ -397,8 +400,8 @@ std::optional<uint64_t> parse_bytes(std::string_view text) {
   return static_cast<uint64_t>(bytes);
 }
 
-std::optional<SizeSpec> parse_size_spec(std::string_view text) {
-  std::string t = trim(text);
+// SIZE of GASNET_MAX_SEGSIZE without its scope suffix.
+static std::optional<SizeSpec> parse_size_amount(const std::string &t) {
   size_t slash = t.find('/');
   if (slash != std::string::npos) {
     auto num = parse_int(t.substr(0, slash));
@@ -414,6 +417,22 @@ std::optional<SizeSpec> parse_size_spec(std::string_view text) {
   auto b = parse_bytes(t);
   if (!b || *b == 0) return std::nullopt;
   return SizeSpec{false, 0, *b};
+}
+
+std::optional<SizeSpec> parse_size_spec(std::string_view text) {
+  std::string t = trim(text);
+  // GASNet's scope suffix: /P (per process) or /H (per host), either case.
+  SizeSpec::Scope scope = SizeSpec::Scope::Unstated;
+  if (t.size() > 2 && t[t.size() - 2] == '/') {
+    char c = static_cast<char>(std::tolower(static_cast<unsigned char>(t.back())));
+    if (c == 'p' || c == 'h') {
+      scope = c == 'p' ? SizeSpec::Scope::PerProcess : SizeSpec::Scope::PerHost;
+      t = trim(t.substr(0, t.size() - 2));
+    }
+  }
+  auto spec = parse_size_amount(t);
+  if (spec) spec->scope = scope;
+  return spec;
 }
 
 std::optional<bool> parse_bool(std::string_view text) {

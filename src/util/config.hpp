@@ -57,10 +57,21 @@ const Var *find(std::string_view name);
 const char *group_of(std::string_view name);
 
 // Pure parsers (unit tested). They return nullopt on malformed input.
+// GASNET_MAX_SEGSIZE's syntax, GASNet's: SIZE[/P|/H], where SIZE is bytes
+// (decimals and K/KB/M/MB/G/GB/T suffixes: 2GB, 128.0MB) or a fraction of
+// physical memory (0.85, 5/8). /P: the limit of each process; /H: the limit
+// of the host, shared by its processes. Without a suffix, bytes are per
+// process and a fraction is the host's.
 struct SizeSpec {
+  enum class Scope { Unstated, PerProcess, PerHost };
   bool fraction = false;  // true: `share` of physical memory, false: `bytes`
   double share = 0;
   uint64_t bytes = 0;
+  Scope scope = Scope::Unstated;
+  // Whether the amount is shared by the processes of a host.
+  bool per_host() const {
+    return scope == Scope::PerHost || (scope == Scope::Unstated && fraction);
+  }
 };
 std::optional<uint64_t> parse_bytes(std::string_view text);
 std::optional<SizeSpec> parse_size_spec(std::string_view text);
@@ -96,6 +107,9 @@ void validate_environment();
 // GASNet variables gexx accepts without using them (spawner, tracing, ...
 // settings of GASNet's other conduits and builds).
 bool is_ignored_gasnet_name(std::string_view name);
+// A variable a GASNet client's build exports (GASNET_PREFIX, GASNET_TYPE, ...):
+// never warned of.
+bool is_client_build_name(std::string_view name);
 // The known name (registered or ignored) nearest to `name` by edit distance,
 // or "" when none is close.
 std::string nearest_name(std::string_view name);

@@ -64,6 +64,50 @@ constexpr const char *kIgnoredGasnetNames[] = {
     "GASNET_WORKERIP",
 };
 
+// Variables a GASNet client's build or launcher exports to the programs it
+// runs (UPC++'s configure and upcxx-run, makefiles including a .mak
+// fragment): they describe the GASNet tree, not the job, so no rank warns of
+// them and none is offered as a correction for a typo.
+constexpr const char *kClientBuildNames[] = {
+    "GASNET_BLDDIR",
+    "GASNET_BUILDDIR",
+    "GASNET_CC",
+    "GASNET_CC_FAMILY",
+    "GASNET_CC_SUBFAMILY",
+    "GASNET_CFLAGS",
+    "GASNET_CODEMODE",
+    "GASNET_CONDUIT",
+    "GASNET_CONFIGURE_ARGS",
+    "GASNET_CONFIG_FRAGMENT",
+    "GASNET_CPPFLAGS",
+    "GASNET_CXX",
+    "GASNET_CXXCPPFLAGS",
+    "GASNET_CXXFLAGS",
+    "GASNET_CXX_FAMILY",
+    "GASNET_CXX_SUBFAMILY",
+    "GASNET_DEFINES",
+    "GASNET_DIR",
+    "GASNET_HOME",
+    "GASNET_INCLUDES",
+    "GASNET_INSTALL",
+    "GASNET_LD",
+    "GASNET_LDFLAGS",
+    "GASNET_LIBS",
+    "GASNET_MISC_CFLAGS",
+    "GASNET_MISC_CPPFLAGS",
+    "GASNET_MISC_CXXCPPFLAGS",
+    "GASNET_MISC_CXXFLAGS",
+    "GASNET_OPT_CFLAGS",
+    "GASNET_OPT_CXXFLAGS",
+    "GASNET_PREFIX",
+    "GASNET_ROOT",
+    "GASNET_SRCDIR",
+    "GASNET_THREADMODE",
+    "GASNET_THREAD_MODEL",
+    "GASNET_TYPE",
+    "GASNET_UNPACKED",
+};
+
 constexpr std::string_view kPrefix = "GASNET_";
 
 size_t edit_distance(std::string_view a, std::string_view b) {
@@ -87,6 +131,12 @@ std::string value_in_effect(const Var &v, const std::map<std::string, std::strin
 }
 
 }  // namespace
+
+bool is_client_build_name(std::string_view name) {
+  for (const char *n : kClientBuildNames)
+    if (name == n) return true;
+  return false;
+}
 
 bool is_ignored_gasnet_name(std::string_view name) {
   for (const char *n : kIgnoredGasnetNames)
@@ -127,7 +177,7 @@ std::map<std::string, std::string> gasnet_environment() {
 std::vector<std::string> unknown_variable_warnings(const std::map<std::string, std::string> &env) {
   std::vector<std::string> out;
   for (const auto &[name, value] : env) {
-    if (find(name) || is_ignored_gasnet_name(name)) continue;
+    if (find(name) || is_ignored_gasnet_name(name) || is_client_build_name(name)) continue;
     std::string text = util::format("%s is not a variable gexx knows; it is ignored", name.c_str());
     std::string near = nearest_name(name);
     if (!near.empty()) {

@@ -119,6 +119,49 @@ prefix=$work/moved check_loads "$work/seq/client" libgasnet-smp-seq.so
 check_job "" "$work/moved/bin/gasnetrun" -n $ranks "$work/seq/client"
 passed
 
+path="a fragment included through symbolic links (to the file and to the tree)"
+# UPC++ includes the fragment through a link; the prefix comes from the
+# fragment's real place, not from the link's.
+mkdir -p "$work/links/inc" "$work/linked"
+ln -s "$GASNET/include/smp-conduit/smp-seq.mak" "$work/links/inc/smp-seq.mak"
+ln -s "$GASNET" "$work/links/tree"
+for fragment in "$work/links/inc/smp-seq.mak" "$work/links/tree/include/smp-conduit/smp-seq.mak"; do
+  rm -rf "$work/linked" && mkdir "$work/linked"
+  cat >"$work/linked/Makefile" <<MAKE
+include $fragment
+client: $client_src/client.c
+	\$(GASNET_CC) \$(GASNET_CPPFLAGS) \$(GASNET_CFLAGS) -Wall -Wextra -Werror -c -o client.o \$<
+	\$(GASNET_LD) \$(GASNET_LDFLAGS) -o \$@ client.o \$(GASNET_LIBS)
+MAKE
+  make -C "$work/linked" || fail "make through $fragment failed"
+  check_loads "$work/linked/client" libgasnet-smp-seq.so
+done
+check_job "" "$GASNET/bin/gasnetrun" -n $ranks "$work/linked/client"
+passed
+
+path="identification strings in EX and GASNet-1-only executables"
+# upcxx-run recognises a GASNet program by its \$GASNetConduitName: ...\$ string.
+cat >"$work/g1only.c" <<'C'
+#include <gasnet.h>
+int main(int argc, char **argv) {
+  gasnet_init(&argc, &argv);
+  gasnet_exit(0);
+  return 0;
+}
+C
+make -s -f - <<MAKE || fail "the GASNet-1-only program did not build"
+include $GASNET/include/smp-conduit/smp-seq.mak
+all:
+	\$(GASNET_CC) \$(GASNET_CPPFLAGS) \$(GASNET_CFLAGS) -c -o $work/g1only.o $work/g1only.c
+	\$(GASNET_LD) \$(GASNET_LDFLAGS) -o $work/g1only $work/g1only.o \$(GASNET_LIBS)
+MAKE
+for exe in "$work/g1only" "$work/build/client"; do
+  for ident in '$GASNetConduitName: SMP $' '$GASNetThreadModel: GASNET_' '$GASNetReleaseVersion: '; do
+    grep -aqF -- "$ident" "$exe" || fail "$exe lacks the identification string '$ident'"
+  done
+done
+passed
+
 # The ofi conduit, where libfabric was found at build time: the same client
 # relinked through ofi-seq.mak, every peer through tcp;ofi_rxm.
 if [[ " ${conduits[*]} " == *" ofi "* ]]; then

@@ -104,6 +104,49 @@ TEST(ParseSizeSpec, FractionEdges) {
     EXPECT_FALSE(parse_size_spec(bad).has_value()) << bad;
 }
 
+// GASNet's GASNET_MAX_SEGSIZE syntax: SIZE[/P|/H] (upcxx-run exports 128.0MB/P).
+TEST(ParseSizeSpec, GasnetSyntax) {
+  using Scope = SizeSpec::Scope;
+  auto upcxx = parse_size_spec("128.0MB/P");
+  ASSERT_TRUE(upcxx);
+  EXPECT_FALSE(upcxx->fraction);
+  EXPECT_EQ(upcxx->bytes, 128ull << 20);
+  EXPECT_EQ(upcxx->scope, Scope::PerProcess);
+  EXPECT_FALSE(upcxx->per_host());
+  auto host = parse_size_spec("0.85/H");
+  ASSERT_TRUE(host);
+  EXPECT_TRUE(host->fraction);
+  EXPECT_DOUBLE_EQ(host->share, 0.85);
+  EXPECT_EQ(host->scope, Scope::PerHost);
+  EXPECT_TRUE(host->per_host());
+  auto half = parse_size_spec("0.5/h");  // either case
+  ASSERT_TRUE(half && half->per_host());
+  EXPECT_DOUBLE_EQ(half->share, 0.5);
+  auto quarter_each = parse_size_spec("0.25/P");
+  ASSERT_TRUE(quarter_each && quarter_each->fraction);
+  EXPECT_FALSE(quarter_each->per_host());
+  auto four_gb_host = parse_size_spec("4GB/H");
+  ASSERT_TRUE(four_gb_host);
+  EXPECT_EQ(four_gb_host->bytes, 4ull << 30);
+  EXPECT_TRUE(four_gb_host->per_host());
+  auto two_gb = parse_size_spec("2GB");
+  ASSERT_TRUE(two_gb);
+  EXPECT_EQ(two_gb->bytes, 2ull << 30);
+  EXPECT_EQ(two_gb->scope, Scope::Unstated);
+  EXPECT_FALSE(two_gb->per_host());  // bytes without a suffix: per process
+  auto kb = parse_size_spec("1.5KB/p");
+  ASSERT_TRUE(kb);
+  EXPECT_EQ(kb->bytes, 1536u);
+  auto eighths = parse_size_spec("5/8/H");
+  ASSERT_TRUE(eighths && eighths->fraction && eighths->per_host());
+  EXPECT_DOUBLE_EQ(eighths->share, 0.625);
+  auto bare = parse_size_spec("0.5");  // a fraction without a suffix: the host's
+  ASSERT_TRUE(bare && bare->per_host());
+  for (const char *bad : {"/P", "128MB/", "128MB/X", "128MB/PP", "0/H", "1.5/H", "9/8/P", "MB/P",
+                          "-1MB/P", "128MB /Q"})
+    EXPECT_FALSE(parse_size_spec(bad).has_value()) << bad;
+}
+
 TEST(ParseSeconds, NonNegativeNumbers) {
   EXPECT_EQ(parse_seconds("0"), 0.0);
   EXPECT_EQ(parse_seconds("2.5"), 2.5);
@@ -215,6 +258,26 @@ TEST(UnknownVariables, WarnWithTheNearestName) {
             "GASNET_SSH_OUT_DEGRE is not a variable gexx knows; it is ignored (did you mean "
             "GASNET_SSH_OUT_DEGREE? gexx ignores that one too); gasnetrun --help-env lists the "
             "variables gexx reads");
+}
+
+// What a client's build exports (UPC++'s configure, upcxx-run) is no typo.
+TEST(UnknownVariables, ClientBuildVariablesAreQuiet) {
+  std::map<std::string, std::string> env = {
+      {"GASNET_PREFIX", "/opt/gasnet"}, {"GASNET_TYPE", "source"},
+      {"GASNET_UNPACKED", "/tmp/gexx"}, {"GASNET_CONFIGURE_ARGS", "--enable-smp"},
+      {"GASNET_CODEMODE", "debug"},     {"GASNET_THREADMODE", "seq"},
+      {"GASNET_PREFX", "/opt/gasnet"},  // a typo is still one
+      {"GASNET_TYPO_HERE", "1"},
+  };
+  auto warnings = unknown_variable_warnings(env);
+  ASSERT_EQ(warnings.size(), 2u);
+  EXPECT_EQ(warnings[0].rfind("GASNET_PREFX is not a variable gexx knows", 0), 0u) << warnings[0];
+  EXPECT_EQ(warnings[1].rfind("GASNET_TYPO_HERE is not a variable gexx knows", 0), 0u)
+      << warnings[1];
+  EXPECT_TRUE(is_client_build_name("GASNET_PREFIX"));
+  EXPECT_TRUE(is_client_build_name("GASNET_CONFIGURE_ARGS"));
+  EXPECT_FALSE(is_client_build_name("GASNET_PREFX"));
+  EXPECT_FALSE(is_client_build_name("GASNET_MAX_SEGSIZE"));
 }
 
 TEST(UnknownVariables, NearestName) {

@@ -259,14 +259,14 @@ class SmpTransport final : public Transport {
     config::SizeSpec spec = config::get_size_spec("GASNET_MAX_SEGSIZE");
     uint64_t per_rank;
     uint32_t n = static_cast<uint32_t>(host_.size());
+    double amount = static_cast<double>(spec.bytes);
     if (spec.fraction) {
       struct sysinfo si;
       ::sysinfo(&si);
-      double phys = static_cast<double>(si.totalram) * si.mem_unit;
-      per_rank = static_cast<uint64_t>(phys * spec.share / n);
-    } else {
-      per_rank = spec.bytes;
+      amount = static_cast<double>(si.totalram) * si.mem_unit * spec.share;
     }
+    // A host-wide limit (a bare fraction, or the /H suffix) is shared by its ranks.
+    per_rank = static_cast<uint64_t>(spec.per_host() ? amount / n : amount);
     limits_ = util::format("GASNET_MAX_SEGSIZE=%s allows %s per rank",
                            config::get_string("GASNET_MAX_SEGSIZE").c_str(),
                            util::human_size(per_rank).c_str());
