@@ -92,7 +92,7 @@ def barrier_time(text):
 PROGRAMS = {
     "small": ("testsmall", "1000000 1024 A", "2000 1024 A"),
     "large": ("testlarge", "-m 50 1048576 A", "-m 20 4194304 A"),
-    "am": ("testam", "2000 1024 AB", "500 65536 AB"),
+    "am": ("testam", "2000 1024 AB", "500 65536 ABD"),
     "barrier": ("testbarrier", "20000", "2000"),
 }
 
