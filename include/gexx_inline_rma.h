@@ -215,190 +215,184 @@ static inline __attribute__((always_inline)) uintptr_t gexx_rma_load_value_(cons
 
 #define GEXX_RMA_VALUE_SIZE_(n) ((n) == 1 || (n) == 2 || (n) == 4 || (n) == 8)
 
+/* The forms are statement expressions rather than functions so that the
+ * library call a form falls back to is made from the caller's own line: a
+ * backtrace of an error it reports (GASNET_BACKTRACE) shows the client's
+ * function and line, not this header. Each argument is evaluated once.
+ * (gex_RMA_PutBlocking)(...) and &gex_RMA_PutBlocking still reach the
+ * library's functions. */
+
 /* ---- GASNet-EX ---- */
 
-static inline int gexx_inl_PutBlocking(gex_TM_t tm, gex_Rank_t rank, void *dest, const void *src,
-                                       size_t nbytes, gex_Flags_t flags) {
-  char *p = gexx_rma_here_tm_(tm, rank, dest, nbytes, flags);
-  if (__builtin_expect(p != 0, 1)) {
-    gexx_rma_put_copy_(p, src, nbytes);
-    return 0;
-  }
-  return (gex_RMA_PutBlocking)(tm, rank, dest, src, nbytes, flags);
-}
+#define GEXX_RMA_PUT_(name, fast_lc, tm, rank, dest, src, nbytes, lc_opt, flags, lib_args, \
+                      done_value, type)                                                    \
+  __extension__({                                                                          \
+    gex_TM_t gexx_tm_ = (tm);                                                              \
+    gex_Rank_t gexx_rk_ = (rank);                                                          \
+    void *gexx_d_ = (dest);                                                                \
+    const void *gexx_s_ = (src);                                                           \
+    size_t gexx_n_ = (nbytes);                                                             \
+    gex_Event_t *gexx_lc_ = (lc_opt);                                                      \
+    gex_Flags_t gexx_f_ = (flags);                                                         \
+    char *gexx_p_ =                                                                        \
+        (fast_lc) ? gexx_rma_here_tm_(gexx_tm_, gexx_rk_, gexx_d_, gexx_n_, gexx_f_) : 0;  \
+    type gexx_r_;                                                                          \
+    (void)gexx_lc_;                                                                        \
+    if (__builtin_expect(gexx_p_ != 0, 1)) {                                               \
+      gexx_rma_put_copy_(gexx_p_, gexx_s_, gexx_n_);                                       \
+      gexx_r_ = (done_value);                                                              \
+    } else {                                                                               \
+      gexx_r_ = (name)lib_args;                                                            \
+    }                                                                                      \
+    gexx_r_;                                                                               \
+  })
 
-static inline int gexx_inl_PutNBI(gex_TM_t tm, gex_Rank_t rank, void *dest, const void *src,
-                                  size_t nbytes, gex_Event_t *lc_opt, gex_Flags_t flags) {
-  char *p = (lc_opt == GEX_EVENT_NOW || lc_opt == GEX_EVENT_DEFER || lc_opt == GEX_EVENT_GROUP)
-                ? gexx_rma_here_tm_(tm, rank, dest, nbytes, flags)
-                : 0;
-  if (__builtin_expect(p != 0, 1)) {
-    gexx_rma_put_copy_(p, src, nbytes);
-    return 0;
-  }
-  return (gex_RMA_PutNBI)(tm, rank, dest, src, nbytes, lc_opt, flags);
-}
+#define gex_RMA_PutBlocking(tm, rank, dest, src, nbytes, flags)                            \
+  GEXX_RMA_PUT_(gex_RMA_PutBlocking, 1, tm, rank, dest, src, nbytes, GEX_EVENT_NOW, flags, \
+                (gexx_tm_, gexx_rk_, gexx_d_, gexx_s_, gexx_n_, gexx_f_), 0, int)
+#define gex_RMA_PutNBI(tm, rank, dest, src, nbytes, lc_opt, flags)                                 \
+  GEXX_RMA_PUT_(                                                                                   \
+      gex_RMA_PutNBI,                                                                              \
+      gexx_lc_ == GEX_EVENT_NOW || gexx_lc_ == GEX_EVENT_DEFER || gexx_lc_ == GEX_EVENT_GROUP, tm, \
+      rank, dest, src, nbytes, lc_opt, flags,                                                      \
+      (gexx_tm_, gexx_rk_, gexx_d_, gexx_s_, gexx_n_, gexx_lc_, gexx_f_), 0, int)
+#define gex_RMA_PutNB(tm, rank, dest, src, nbytes, lc_opt, flags)                                  \
+  GEXX_RMA_PUT_(gex_RMA_PutNB, gexx_lc_ == GEX_EVENT_NOW || gexx_lc_ == GEX_EVENT_DEFER, tm, rank, \
+                dest, src, nbytes, lc_opt, flags,                                                  \
+                (gexx_tm_, gexx_rk_, gexx_d_, gexx_s_, gexx_n_, gexx_lc_, gexx_f_),                \
+                GEX_EVENT_INVALID, gex_Event_t)
 
-static inline gex_Event_t gexx_inl_PutNB(gex_TM_t tm, gex_Rank_t rank, void *dest, const void *src,
-                                         size_t nbytes, gex_Event_t *lc_opt, gex_Flags_t flags) {
-  char *p = (lc_opt == GEX_EVENT_NOW || lc_opt == GEX_EVENT_DEFER)
-                ? gexx_rma_here_tm_(tm, rank, dest, nbytes, flags)
-                : 0;
-  if (__builtin_expect(p != 0, 1)) {
-    gexx_rma_put_copy_(p, src, nbytes);
-    return GEX_EVENT_INVALID;
-  }
-  return (gex_RMA_PutNB)(tm, rank, dest, src, nbytes, lc_opt, flags);
-}
+#define GEXX_RMA_GET_(name, tm, dest, rank, src, nbytes, flags, done_value, type)           \
+  __extension__({                                                                           \
+    gex_TM_t gexx_tm_ = (tm);                                                               \
+    void *gexx_d_ = (dest);                                                                 \
+    gex_Rank_t gexx_rk_ = (rank);                                                           \
+    void *gexx_s_ = (src);                                                                  \
+    size_t gexx_n_ = (nbytes);                                                              \
+    gex_Flags_t gexx_f_ = (flags);                                                          \
+    const char *gexx_p_ = gexx_rma_here_tm_(gexx_tm_, gexx_rk_, gexx_s_, gexx_n_, gexx_f_); \
+    type gexx_r_;                                                                           \
+    if (__builtin_expect(gexx_p_ != 0, 1)) {                                                \
+      gexx_rma_get_copy_(gexx_d_, gexx_p_, gexx_n_);                                        \
+      gexx_r_ = (done_value);                                                               \
+    } else {                                                                                \
+      gexx_r_ = (name)(gexx_tm_, gexx_d_, gexx_rk_, gexx_s_, gexx_n_, gexx_f_);             \
+    }                                                                                       \
+    gexx_r_;                                                                                \
+  })
 
-static inline int gexx_inl_GetBlocking(gex_TM_t tm, void *dest, gex_Rank_t rank, void *src,
-                                       size_t nbytes, gex_Flags_t flags) {
-  const char *p = gexx_rma_here_tm_(tm, rank, src, nbytes, flags);
-  if (__builtin_expect(p != 0, 1)) {
-    gexx_rma_get_copy_(dest, p, nbytes);
-    return 0;
-  }
-  return (gex_RMA_GetBlocking)(tm, dest, rank, src, nbytes, flags);
-}
-
-static inline int gexx_inl_GetNBI(gex_TM_t tm, void *dest, gex_Rank_t rank, void *src,
-                                  size_t nbytes, gex_Flags_t flags) {
-  const char *p = gexx_rma_here_tm_(tm, rank, src, nbytes, flags);
-  if (__builtin_expect(p != 0, 1)) {
-    gexx_rma_get_copy_(dest, p, nbytes);
-    return 0;
-  }
-  return (gex_RMA_GetNBI)(tm, dest, rank, src, nbytes, flags);
-}
-
-static inline gex_Event_t gexx_inl_GetNB(gex_TM_t tm, void *dest, gex_Rank_t rank, void *src,
-                                         size_t nbytes, gex_Flags_t flags) {
-  const char *p = gexx_rma_here_tm_(tm, rank, src, nbytes, flags);
-  if (__builtin_expect(p != 0, 1)) {
-    gexx_rma_get_copy_(dest, p, nbytes);
-    return GEX_EVENT_INVALID;
-  }
-  return (gex_RMA_GetNB)(tm, dest, rank, src, nbytes, flags);
-}
-
-static inline gex_RMA_Value_t gexx_inl_GetBlockingVal(gex_TM_t tm, gex_Rank_t rank, void *src,
-                                                      size_t nbytes, gex_Flags_t flags) {
-  const char *p =
-      GEXX_RMA_VALUE_SIZE_(nbytes) ? gexx_rma_here_tm_(tm, rank, src, nbytes, flags) : 0;
-  if (__builtin_expect(p != 0, 1)) return gexx_rma_load_value_(p, nbytes);
-  return (gex_RMA_GetBlockingVal)(tm, rank, src, nbytes, flags);
-}
-
-static inline int gexx_inl_PutBlockingVal(gex_TM_t tm, gex_Rank_t rank, void *dest,
-                                          gex_RMA_Value_t value, size_t nbytes, gex_Flags_t flags) {
-  char *p = GEXX_RMA_VALUE_SIZE_(nbytes) ? gexx_rma_here_tm_(tm, rank, dest, nbytes, flags) : 0;
-  if (__builtin_expect(p != 0, 1)) {
-    gexx_rma_store_value_(p, value, nbytes);
-    return 0;
-  }
-  return (gex_RMA_PutBlockingVal)(tm, rank, dest, value, nbytes, flags);
-}
-
-static inline int gexx_inl_PutNBIVal(gex_TM_t tm, gex_Rank_t rank, void *dest,
-                                     gex_RMA_Value_t value, size_t nbytes, gex_Flags_t flags) {
-  char *p = GEXX_RMA_VALUE_SIZE_(nbytes) ? gexx_rma_here_tm_(tm, rank, dest, nbytes, flags) : 0;
-  if (__builtin_expect(p != 0, 1)) {
-    gexx_rma_store_value_(p, value, nbytes);
-    return 0;
-  }
-  return (gex_RMA_PutNBIVal)(tm, rank, dest, value, nbytes, flags);
-}
-
-static inline gex_Event_t gexx_inl_PutNBVal(gex_TM_t tm, gex_Rank_t rank, void *dest,
-                                            gex_RMA_Value_t value, size_t nbytes,
-                                            gex_Flags_t flags) {
-  char *p = GEXX_RMA_VALUE_SIZE_(nbytes) ? gexx_rma_here_tm_(tm, rank, dest, nbytes, flags) : 0;
-  if (__builtin_expect(p != 0, 1)) {
-    gexx_rma_store_value_(p, value, nbytes);
-    return GEX_EVENT_INVALID;
-  }
-  return (gex_RMA_PutNBVal)(tm, rank, dest, value, nbytes, flags);
-}
-
-/* The names become the inline forms; (gex_RMA_PutBlocking)(...) and
- * &gex_RMA_PutBlocking still reach the library's functions. */
-#define gex_RMA_PutBlocking(tm, rank, dest, src, nbytes, flags) \
-  gexx_inl_PutBlocking(tm, rank, dest, src, nbytes, flags)
-#define gex_RMA_PutNBI(tm, rank, dest, src, nbytes, lc_opt, flags) \
-  gexx_inl_PutNBI(tm, rank, dest, src, nbytes, lc_opt, flags)
-#define gex_RMA_PutNB(tm, rank, dest, src, nbytes, lc_opt, flags) \
-  gexx_inl_PutNB(tm, rank, dest, src, nbytes, lc_opt, flags)
 #define gex_RMA_GetBlocking(tm, dest, rank, src, nbytes, flags) \
-  gexx_inl_GetBlocking(tm, dest, rank, src, nbytes, flags)
+  GEXX_RMA_GET_(gex_RMA_GetBlocking, tm, dest, rank, src, nbytes, flags, 0, int)
 #define gex_RMA_GetNBI(tm, dest, rank, src, nbytes, flags) \
-  gexx_inl_GetNBI(tm, dest, rank, src, nbytes, flags)
+  GEXX_RMA_GET_(gex_RMA_GetNBI, tm, dest, rank, src, nbytes, flags, 0, int)
 #define gex_RMA_GetNB(tm, dest, rank, src, nbytes, flags) \
-  gexx_inl_GetNB(tm, dest, rank, src, nbytes, flags)
-#define gex_RMA_GetBlockingVal(tm, rank, src, nbytes, flags) \
-  gexx_inl_GetBlockingVal(tm, rank, src, nbytes, flags)
+  GEXX_RMA_GET_(gex_RMA_GetNB, tm, dest, rank, src, nbytes, flags, GEX_EVENT_INVALID, gex_Event_t)
+
+#define gex_RMA_GetBlockingVal(tm, rank, src, nbytes, flags)                                     \
+  __extension__({                                                                                \
+    gex_TM_t gexx_tm_ = (tm);                                                                    \
+    gex_Rank_t gexx_rk_ = (rank);                                                                \
+    void *gexx_s_ = (src);                                                                       \
+    size_t gexx_n_ = (nbytes);                                                                   \
+    gex_Flags_t gexx_f_ = (flags);                                                               \
+    const char *gexx_p_ = GEXX_RMA_VALUE_SIZE_(gexx_n_)                                          \
+                              ? gexx_rma_here_tm_(gexx_tm_, gexx_rk_, gexx_s_, gexx_n_, gexx_f_) \
+                              : 0;                                                               \
+    __builtin_expect(gexx_p_ != 0, 1)                                                            \
+        ? gexx_rma_load_value_(gexx_p_, gexx_n_)                                                 \
+        : (gex_RMA_GetBlockingVal)(gexx_tm_, gexx_rk_, gexx_s_, gexx_n_, gexx_f_);               \
+  })
+
+#define GEXX_RMA_PUTVAL_(name, tm, rank, dest, value, nbytes, flags, done_value, type)     \
+  __extension__({                                                                          \
+    gex_TM_t gexx_tm_ = (tm);                                                              \
+    gex_Rank_t gexx_rk_ = (rank);                                                          \
+    void *gexx_d_ = (dest);                                                                \
+    gex_RMA_Value_t gexx_v_ = (value);                                                     \
+    size_t gexx_n_ = (nbytes);                                                             \
+    gex_Flags_t gexx_f_ = (flags);                                                         \
+    char *gexx_p_ = GEXX_RMA_VALUE_SIZE_(gexx_n_)                                          \
+                        ? gexx_rma_here_tm_(gexx_tm_, gexx_rk_, gexx_d_, gexx_n_, gexx_f_) \
+                        : 0;                                                               \
+    type gexx_r_;                                                                          \
+    if (__builtin_expect(gexx_p_ != 0, 1)) {                                               \
+      gexx_rma_store_value_(gexx_p_, gexx_v_, gexx_n_);                                    \
+      gexx_r_ = (done_value);                                                              \
+    } else {                                                                               \
+      gexx_r_ = (name)(gexx_tm_, gexx_rk_, gexx_d_, gexx_v_, gexx_n_, gexx_f_);            \
+    }                                                                                      \
+    gexx_r_;                                                                               \
+  })
+
 #define gex_RMA_PutBlockingVal(tm, rank, dest, value, nbytes, flags) \
-  gexx_inl_PutBlockingVal(tm, rank, dest, value, nbytes, flags)
+  GEXX_RMA_PUTVAL_(gex_RMA_PutBlockingVal, tm, rank, dest, value, nbytes, flags, 0, int)
 #define gex_RMA_PutNBIVal(tm, rank, dest, value, nbytes, flags) \
-  gexx_inl_PutNBIVal(tm, rank, dest, value, nbytes, flags)
-#define gex_RMA_PutNBVal(tm, rank, dest, value, nbytes, flags) \
-  gexx_inl_PutNBVal(tm, rank, dest, value, nbytes, flags)
+  GEXX_RMA_PUTVAL_(gex_RMA_PutNBIVal, tm, rank, dest, value, nbytes, flags, 0, int)
+#define gex_RMA_PutNBVal(tm, rank, dest, value, nbytes, flags)                                \
+  GEXX_RMA_PUTVAL_(gex_RMA_PutNBVal, tm, rank, dest, value, nbytes, flags, GEX_EVENT_INVALID, \
+                   gex_Event_t)
 
 /* ---- GASNet-1: a node is a job rank ---- */
 
-static inline void gexx_inl_put(gasnet_node_t node, void *dest, void *src, size_t nbytes) {
-  char *p = gexx_rma_here_(node, dest, nbytes);
-  if (__builtin_expect(p != 0, 1))
-    gexx_rma_put_copy_(p, src, nbytes);
-  else
-    (gasnet_put)(node, dest, src, nbytes);
-}
+#define GEXX_G1_PUT_(name, node, dest, src, nbytes)             \
+  __extension__({                                               \
+    gasnet_node_t gexx_rk_ = (node);                            \
+    void *gexx_d_ = (dest);                                     \
+    void *gexx_s_ = (void *)(src);                              \
+    size_t gexx_n_ = (nbytes);                                  \
+    char *gexx_p_ = gexx_rma_here_(gexx_rk_, gexx_d_, gexx_n_); \
+    if (__builtin_expect(gexx_p_ != 0, 1))                      \
+      gexx_rma_put_copy_(gexx_p_, gexx_s_, gexx_n_);            \
+    else                                                        \
+      (name)(gexx_rk_, gexx_d_, gexx_s_, gexx_n_);              \
+    (void)0;                                                    \
+  })
+#define GEXX_G1_GET_(name, dest, node, src, nbytes)                   \
+  __extension__({                                                     \
+    void *gexx_d_ = (dest);                                           \
+    gasnet_node_t gexx_rk_ = (node);                                  \
+    void *gexx_s_ = (src);                                            \
+    size_t gexx_n_ = (nbytes);                                        \
+    const char *gexx_p_ = gexx_rma_here_(gexx_rk_, gexx_s_, gexx_n_); \
+    if (__builtin_expect(gexx_p_ != 0, 1))                            \
+      gexx_rma_get_copy_(gexx_d_, gexx_p_, gexx_n_);                  \
+    else                                                              \
+      (name)(gexx_d_, gexx_rk_, gexx_s_, gexx_n_);                    \
+    (void)0;                                                          \
+  })
 
-static inline void gexx_inl_put_bulk(gasnet_node_t node, void *dest, void *src, size_t nbytes) {
-  char *p = gexx_rma_here_(node, dest, nbytes);
-  if (__builtin_expect(p != 0, 1))
-    gexx_rma_put_copy_(p, src, nbytes);
-  else
-    (gasnet_put_bulk)(node, dest, src, nbytes);
-}
+#define gasnet_put(node, dest, src, nbytes) GEXX_G1_PUT_(gasnet_put, node, dest, src, nbytes)
+#define gasnet_put_bulk(node, dest, src, nbytes) \
+  GEXX_G1_PUT_(gasnet_put_bulk, node, dest, src, nbytes)
+#define gasnet_get(dest, node, src, nbytes) GEXX_G1_GET_(gasnet_get, dest, node, src, nbytes)
+#define gasnet_get_bulk(dest, node, src, nbytes) \
+  GEXX_G1_GET_(gasnet_get_bulk, dest, node, src, nbytes)
 
-static inline void gexx_inl_get(void *dest, gasnet_node_t node, void *src, size_t nbytes) {
-  const char *p = gexx_rma_here_(node, src, nbytes);
-  if (__builtin_expect(p != 0, 1))
-    gexx_rma_get_copy_(dest, p, nbytes);
-  else
-    (gasnet_get)(dest, node, src, nbytes);
-}
-
-static inline void gexx_inl_get_bulk(void *dest, gasnet_node_t node, void *src, size_t nbytes) {
-  const char *p = gexx_rma_here_(node, src, nbytes);
-  if (__builtin_expect(p != 0, 1))
-    gexx_rma_get_copy_(dest, p, nbytes);
-  else
-    (gasnet_get_bulk)(dest, node, src, nbytes);
-}
-
-static inline void gexx_inl_put_val(gasnet_node_t node, void *dest, gasnet_register_value_t value,
-                                    size_t nbytes) {
-  char *p = GEXX_RMA_VALUE_SIZE_(nbytes) ? gexx_rma_here_(node, dest, nbytes) : 0;
-  if (__builtin_expect(p != 0, 1))
-    gexx_rma_store_value_(p, value, nbytes);
-  else
-    (gasnet_put_val)(node, dest, value, nbytes);
-}
-
-static inline gasnet_register_value_t gexx_inl_get_val(gasnet_node_t node, void *src,
-                                                       size_t nbytes) {
-  const char *p = GEXX_RMA_VALUE_SIZE_(nbytes) ? gexx_rma_here_(node, src, nbytes) : 0;
-  if (__builtin_expect(p != 0, 1)) return gexx_rma_load_value_(p, nbytes);
-  return (gasnet_get_val)(node, src, nbytes);
-}
-
-#define gasnet_put(node, dest, src, nbytes) gexx_inl_put(node, dest, src, nbytes)
-#define gasnet_put_bulk(node, dest, src, nbytes) gexx_inl_put_bulk(node, dest, src, nbytes)
-#define gasnet_get(dest, node, src, nbytes) gexx_inl_get(dest, node, src, nbytes)
-#define gasnet_get_bulk(dest, node, src, nbytes) gexx_inl_get_bulk(dest, node, src, nbytes)
-#define gasnet_put_val(node, dest, value, nbytes) gexx_inl_put_val(node, dest, value, nbytes)
-#define gasnet_get_val(node, src, nbytes) gexx_inl_get_val(node, src, nbytes)
+#define gasnet_put_val(node, dest, value, nbytes)                                       \
+  __extension__({                                                                       \
+    gasnet_node_t gexx_rk_ = (node);                                                    \
+    void *gexx_d_ = (dest);                                                             \
+    gasnet_register_value_t gexx_v_ = (value);                                          \
+    size_t gexx_n_ = (nbytes);                                                          \
+    char *gexx_p_ =                                                                     \
+        GEXX_RMA_VALUE_SIZE_(gexx_n_) ? gexx_rma_here_(gexx_rk_, gexx_d_, gexx_n_) : 0; \
+    if (__builtin_expect(gexx_p_ != 0, 1))                                              \
+      gexx_rma_store_value_(gexx_p_, gexx_v_, gexx_n_);                                 \
+    else                                                                                \
+      (gasnet_put_val)(gexx_rk_, gexx_d_, gexx_v_, gexx_n_);                            \
+    (void)0;                                                                            \
+  })
+#define gasnet_get_val(node, src, nbytes)                                               \
+  __extension__({                                                                       \
+    gasnet_node_t gexx_rk_ = (node);                                                    \
+    void *gexx_s_ = (src);                                                              \
+    size_t gexx_n_ = (nbytes);                                                          \
+    const char *gexx_p_ =                                                               \
+        GEXX_RMA_VALUE_SIZE_(gexx_n_) ? gexx_rma_here_(gexx_rk_, gexx_s_, gexx_n_) : 0; \
+    __builtin_expect(gexx_p_ != 0, 1)                                                   \
+        ? (gasnet_register_value_t)gexx_rma_load_value_(gexx_p_, gexx_n_)               \
+        : (gasnet_get_val)(gexx_rk_, gexx_s_, gexx_n_);                                 \
+  })
 
 #endif /* GEXX_INLINE_RMA */
 #endif /* GEXX_INLINE_RMA_H */
