@@ -25,7 +25,7 @@ CTEST_TIMEOUT ?= 300
 # Steps run one after another; ninja parallelises the build itself.
 .NOTPARALLEL:
 
-.PHONY: all deps configure build install run test test-tsan clean format format-check dist
+.PHONY: all deps configure build install run test test-tsan clean bench-anchor format format-check dist
 
 all: build
 
@@ -73,6 +73,21 @@ test-tsan: deps $(TSAN_DIR)/CMakeCache.txt
 	TSAN_OPTIONS="$(TSAN_OPTIONS_ALL)" GEXX_THREADSTRESS_OPS=400 \
 	  ctest --test-dir $(TSAN_DIR) --output-on-failure -j $(CTEST_JOBS) --timeout $(CTEST_TIMEOUT) \
 	  -R '^job\.($(TSAN_CASES))$$'
+
+# Issue 23's side-by-side table: GASNet's testsmall/testlarge/testam/
+# testbarrier against gexx's install and the anchor (GASNet-EX 2020.10),
+# alternated runs, medians (bench/side_by_side.py; docs/performance.md).
+ANCHOR ?= /tmp/gexx-anchor/install
+BENCH_RUNS ?= 5
+bench-anchor: install
+	@if [ ! -f $(ANCHOR)/include/smp-conduit/smp-seq.mak ]; then \
+	  echo "bench-anchor: skipped: no anchor install at $(ANCHOR) (build it with ../shared/anchors/build-gasnet-ex.sh, or pass ANCHOR=prefix)"; \
+	else \
+	  python3 bench/side_by_side.py --gexx $(INSTALL_DIR) --anchor $(ANCHOR) --runs $(BENCH_RUNS) && \
+	  if [ -f $(ANCHOR)/include/udp-conduit/udp-seq.mak ] && [ -f $(INSTALL_DIR)/include/ofi-conduit/ofi-seq.mak ]; then \
+	    python3 bench/side_by_side.py --gexx $(INSTALL_DIR) --anchor $(ANCHOR) --runs $(BENCH_RUNS) --net; \
+	  else echo "bench-anchor: network half skipped (no udp conduit in the anchor or no ofi conduit in gexx)"; fi; \
+	fi
 
 clean:
 	rm -rf $(BUILD_DIR) $(INSTALL_DIR)

@@ -423,5 +423,7 @@ GEXX_END_EXTERNC
 /* As in GASNet-EX: the tools, then the legacy GASNet-1 API. */
 #include <gasnet_tools.h>
 #include <gexx_legacy.h>
+/* Same-host put and get compiled into the client (after every declaration). */
+#include <gexx_inline_rma.h>
 
 #endif /* GASNETEX_H */

@@ -14,6 +14,7 @@
 #include "core/progress.hpp"
 #include "core/progress_thread.hpp"
 #include "legacy/gasnet1_coll.hpp"
+#include "rma/inline_table.hpp"
 #include "vis/vis.hpp"
 #include "util/config.hpp"
 #include "util/debug.hpp"
@@ -193,6 +194,7 @@ gex_Segment_t Runtime::attach(const char *api, uint64_t size) {
   seg_table_.clear();
   for (uint32_t r = 0; r < size_; ++r) seg_table_.push_back(transport_->segment(r));
   segs_ = seg_table_.data();
+  rma::publish_inline_table(segs_, size_, &tm_);
   const auto &mine = transport_->segment(rank_);
   segment_.addr = mine.local;
   segment_.size = mine.size;

@@ -24,6 +24,17 @@ std::atomic<uint32_t> g_active{0};
 }
 
 namespace {
+std::atomic<void (*)()> g_listener{nullptr};
+void notify_listener() {
+  if (auto fn = g_listener.load(std::memory_order_acquire)) fn();
+}
+}  // namespace
+
+void set_active_listener(void (*listener)()) {
+  g_listener.store(listener, std::memory_order_release);
+}
+
+namespace {
 
 constexpr const char *kNames[] = {
 #define GEXX_TRACE_NAME(op, name, cat, timed) name,
@@ -72,6 +83,7 @@ void spell(uint32_t mask, char *out) {
 void update_active() {
   detail::g_active.store((g_trace ? g_trace_mask.load() : 0) | (g_stats ? g_stats_mask.load() : 0),
                          std::memory_order_relaxed);
+  notify_listener();
 }
 
 // A mask from the environment: every letter must be a category.
@@ -234,6 +246,7 @@ void finish() {
   if (g_stats && stats_callback) stats_callback(callback_printf);
   std::lock_guard<std::mutex> guard(g_lock);
   detail::g_active.store(0, std::memory_order_relaxed);
+  notify_listener();
   if (g_stats) {
     for (unsigned i = 0; i < kOps; ++i)
       if (g_tally[i].count) emit(g_stats, summary(i));

@@ -99,6 +99,10 @@ namespace detail {
 extern std::atomic<uint32_t> g_active;
 }  // namespace detail
 
+// Called (under the trace lock) after the categories in effect change, so a
+// cache of "nothing traced" (rma/inline_table.hpp) follows them. One listener.
+void set_active_listener(void (*listener)());
+
 // The one test on every instrumented path.
 inline bool active(uint32_t categories) {
   return __builtin_expect((detail::g_active.load(std::memory_order_relaxed) & categories) != 0, 0);

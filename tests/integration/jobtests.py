@@ -1531,6 +1531,56 @@ def case_rma_order(n, rounds="2000000"):
     return run
 
 
+# ---- same-host RMA inlined into the client (issue 23: include/gexx_inline_rma.h) ----
+def case_inline_rma(n, expect, debug=False, trace=False):
+    """inlinerma.c: every put/get form toward the next rank and itself, data
+    checked; the exported table as `expect` says (mapped, or off when the
+    client is a GASNET_DEBUG build or puts and gets are traced)."""
+    def run():
+        before = shm_entries()
+        prog = os.path.join(ARGS.bin_dir, "tests", "integration",
+                            "inlinerma_debug" if debug else "inlinerma")
+        with tempfile.TemporaryDirectory() as d:
+            env = {"GASNET_TRACEFILE": d + "/trace.%", "GASNET_TRACEMASK": "PG"} if trace else {}
+            job = Job([prog, expect], env=env, ranks=n).wait(timeout=110).expect(0)
+            if trace:
+                # Every blocking put and get the inline forms handed to the library
+                # is in rank 0's trace: of 1024 bytes toward rank 1, four of each
+                # (gex_RMA_*Blocking twice, gasnet_put/get and their _bulk forms),
+                # and the single 100-byte put.
+                with open(d + "/trace.0") as f:
+                    text = f.read()
+                for kind, size, want in (("PUT", 1024, 4), ("GET", 1024, 4), ("PUT", 100, 1)):
+                    got = len(re.findall(r"^\S+ 0 %s peer=1 bytes=%d\b" % (kind, size), text,
+                                         re.M))
+                    check(got == want, "%d %s lines of %d bytes in rank 0's trace, expected %d"
+                          % (got, kind, size, want))
+        ranks = sorted(int(r) for r in re.findall(
+            r"inlinerma rank (\d+) of %d: PASS \(\d+ checks\)" % n, job.stdout))
+        check(ranks == list(range(n)), job.show())
+        job.assert_nothing_left(before)
+    return run
+
+
+def case_inline_rma_ofi(n, provider):
+    """The same on the ofi conduit with every peer behind the network: only
+    this rank's own row is mapped, the inline forms hand the others to the
+    library (fi_write / fi_read)."""
+    return lambda: run_ofi_check("inlinerma", ["unmapped"], n, provider, {})
+
+
+def case_inline_rma_oob():
+    """A put past the end of the peer's segment is not copied inline: the
+    library stops the job naming the call."""
+    before = shm_entries()
+    prog = os.path.join(ARGS.bin_dir, "tests", "integration", "inlinerma")
+    job = Job([prog, "oob"], ranks=2).wait()
+    job.expect(1, stderr_has=[r"gex_RMA_PutBlocking: the range \[0x[0-9a-f]+, 0x[0-9a-f]+\) of 8 "
+                              r"bytes is not inside rank 1's segment"])
+    check("was not caught" not in job.stdout, job.show())
+    job.assert_nothing_left(before)
+
+
 MATRIX = [
     # Active messages.
     ("am_1", lambda ofi: case_am(1, ofi=ofi), (SMP,)),
@@ -1630,6 +1680,9 @@ MATRIX = [
      ("tcp",)),
     ("coll_pshm_par_5", lambda ofi: case_coll(5, par=True, ofi=ofi, knobs={
         "GASNET_SUPERNODE_MAXSIZE": "2"}), ("tcp",)),
+    # Same-host RMA inlined into the client (issue 23).
+    ("inline_rma_3", lambda ofi: case_inline_rma(3, "mapped") if ofi is None
+     else case_inline_rma_ofi(3, ofi), (SMP, "tcp")),
 ]
 
 
@@ -1685,6 +1738,11 @@ CASES = {
     "atomics_misuse": case_atomics_misuse,
     # The GASNet-1 collectives.
     "g1coll_misuse": case_g1coll_misuse,
+    # Same-host RMA inlined into the client (issue 23).
+    "inline_rma_1": case_inline_rma(1, "mapped"),
+    "inline_rma_debug_2": case_inline_rma(2, "off", debug=True),
+    "inline_rma_traced_2": case_inline_rma(2, "off", trace=True),
+    "inline_rma_oob": case_inline_rma_oob,
 }
 # Run by other cases (in a private /dev/shm), not registered as tests.
 HELPER_CASES = {"inner_small_shm", "inner_absent_shm"}

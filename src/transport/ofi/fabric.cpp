@@ -263,23 +263,33 @@ void Fabric::close_all() {
 }
 
 bool Fabric::progress() {
+  // One read of up to kBatch completions, and more while the reads come back
+  // full (a flood of arrivals or send completions), up to kMaxBatches: one
+  // batch per poll left a rank that polls seldom (a passive one) a whole
+  // batch behind for every poll it did not make.
   constexpr int kBatch = 16;
+  constexpr int kMaxBatches = 4;
   fi_cq_msg_entry entries[kBatch];
-  ssize_t n = fi_cq_read(cq_, entries, kBatch);
-  if (n == -FI_EAGAIN) return false;
-  if (n == -FI_EAVAIL) {
-    fi_cq_err_entry err{};
-    fi_cq_readerr(cq_, &err, 0);
-    util::fatal("a libfabric operation failed (provider %s): %s (%s)", provider_.c_str(),
-                fi_strerror(err.err),
-                fi_cq_strerror(cq_, err.prov_errno, err.err_data, nullptr, 0));
+  bool any = false;
+  for (int round = 0; round < kMaxBatches; ++round) {
+    ssize_t n = fi_cq_read(cq_, entries, kBatch);
+    if (n == -FI_EAGAIN) return any;
+    if (n == -FI_EAVAIL) {
+      fi_cq_err_entry err{};
+      fi_cq_readerr(cq_, &err, 0);
+      util::fatal("a libfabric operation failed (provider %s): %s (%s)", provider_.c_str(),
+                  fi_strerror(err.err),
+                  fi_cq_strerror(cq_, err.prov_errno, err.err_data, nullptr, 0));
+    }
+    if (n < 0) util::fatal("%s", fi_error("fi_cq_read", n).c_str());
+    for (ssize_t i = 0; i < n; ++i) {
+      auto *op = static_cast<OpContext *>(entries[i].op_context);
+      op->sink->completed(op, entries[i]);
+    }
+    any = any || n > 0;
+    if (n < kBatch) break;
   }
-  if (n < 0) util::fatal("%s", fi_error("fi_cq_read", n).c_str());
-  for (ssize_t i = 0; i < n; ++i) {
-    auto *op = static_cast<OpContext *>(entries[i].op_context);
-    op->sink->completed(op, entries[i]);
-  }
-  return n > 0;
+  return any;
 }
 
 bool Fabric::retry_post(long rc, uint32_t &pauses) {
