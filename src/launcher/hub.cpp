@@ -34,7 +34,9 @@ Hub::Hub(uint32_t size, const uint8_t *secret, std::string who, bool verbose)
       contrib_(size),
       fd_contrib_(size),
       contributed_(size, false),
-      aborted_(size, false) {
+      aborted_(size, false),
+      joined_(size, false),
+      exiting_(size, false) {
   std::memcpy(secret_, secret, kSecretBytes);
 }
 
@@ -215,6 +217,10 @@ bool Hub::hello(Conn &c, const Header &h, const uint8_t *payload) {
   }
   c.rank = b.rank;
   rank_fd_[b.rank] = c.fd;
+  if (!joined_[b.rank]) {
+    joined_[b.rank] = true;
+    ++joined_count_;
+  }
   // Over TCP the rank's word is all there is; its agent signals only its own ranks.
   rank_pid_[b.rank] = local ? cred.pid : (b.pid > 0 ? static_cast<long>(b.pid) : -1);
   if (verbose_)
@@ -274,6 +280,7 @@ bool Hub::process(Conn &c, const Header &h, const uint8_t *payload) {
       auto how = h.length == 1 && static_cast<ExitHow>(payload[0]) == ExitHow::ProcessExit
                      ? ExitHow::ProcessExit
                      : ExitHow::GasnetExit;
+      exiting_[r] = true;
       if (!first_exit_)
         first_exit_ = ExitNotice{static_cast<uint32_t>(r), static_cast<int>(h.arg), how};
       return true;

@@ -60,6 +60,11 @@ class Hub {
   // Process id `rank` joined with while its connection is still open, else -1:
   // such a process has gexx's SIGQUIT handling in place.
   long joined_pid(uint32_t rank) const { return rank_fd_[rank] >= 0 ? rank_pid_[rank] : -1; }
+  // True once `rank` has joined (it may have left since); how many have.
+  bool joined_ever(uint32_t rank) const { return joined_[rank]; }
+  uint32_t joined_count() const { return joined_count_; }
+  // True once `rank` has announced its own exit: it is on its way out.
+  bool exiting(uint32_t rank) const { return exiting_[rank]; }
 
  private:
   struct Conn {
@@ -100,6 +105,8 @@ class Hub {
   std::optional<AbortRequest> abort_;
   std::vector<bool> aborted_;
   std::optional<ExitNotice> first_exit_;
+  std::vector<bool> joined_, exiting_;
+  uint32_t joined_count_ = 0;
 };
 
 }  // namespace gexx::launcher

@@ -9,6 +9,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -47,6 +48,14 @@ void become_rank(pid_t supervisor, uint32_t rank, const sigset_t &old_mask, bool
   }
 }
 
+// RLIMIT_NPROC as a user would read it.
+std::string process_limit_text() {
+  rlimit nproc{};
+  if (::getrlimit(RLIMIT_NPROC, &nproc) != 0) return "unknown";
+  if (nproc.rlim_cur == RLIM_INFINITY) return "unlimited";
+  return std::to_string(static_cast<unsigned long long>(nproc.rlim_cur));
+}
+
 }  // namespace
 
 double exit_timeout_seconds(uint32_t ranks) {
@@ -73,6 +82,15 @@ int run_local_job(const JobOptions &o) {
   if (o.used_hosts > 1) {
     usage_error(o.who, "-N " + std::to_string(o.used_hosts) + ": the local spawner runs every " +
                            "rank on this host (--spawner ssh spreads them)");
+  }
+  // Under a process limit too low for the job, say so before starting any.
+  rlimit nproc{};
+  if (::getrlimit(RLIMIT_NPROC, &nproc) == 0 && nproc.rlim_cur != RLIM_INFINITY &&
+      ::geteuid() != 0 && o.ranks >= nproc.rlim_cur) {
+    say(o.who, util::format("cannot start %u ranks: the process limit is %s (ulimit -u), and "
+                            "each rank is a process",
+                            o.ranks, process_limit_text().c_str()));
+    return 2;
   }
   JobKeys keys = new_job_keys();
   const uint8_t *secret = keys.secret;
@@ -103,9 +121,10 @@ int run_local_job(const JobOptions &o) {
   for (uint32_t r = 0; r < o.ranks; ++r) {
     pid_t pid = ::fork();
     if (pid < 0) {
-      say(o.who, util::format("cannot start rank %u: fork failed: %s", r, std::strerror(errno)));
-      sup.procs()[r].alive = false;
-      ::kill(self, SIGTERM);  // the supervisor loop ends the ranks already started
+      int error = errno;
+      say(o.who, util::format("cannot start rank %u: %s; the process limit is %s", r,
+                              std::strerror(error), process_limit_text().c_str()));
+      sup.start_failed(2);  // the supervisor loop ends the ranks already started
       break;
     }
     if (pid == 0) {
@@ -166,6 +185,7 @@ int supervise_pshm(const std::string &who) {
   o.verbose = verbose;
   o.who = who;
   o.exit_timeout_seconds = exit_timeout_seconds(o.ranks);
+  o.init_timeout_seconds = config::get_seconds("GASNET_INIT_TIMEOUT");
 
   Hub hub(o.ranks, secret.data(), o.who, o.verbose);
   hub.adopt(static_cast<int>(*fd), address);

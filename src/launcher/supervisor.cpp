@@ -19,10 +19,11 @@ namespace gexx::launcher {
 
 namespace {
 constexpr double kKillEscalationSeconds = 0.5;
-// After a rank exits, how long the others get to reach their own exit (the
-// usual end of a program: a barrier, some output, exit on every rank) before
-// they are sent SIGQUIT.
-constexpr double kExitGraceSeconds = 0.5;
+// After a rank announces its exit, the ranks that have not announced theirs
+// get SIGQUIT this soon: a bound that lets the ranks of a collective exit,
+// which announce within it, leave without an interruption, not a wait (a
+// non-collective exit ends as soon as every rank has acted on its SIGQUIT).
+constexpr double kExitHoldoffSeconds = 0.05;
 }  // namespace
 
 double now_seconds() {
@@ -138,7 +139,8 @@ void Supervisor::quit_all(int code, long except_rank) {
     RankProc &p = procs_[r];
     if (!p.alive) continue;
     p.ended_by_us = true;
-    if (static_cast<long>(r) == except_rank) continue;  // on its way out already
+    // On their way out already: they announced their own exit.
+    if (static_cast<long>(r) == except_rank || hub_.exiting(static_cast<uint32_t>(r))) continue;
     long pid = hub_.joined_pid(static_cast<uint32_t>(r));
     if (pid > 0)
       send(static_cast<uint32_t>(r), SIGQUIT, code, pid);
@@ -150,8 +152,8 @@ void Supervisor::quit_all(int code, long except_rank) {
 }
 
 // A rank announced its exit (gasnet_exit, exit() or a return from main): the
-// job ends with its code, whatever the other ranks do meanwhile. They have
-// kExitGraceSeconds to exit too, then get SIGQUIT.
+// job ends with its code, whatever the other ranks do meanwhile. Those that
+// have not announced their own exit kExitHoldoffSeconds later get SIGQUIT.
 void Supervisor::begin_exit() {
   if (exit_ || failure_ || !hub_.first_exit()) return;
   exit_ = *hub_.first_exit();
@@ -164,7 +166,31 @@ void Supervisor::begin_exit() {
   }
   for (auto &p : procs_)
     if (p.alive) p.ended_by_us = true;
-  quit_deadline_ = now_seconds() + std::min(kExitGraceSeconds, o_.exit_timeout_seconds);
+  quit_deadline_ = now_seconds() + std::min(kExitHoldoffSeconds, o_.exit_timeout_seconds);
+  init_deadline_.reset();
+}
+
+void Supervisor::start_failed(int code) {
+  if (!failure_) failure_ = code;
+  init_deadline_.reset();
+  end_all(SIGTERM);
+}
+
+// Ranks that have not joined by GASNET_INIT_TIMEOUT never will, as far as the
+// job is concerned: they are named and the job ends with status 1.
+void Supervisor::init_expired() {
+  init_deadline_.reset();
+  std::string list;
+  for (size_t r = 0; r < procs_.size(); ++r)
+    if (!hub_.joined_ever(static_cast<uint32_t>(r)) && procs_[r].alive)
+      list += (list.empty() ? "" : ", ") + std::to_string(r);
+  if (list.empty()) return;
+  say(o_.who, util::format("rank(s) %s did not join the job within %g s of its start (did they "
+                           "call gasnet_init?); ending the job (GASNET_INIT_TIMEOUT sets this "
+                           "wait)",
+                           list.c_str(), o_.init_timeout_seconds));
+  if (!failure_) failure_ = 1;
+  end_all(SIGTERM);
 }
 
 void Supervisor::on_signal(int sig) {
@@ -196,6 +222,7 @@ void Supervisor::reap() {
 void Supervisor::rank_ended(uint32_t r, pid_t pid, int status) {
   RankProc &p = procs_[r];
   p.alive = false;
+  if (p.ended_by_us && WIFSIGNALED(status)) forced_ = true;
   hub_.drain();  // an exit or abort it announced may still be unread
   begin_exit();
   if (p.ended_by_us || exit_) return;
@@ -247,6 +274,7 @@ void Supervisor::check_deadlines() {
       procs_[r].ended_by_us = true;
       list += (list.empty() ? "" : ", ") + std::to_string(r);
     }
+    if (!list.empty()) forced_ = true;
     if (!list.empty() && quit_sent_) {
       say(o_.who, util::format("rank(s) %s did not end within %.1f s; killing them "
                                "(GASNET_EXITTIMEOUT sets this wait)",
@@ -261,12 +289,18 @@ void Supervisor::check_deadlines() {
     say(o_.who, util::format("rank %ld exited %.1f s ago but rank(s) %s are still running; ending "
                              "them (GASNET_EXITTIMEOUT sets this wait)",
                              first_clean_exit_rank_, o_.exit_timeout_seconds, list.c_str()));
+    forced_ = true;
     end_all(SIGTERM);
   }
+  if (init_deadline_ && now >= *init_deadline_) init_expired();
 }
 
 int Supervisor::run() {
+  if (o_.init_timeout_seconds > 0 && !failure_)
+    init_deadline_ = now_seconds() + o_.init_timeout_seconds;
   while (alive() > 0) {
+    if (init_deadline_ && (hub_.joined_count() == procs_.size() || kill_deadline_))
+      init_deadline_.reset();
     begin_exit();
     if (!abort_seen_ && hub_.abort_request()) {
       abort_seen_ = true;
@@ -289,6 +323,7 @@ int Supervisor::run() {
     if (kill_deadline_) next = std::min(next, *kill_deadline_);
     if (quit_deadline_) next = std::min(next, *quit_deadline_);
     if (drain_deadline_ && !kill_deadline_) next = std::min(next, *drain_deadline_);
+    if (init_deadline_) next = std::min(next, *init_deadline_);
     int timeout_ms = static_cast<int>(std::max(0.0, (next - now) * 1000.0)) + 1;
     int n = ::poll(fds.data(), fds.size(), timeout_ms);
     if (n < 0 && errno != EINTR) break;
@@ -317,6 +352,12 @@ int Supervisor::run() {
   end_orphans(o_.who, o_.verbose);
   sweep_job_files(job_id_);
   int code = failure_ ? *failure_ : (exit_ ? exit_->code : 0);
+  if (code == 0 && forced_) {
+    say(o_.who,
+        "the launcher had to end rank(s) that did not end by themselves; the job "
+        "returns 1, not 0");
+    code = 1;
+  }
   if (o_.verbose) say(o_.who, util::format("job finished with exit code %d", code));
   return code;
 }

@@ -74,6 +74,9 @@ class Supervisor {
         procs_(o.ranks) {}
 
   std::vector<RankProc> &procs() { return procs_; }
+  // The job could not be started whole (a fork failed): it ends with `code`
+  // once the ranks already started are gone.
+  void start_failed(int code);
   int run();
 
  private:
@@ -86,6 +89,7 @@ class Supervisor {
   void quit_all(int code, long except_rank);
   void begin_exit();
   void check_deadlines();
+  void init_expired();
   uint32_t alive() const {
     uint32_t n = 0;
     for (const auto &p : procs_) n += p.alive ? 1 : 0;
@@ -103,6 +107,10 @@ class Supervisor {
   std::optional<double> drain_deadline_;
   std::optional<double> kill_deadline_;
   std::optional<double> quit_deadline_;  // when the ranks left get SIGQUIT
+  std::optional<double> init_deadline_;  // when ranks not joined yet are named
+  // The launcher ended a rank by force (SIGTERM or SIGKILL, not the SIGQUIT
+  // of an exit that the rank honoured): the job cannot return 0.
+  bool forced_ = false;
   long first_clean_exit_rank_ = -1;
   bool abort_seen_ = false;
   bool quit_sent_ = false;

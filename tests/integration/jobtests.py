@@ -523,7 +523,8 @@ def case_early_exit():
     A return from main tells gexx, and the job ends at once."""
     before = shm_entries()
     job = Job([exitcheck(), "vanish", "0", "0"], ranks=3, env={"GASNET_EXITTIMEOUT": "0.5"})
-    job.wait().expect(0, stderr_has=[r"rank 0 exited 0\.5 s ago but rank\(s\) 1, 2 are still "
+    # The launcher had to end ranks 1 and 2: the job does not return 0 (docs/launching.md).
+    job.wait().expect(1, stderr_has=[r"rank 0 exited 0\.5 s ago but rank\(s\) 1, 2 are still "
                                      r"running"])
     job.assert_nothing_left(before)
     job = Job([jobcheck(), "early", "0"], ranks=3).wait().expect(0)
@@ -1514,6 +1515,125 @@ def case_rma_order(n, rounds="2000000"):
     return run
 
 
+# ---- hardening (issue 22): exit codes, start-up deadline, process limit,
+# strangers on the bootstrap socket, /dev/shm leftovers, trace files ----------
+
+NOBODY = 65534
+
+
+def as_nobody(nproc=None):
+    """preexec_fn: the child runs as user nobody, with RLIMIT_NPROC `nproc` if given."""
+    def become():
+        import resource
+        if nproc is not None:
+            resource.setrlimit(resource.RLIMIT_NPROC, (nproc, nproc))
+        os.setgroups([])
+        os.setgid(NOBODY)
+        os.setuid(NOBODY)
+    return become
+
+
+def rank_wrapper(rank, action, program):
+    """argv of a rank that runs `action` (shell) when it is rank `rank`, else execs program."""
+    script = 'if [ "$GEXX_BOOT_RANK" = %d ]; then %s; fi; exec "$@"' % (rank, action)
+    return ["/bin/sh", "-c", script, "wrapper"] + program
+
+
+def case_harden_exit_codes():
+    """A job the launcher had to end by force never returns 0: a rank that _exits(0) while
+    the others spin, a rank that exits 0 before gasnet_init while the others wait in it.
+    A non-collective gasnet_exit(0) whose SIGQUIT every rank honours still returns 0."""
+    before = shm_entries()
+    forced = r"the launcher had to end rank\(s\) that did not end by themselves; the job " \
+             r"returns 1, not 0"
+    env = {"GASNET_EXITTIMEOUT": "0.5"}
+    job = Job([exitcheck(), "vanish", "0", "1"], ranks=3, env=env).wait()
+    job.expect(1, stderr_has=[r"rank 1 exited 0\.5 s ago but rank\(s\) 0, 2 are still running",
+                              forced])
+    job.assert_nothing_left(before)
+    job = Job(rank_wrapper(1, "exit 0", [exitcheck(), "ready", "0"]), ranks=3, env=env).wait()
+    job.expect(1, stderr_has=[r"rank 1 exited 0\.5 s ago but rank\(s\) 0, 2 are still running",
+                              forced])
+    job.assert_nothing_left(before)
+    job = Job([exitcheck(), "spin", "0", "1"], ranks=3).wait().expect(0)
+    check(job.stderr == "", job.show())
+    job.assert_nothing_left(before)
+
+
+def case_harden_init_timeout():
+    """A rank that never joins (never calls gasnet_init) is named once GASNET_INIT_TIMEOUT
+    has passed, and the job ends with status 1 instead of waiting forever."""
+    before = shm_entries()
+    job = Job(rank_wrapper(2, "exec sleep 300", [exitcheck(), "ready", "0"]), ranks=3,
+              env={"GASNET_INIT_TIMEOUT": "1"}).wait()
+    job.expect(1, stderr_has=[r"rank\(s\) 2 did not join the job within 1 s of its start "
+                              r"\(did they call gasnet_init\?\); ending the job "
+                              r"\(GASNET_INIT_TIMEOUT sets this wait\)"])
+    check(job.stderr.count("did not join") == 1, job.show())
+    job.assert_nothing_left(before)
+    # 0 turns the deadline off.
+    job = Job([exitcheck(), "collective", "5"], ranks=3,
+              env={"GASNET_INIT_TIMEOUT": "0"}).wait().expect(5)
+    job.assert_nothing_left(before)
+
+
+def case_harden_exittimeout_floor():
+    """An exit timeout below 0.5 s would kill healthy ranks: refused before anything starts,
+    through gasnetrun (status 2) and with GASNET_PSHM_NODES."""
+    gasnetrun = os.path.join(ARGS.bin_dir, "gasnetrun")
+    for var in ("GASNET_EXITTIMEOUT", "GASNET_EXITTIMEOUT_MIN", "GASNET_EXITTIMEOUT_MAX"):
+        for value in ("0", "0.1"):
+            env = dict(os.environ, **{var: value})
+            p = subprocess.run([gasnetrun, "-n", "2", exitcheck(), "collective", "0"],
+                               capture_output=True, text=True, timeout=30, env=env)
+            check(p.returncode == 2, "%s=%s: exit %d\n%s" % (var, value, p.returncode, p.stderr))
+            check(re.search(r"%s='%s' is not valid: use at least 0\.5 seconds" % (var, value),
+                            p.stderr), p.stderr)
+            check("ready" not in p.stdout, p.stdout)
+    before = shm_entries()
+    job = Job([exitcheck(), "collective", "0"], launcher=False,
+              env={"GASNET_PSHM_NODES": "2", "GASNET_EXITTIMEOUT": "0"}).wait()
+    check(job.code != 0 and re.search(r"GASNET_EXITTIMEOUT='0' is not valid: use at least 0\.5",
+                                      job.stderr), job.show())
+    check("ready" not in job.stdout, job.show())
+    job.assert_nothing_left(before)
+
+
+def case_harden_fork_failure():
+    """A fork that fails under the process limit is reported as such (status 2), not as an
+    interruption; a job larger than the limit is refused before anything starts."""
+    gasnetrun = os.path.join(ARGS.bin_dir, "gasnetrun")
+    before = shm_entries()
+    tag = uuid.uuid4().hex
+    env = dict(os.environ, GEXX_TEST_TAG=tag)
+    p = subprocess.run([gasnetrun, "-n", "100000", exitcheck(), "collective", "0"],
+                       capture_output=True, text=True, timeout=60, env=env,
+                       preexec_fn=as_nobody(nproc=50))
+    check(p.returncode == 2 and re.search(r"cannot start 100000 ranks: the process limit is 50 "
+                                          r"\(ulimit -u\)", p.stderr),
+          "exit %d\n%s" % (p.returncode, p.stderr))
+    # Three processes of nobody's hold part of a limit of 6: the launcher's third fork fails.
+    holders = [subprocess.Popen(["sleep", "60"], preexec_fn=as_nobody()) for _ in range(3)]
+    try:
+        p = subprocess.run([gasnetrun, "-n", "5", exitcheck(), "ready", "0"],
+                           capture_output=True, text=True, timeout=60, env=env,
+                           preexec_fn=as_nobody(nproc=6))
+    finally:
+        for h in holders:
+            h.kill()
+            h.wait()
+    check(p.returncode == 2, "exit %d\n%s" % (p.returncode, p.stderr))
+    check(re.search(r"cannot start rank \d: Resource temporarily unavailable; the process limit "
+                    r"is 6", p.stderr), p.stderr)
+    check("received SIG" not in p.stderr, p.stderr)
+    deadline = time.time() + 5
+    while tagged_pids(tag) and time.time() < deadline:
+        time.sleep(0.05)
+    check(not tagged_pids(tag), "ranks left: %s" % tagged_pids(tag))
+    new = sorted(e for e in shm_entries() - before if not foreign_shm_entry(e))
+    check(not new, "/dev/shm has new entries: %s" % new)
+
+
 MATRIX = [
     # Active messages.
     ("am_1", lambda ofi: case_am(1, ofi=ofi), (SMP,)),
@@ -1662,6 +1782,10 @@ CASES = {
     "atomics_misuse": case_atomics_misuse,
     # The GASNet-1 collectives.
     "g1coll_misuse": case_g1coll_misuse,
+    # Hardening (issue 22).
+    "harden_exit_codes": case_harden_exit_codes, "harden_init_timeout": case_harden_init_timeout,
+    "harden_exittimeout_floor": case_harden_exittimeout_floor,
+    "harden_fork_failure": case_harden_fork_failure,
 }
 # Run by other cases (in a private /dev/shm), not registered as tests.
 HELPER_CASES = {"inner_small_shm", "inner_absent_shm"}
