@@ -33,8 +33,10 @@ namespace {
 
 // In a freshly forked rank: die with the supervisor, restore signals. A rank
 // that returns into the program keeps the handlers the program installed.
-void become_rank(pid_t supervisor, uint32_t rank, const sigset_t &old_mask, bool execs) {
+void become_rank(pid_t supervisor, uint32_t rank, const sigset_t &old_mask, bool execs,
+                 const rlimit *files) {
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (files) ::setrlimit(RLIMIT_NOFILE, files);
   if (::getppid() != supervisor) _exit(1);
   if (execs)
     for (int sig : kSupervisorSignals) ::signal(sig, SIG_DFL);
@@ -96,6 +98,15 @@ int run_local_job(const JobOptions &o) {
   const uint8_t *secret = keys.secret;
   const std::string &job_id = keys.id;
 
+  // One descriptor per rank and a bounded number of connections not joined
+  // yet: the soft limit is raised to the hard one here, and restored in the ranks.
+  rlimit files{};
+  bool raised_files = false;
+  if (::getrlimit(RLIMIT_NOFILE, &files) == 0 && files.rlim_cur < files.rlim_max) {
+    rlimit raised = files;
+    raised.rlim_cur = files.rlim_max;
+    raised_files = ::setrlimit(RLIMIT_NOFILE, &raised) == 0;
+  }
   Hub hub(o.ranks, secret, o.who, o.verbose);
   if (!hub.listen()) {
     say(o.who, util::format("cannot open the bootstrap socket: %s", std::strerror(errno)));
@@ -128,7 +139,7 @@ int run_local_job(const JobOptions &o) {
       break;
     }
     if (pid == 0) {
-      become_rank(self, r, old_mask, true);
+      become_rank(self, r, old_mask, true, raised_files ? &files : nullptr);
       ::close(sigfd);
       ::setenv(kEnvAddress, hub.address().c_str(), 1);
       ::setenv(kEnvSecret, secret_hex.c_str(), 1);

@@ -319,6 +319,7 @@ int Supervisor::run() {
     if (remote_) remote_->collect_pollfds(fds);
     double now = now_seconds();
     double next = now + 1.0;
+    next = std::min(next, hub_.tick(now));
     if (remote_) next = std::min(next, remote_->tick(now));
     if (kill_deadline_) next = std::min(next, *kill_deadline_);
     if (quit_deadline_) next = std::min(next, *quit_deadline_);

@@ -947,8 +947,10 @@ def case_rogue_client():
     s.close()
     job.proc.send_signal(signal.SIGTERM)
     job.wait()
-    job.expect(128 + 15, stderr_has=[r"refused a bootstrap connection from pid \d+: wrong job secret"])
-    check(job.stderr.count("wrong job secret") == 2, job.show())
+    job.expect(128 + 15, stderr_has=[
+        r"refused a bootstrap connection from pid \d+: wrong job secret",
+        r"refused 3 bootstrap connections in all \(2 wrong job secret, 1 malformed greeting\)"])
+    check(job.stderr.count("refused") == 2, job.show())
     job.assert_nothing_left(before)
 
 
@@ -1634,6 +1636,168 @@ def case_harden_fork_failure():
     check(not new, "/dev/shm has new entries: %s" % new)
 
 
+# Holds connections to a bootstrap socket, as a stranger would: "unix NAME N" or
+# "tcp PORT N", "junk" to send garbage on each; then on "waitclosed" from stdin,
+# waits (30 s at most) until the hub has closed them and says how many it closed.
+ADVERSARY = r"""
+import select, socket, sys, time
+kind, addr, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+socks = []
+for i in range(n):
+    try:
+        if kind == "unix":
+            s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            s.connect("\0" + addr)
+        else:
+            s = socket.create_connection(("127.0.0.1", int(addr)))
+        if "junk" in sys.argv[4:]:
+            s.sendall(b"GET / HTTP/1.0\r\n\r\n" * 4)
+        socks.append(s)
+    except OSError:
+        pass
+print("connected %d" % len(socks), flush=True)
+for line in sys.stdin:
+    if line.strip() == "waitclosed":
+        closed, deadline = set(), time.time() + 30
+        while len(closed) < len(socks) and time.time() < deadline:
+            r, _, _ = select.select([s for s in socks if s not in closed], [], [], 0.2)
+            for s in r:
+                try:
+                    if not s.recv(4096):
+                        closed.add(s)
+                except OSError:
+                    closed.add(s)
+        print("closed %d of %d" % (len(closed), len(socks)), flush=True)
+"""
+
+
+def adversary(kind, addr, n, junk=False, nobody=False):
+    """Starts an ADVERSARY process; returns it once its connections are made (or refused)."""
+    # Another user cannot run this test's own Python where it may live (under /root).
+    python = "/usr/bin/python3" if nobody and os.path.exists("/usr/bin/python3") else sys.executable
+    argv = [python, "-c", ADVERSARY, kind, addr, str(n)] + (["junk"] if junk else [])
+    p = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+                         preexec_fn=as_nobody() if nobody else None)
+    line = p.stdout.readline()
+    check(line.startswith("connected"), "adversary: %r" % line)
+    return p
+
+
+def adversary_closed(p):
+    p.stdin.write("waitclosed\n")
+    p.stdin.flush()
+    m = re.match(r"closed (\d+) of (\d+)", p.stdout.readline())
+    p.stdin.close()
+    p.wait()
+    return (int(m.group(1)), int(m.group(2))) if m else (None, None)
+
+
+def open_fds(pid):
+    return len(os.listdir("/proc/%d/fd" % pid))
+
+
+def bootstrap_socket_name(pid, timeout=30):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        with open("/proc/net/unix") as f:
+            for line in f:
+                path = line.split()[-1]
+                if path.startswith("@gexx-%d-" % pid):
+                    return path[1:]
+        time.sleep(0.02)
+    raise Failure("the launcher's bootstrap socket is not listed in /proc/net/unix")
+
+
+def listening_tcp_port(pid, timeout=30):
+    """The port of a TCP socket process `pid` listens on."""
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        inodes = set()
+        for fd in os.listdir("/proc/%d/fd" % pid):
+            try:
+                m = re.match(r"socket:\[(\d+)\]", os.readlink("/proc/%d/fd/%s" % (pid, fd)))
+            except OSError:
+                continue
+            if m:
+                inodes.add(m.group(1))
+        for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+            with open(table) as f:
+                for line in f.readlines()[1:]:
+                    cols = line.split()
+                    if cols[3] == "0A" and cols[9] in inodes:
+                        return int(cols[1].rsplit(":", 1)[1], 16)
+        time.sleep(0.02)
+    raise Failure("the launcher listens on no TCP port")
+
+
+def delayed(program, seconds=2):
+    """argv of ranks that start `program` after a pause, so strangers connect first."""
+    return ["/bin/sh", "-c", 'sleep %s; exec "$@"' % seconds, "delayed"] + program
+
+
+def case_harden_strangers():
+    """Idle and junk connections to the launcher's Unix socket, from another user and from
+    this one, made before the ranks connect: another user's are closed unread, this user's
+    silent ones are dropped after the greeting deadline or when too many wait, the
+    launcher's descriptors stay bounded, the job starts, and the refusals are reported in
+    two lines (the first, then a count)."""
+    before = shm_entries()
+    job = Job(delayed([jobcheck(), "hang", "0"]), ranks=2)
+    attackers = []
+    try:
+        name = bootstrap_socket_name(job.proc.pid)
+        attackers.append(adversary("unix", name, 300, nobody=True))
+        attackers.append(adversary("unix", name, 200))
+        attackers.append(adversary("unix", name, 100, junk=True))
+        job.wait_for_lines(r"READY rank (\d+) pid (\d+)", 2)
+        fds = open_fds(job.proc.pid)
+        check(fds < 2 + 32 + 20, "the launcher holds %d descriptors" % fds)
+        for p in attackers:
+            closed, total = adversary_closed(p)
+            check(closed == total, "the hub closed %s of %s stranger connections" % (closed, total))
+    finally:
+        for p in attackers:
+            p.kill()
+        job.proc.send_signal(signal.SIGTERM)
+    job.wait()
+    job.expect(128 + 15, stderr_has=[r"refused a bootstrap connection from pid \d+: .*\(further "
+                                     r"refusals are counted",
+                                     r"refused \d+ bootstrap connections in all \(.*\d+ the "
+                                     r"process belongs to another user"])
+    check(job.stderr.count("refused") == 2, job.show())
+    job.assert_nothing_left(before)
+
+
+def case_harden_strangers_tcp():
+    """The ssh spawner's TCP hub (the agent run here by a stand-in for ssh), under a limit
+    of 64 descriptors: 300 idle connections made before the ranks connect neither exhaust
+    its descriptors nor stall the start; each is dropped unread within its deadline."""
+    before = shm_entries()
+    with tempfile.TemporaryDirectory(prefix="gexx-fakessh-") as d:
+        script = os.path.join(d, "ssh")
+        with open(script, "w") as f:
+            f.write('#!/bin/sh\nfor last; do :; done\nexec sh -c "$last"\n')
+        os.chmod(script, 0o755)
+        env = {"GASNET_SSH_CMD": script, "GASNET_SSH_SERVERS": "hosta",
+               "GASNET_MASTERIP": "127.0.0.1", "GASNET_SPAWNFN": "S"}
+        argv = ["prlimit", "--nofile=64:64", os.path.join(ARGS.bin_dir, "gasnetrun"), "-n", "2"]
+        job = Job(argv + delayed([jobcheck(), "hang", "0"], 3), env=env, launcher=False)
+        attacker = None
+        try:
+            attacker = adversary("tcp", str(listening_tcp_port(job.proc.pid)), 300)
+            job.wait_for_lines(r"READY rank (\d+) pid (\d+)", 2, timeout=60)
+            closed, total = adversary_closed(attacker)
+            check(closed == total, "the hub closed %s of %s idle connections" % (closed, total))
+        finally:
+            if attacker:
+                attacker.kill()
+            job.proc.send_signal(signal.SIGTERM)
+        job.wait()
+        job.expect(128 + 15, stderr_has=[r"refused \d+ bootstrap connections in all"])
+        check(job.stderr.count("refused") == 2, job.show())
+        job.assert_nothing_left(before)
+
+
 MATRIX = [
     # Active messages.
     ("am_1", lambda ofi: case_am(1, ofi=ofi), (SMP,)),
@@ -1786,6 +1950,7 @@ CASES = {
     "harden_exit_codes": case_harden_exit_codes, "harden_init_timeout": case_harden_init_timeout,
     "harden_exittimeout_floor": case_harden_exittimeout_floor,
     "harden_fork_failure": case_harden_fork_failure,
+    "harden_strangers": case_harden_strangers, "harden_strangers_tcp": case_harden_strangers_tcp,
 }
 # Run by other cases (in a private /dev/shm), not registered as tests.
 HELPER_CASES = {"inner_small_shm", "inner_absent_shm"}
