@@ -51,8 +51,13 @@ run: deps install
 	$(INSTALL_DIR)/bin/gasnetrun -n 4 $(BUILD_DIR)/examples/ring
 	$(INSTALL_DIR)/bin/gasnetrun -n 2 $(BUILD_DIR)/examples/hello-gex
 
+# After the whole suite: no file of a finished job of this run is left in
+# /dev/shm (scripts/shm_leftovers.py), whatever the tests killed and when.
 test: deps build
-	ctest --test-dir $(BUILD_DIR) --output-on-failure -j $(CTEST_JOBS) --timeout $(CTEST_TIMEOUT)
+	@start=$$(date +%s); status=0; \
+	ctest --test-dir $(BUILD_DIR) --output-on-failure -j $(CTEST_JOBS) --timeout $(CTEST_TIMEOUT) || status=$$?; \
+	python3 scripts/shm_leftovers.py --since $$start || status=1; \
+	exit $$status
 
 # ThreadSanitizer: a separate build of only what the threaded job cases run.
 # Shared-memory traffic between ranks is invisible to it; the threads of each

@@ -94,6 +94,8 @@ int run_local_job(const JobOptions &o) {
                             o.ranks, process_limit_text().c_str()));
     return 2;
   }
+  // Files a launcher killed outright left behind (its job is over).
+  sweep_orphaned_job_files();
   JobKeys keys = new_job_keys();
   const uint8_t *secret = keys.secret;
   const std::string &job_id = keys.id;
@@ -198,6 +200,7 @@ int supervise_pshm(const std::string &who) {
   o.exit_timeout_seconds = exit_timeout_seconds(o.ranks);
   o.init_timeout_seconds = config::get_seconds("GASNET_INIT_TIMEOUT");
 
+  sweep_orphaned_job_files();
   Hub hub(o.ranks, secret.data(), o.who, o.verbose);
   hub.adopt(static_cast<int>(*fd), address);
   sigset_t mask;

@@ -1,8 +1,11 @@
 #include "launcher/supervisor.hpp"
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -12,6 +15,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <set>
 
 #include "util/strings.hpp"
 
@@ -45,15 +49,24 @@ void say(const std::string &who, const std::string &text) {
   (void)ignored;
 }
 
-// Removes files a rank may have left in the short window between creating
-// and unlinking a named shared-memory file (see transport/smp/shm_backing).
-void sweep_job_files(const std::string &job_id) {
+namespace {
+// Where a job's named files may be.
+std::vector<std::string> job_file_dirs() {
   std::vector<std::string> dirs = {"/dev/shm"};
   for (const char *var : {"GASNET_TMPDIR", "TMPDIR"}) {
     const char *v = std::getenv(var);
     if (v && *v) dirs.emplace_back(v);
   }
   dirs.emplace_back("/tmp");
+  return dirs;
+}
+
+}  // namespace
+
+// Removes files a rank may have left in the short window between creating
+// and unlinking a named shared-memory file (see transport/smp/shm_backing).
+void sweep_job_files(const std::string &job_id) {
+  std::vector<std::string> dirs = job_file_dirs();
   std::string prefix = "gexx-" + job_id + "-";
   for (const auto &dir : dirs) {
     DIR *d = ::opendir(dir.c_str());
@@ -64,6 +77,88 @@ void sweep_job_files(const std::string &job_id) {
     }
     ::closedir(d);
   }
+}
+
+namespace {
+// The (device, inode) of every file some live process maps or holds open,
+// among `wanted`.
+std::set<std::pair<dev_t, ino_t>> files_in_use(const std::set<std::pair<dev_t, ino_t>> &wanted) {
+  std::set<std::pair<dev_t, ino_t>> used;
+  DIR *proc = ::opendir("/proc");
+  if (!proc) return wanted;  // cannot tell: treat every one as in use
+  while (dirent *e = ::readdir(proc)) {
+    if (e->d_name[0] < '1' || e->d_name[0] > '9') continue;
+    std::string base = std::string("/proc/") + e->d_name;
+    // Mappings: "start-end perms offset dev inode path"; dev in hex major:minor.
+    if (FILE *f = std::fopen((base + "/maps").c_str(), "r")) {
+      char line[4096];
+      while (std::fgets(line, sizeof line, f)) {
+        unsigned major = 0, minor = 0;
+        unsigned long long inode = 0;
+        if (std::sscanf(line, "%*s %*s %*s %x:%x %llu", &major, &minor, &inode) != 3 || !inode)
+          continue;
+        for (const auto &w : wanted)
+          if (w.second == inode && ::major(w.first) == major && ::minor(w.first) == minor)
+            used.insert(w);
+      }
+      std::fclose(f);
+    }
+    if (DIR *fds = ::opendir((base + "/fd").c_str())) {
+      while (dirent *fe = ::readdir(fds)) {
+        if (fe->d_name[0] == '.') continue;
+        struct stat st;
+        if (::fstatat(dirfd(fds), fe->d_name, &st, 0) != 0) continue;
+        if (wanted.count({st.st_dev, st.st_ino})) used.insert({st.st_dev, st.st_ino});
+      }
+      ::closedir(fds);
+    }
+  }
+  ::closedir(proc);
+  return used;
+}
+}  // namespace
+
+int sweep_orphaned_job_files() {
+  struct Candidate {
+    std::string dir, name;
+    dev_t dev;
+    ino_t ino;
+  };
+  std::vector<Candidate> candidates;
+  for (const auto &dir : job_file_dirs()) {
+    DIR *d = ::opendir(dir.c_str());
+    if (!d) continue;
+    while (dirent *e = ::readdir(d)) {
+      if (std::strncmp(e->d_name, "gexx-", 5) != 0) continue;
+      std::string name = e->d_name;
+      size_t dash = name.find('-', 5);
+      if (dash == std::string::npos) continue;
+      struct stat st;
+      if (::fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
+      if (!S_ISREG(st.st_mode) || st.st_uid != ::geteuid()) continue;  // never another user's
+      long pid = job_id_pid(name.substr(5, dash - 5));
+      // The job's supervisor still runs (or its pid was reused): not ours to judge.
+      if (pid > 0 && (::kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM)) continue;
+      candidates.push_back({dir, name, st.st_dev, st.st_ino});
+    }
+    ::closedir(d);
+  }
+  if (candidates.empty()) return 0;
+  // A job of another host's launcher (ssh spawner) has its ranks here: they
+  // map their files, or hold them open from the moment they create them.
+  std::set<std::pair<dev_t, ino_t>> wanted;
+  for (const auto &c : candidates) wanted.insert({c.dev, c.ino});
+  auto used = files_in_use(wanted);
+  int removed = 0;
+  for (const auto &c : candidates) {
+    if (used.count({c.dev, c.ino})) continue;
+    std::string path = c.dir + "/" + c.name;
+    struct stat st;
+    if (::lstat(path.c_str(), &st) == 0 && st.st_dev == c.dev && st.st_ino == c.ino &&
+        ::unlink(path.c_str()) == 0)
+      ++removed;
+  }
+  return removed;
 }
 
 // Processes the ranks started and left behind were re-parented to the

@@ -22,6 +22,11 @@ const char *signal_name(int sig);
 void say(const std::string &who, const std::string &text);
 // Removes the shared-memory files of job `job_id` a rank may have left.
 void sweep_job_files(const std::string &job_id);
+// Removes the shared-memory files ("gexx-<job>-...") of jobs that are over,
+// left by a launcher killed outright: only this user's, only those whose
+// job's supervisor (the pid in the job id) is gone, and only those no live
+// process maps or holds open. Returns how many it removed.
+int sweep_orphaned_job_files();
 // Ends (SIGTERM, then SIGKILL) the processes re-parented to this one.
 void end_orphans(const std::string &who, bool verbose);
 

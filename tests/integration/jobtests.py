@@ -1798,6 +1798,100 @@ def case_harden_strangers_tcp():
         job.assert_nothing_left(before)
 
 
+def job_files_of(pids):
+    """/dev/shm entries of the jobs whose supervisor had one of these pids."""
+    prefixes = tuple("gexx-%xp" % pid for pid in pids)
+    return sorted(e for e in shm_entries() if e.startswith(prefixes))
+
+
+def case_harden_kill_startup(provider):
+    """The launcher, or its whole process group, SIGKILLed at random moments of start-up
+    (smp; ofi with every peer through `provider`, whose files are named): what a killed job
+    left in /dev/shm is removed by the next gasnetrun on the host, and nothing is left."""
+    def run():
+        import random
+        env = dict(os.environ, **(ofi_env(provider) if provider else {}))
+        env.pop("GASNET_VERBOSEENV", None)
+        prog = exitcheck("ofi" if provider else None)
+        gasnetrun = os.path.join(ARGS.bin_dir, "gasnetrun")
+        before = shm_entries()
+        pids, left = [], 0
+        for i in range(16):
+            tag = uuid.uuid4().hex
+            p = subprocess.Popen([gasnetrun, "-n", "3", prog, "ready", "0"],
+                                 env=dict(env, GEXX_TEST_TAG=tag), start_new_session=True,
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            pids.append(p.pid)
+            if provider and i % 4 == 3:
+                # The moment the job's first named file appears (ofi shm: the
+                # window before every peer has mapped it; smp names none).
+                deadline = time.time() + 5
+                while not job_files_of([p.pid]) and time.time() < deadline and p.poll() is None:
+                    time.sleep(0.001)
+            else:
+                time.sleep(random.uniform(0, 0.3))  # start-up takes about 0.05-0.2 s
+            if i % 2:
+                os.killpg(p.pid, signal.SIGKILL)
+            else:
+                p.kill()
+            p.wait()
+            deadline = time.time() + 10
+            while tagged_pids(tag) and time.time() < deadline:
+                time.sleep(0.02)
+            check(not tagged_pids(tag), "ranks outlived their launcher: %s" % tagged_pids(tag))
+            left += len(job_files_of([p.pid]))
+        print("killed jobs left %d file(s) before the sweep" % left)
+        subprocess.run([gasnetrun, "-n", "1", "true"], env=env, check=True, timeout=60)
+        remains = job_files_of(pids)
+        check(not remains, "files of killed jobs remain after a gasnetrun: %s" % remains)
+        new = sorted(e for e in shm_entries() - before if not foreign_shm_entry(e))
+        check(not new, "/dev/shm has new entries: %s" % new)
+    return run
+
+
+def case_harden_sweep_rules():
+    """What gasnetrun's sweep of /dev/shm removes: this user's files of a job whose supervisor
+    is gone and that no process holds; never a file of a live supervisor, one a live process
+    holds open, or another user's."""
+    gasnetrun = os.path.join(ARGS.bin_dir, "gasnetrun")
+    gone = subprocess.Popen(["true"])
+    gone.wait()
+    dead, live = gone.pid, os.getpid()
+    names = {"dead": "gexx-%xp0badf00d-ofi-0" % dead, "live": "gexx-%xp0badf00d-ofi-0" % live,
+             "held": "gexx-%xp0badf00d-ofi-1" % dead, "other": "gexx-%xp0badf00d-ofi-2" % dead}
+    # In a directory of this test's own (GASNET_TMPDIR, swept like /dev/shm), so that the
+    # gasnetrun of a test running beside this one does not sweep these files first.
+    tmpdir = tempfile.mkdtemp(prefix="gexx-sweeptest.")
+    os.chmod(tmpdir, 0o755)
+    paths = {k: os.path.join(tmpdir, v) for k, v in names.items()}
+    env = dict(os.environ, GASNET_TMPDIR=tmpdir)
+    held = None
+    try:
+        for k, path in paths.items():
+            with open(path, "wb") as f:
+                f.write(b"x")
+        os.chown(paths["other"], NOBODY, NOBODY)
+        held = open(paths["held"], "rb")
+        # The check `make test` runs after the suite names the finished job's file only.
+        checker = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts",
+                               "shm_leftovers.py")
+        r = subprocess.run([sys.executable, checker, "--dir", tmpdir], capture_output=True,
+                           text=True, timeout=60)
+        check(r.returncode == 1 and names["dead"] in r.stdout and names["live"] not in r.stdout
+              and names["held"] not in r.stdout and names["other"] not in r.stdout, r.stdout)
+        subprocess.run([gasnetrun, "-n", "1", "true"], check=True, timeout=60, env=env)
+        check(not os.path.exists(paths["dead"]), "the file of a finished job was not removed")
+        for k in ("live", "held", "other"):
+            check(os.path.exists(paths[k]), "the sweep removed a file it must keep (%s)" % k)
+    finally:
+        if held:
+            held.close()
+        for path in paths.values():
+            if os.path.exists(path):
+                os.unlink(path)
+        os.rmdir(tmpdir)
+
+
 MATRIX = [
     # Active messages.
     ("am_1", lambda ofi: case_am(1, ofi=ofi), (SMP,)),
@@ -1951,11 +2045,14 @@ CASES = {
     "harden_exittimeout_floor": case_harden_exittimeout_floor,
     "harden_fork_failure": case_harden_fork_failure,
     "harden_strangers": case_harden_strangers, "harden_strangers_tcp": case_harden_strangers_tcp,
+    "harden_kill_startup": case_harden_kill_startup(None),
+    "harden_kill_startup_ofi_shm": case_harden_kill_startup("shm"),
+    "harden_sweep_rules": case_harden_sweep_rules,
 }
 # Run by other cases (in a private /dev/shm), not registered as tests.
 HELPER_CASES = {"inner_small_shm", "inner_absent_shm"}
 # Cases that need the ofi conduit (CTest label "ofi").
-OFI_CASES = {"ofi_topo_supernodes_5", "ofi_default_provider"}
+OFI_CASES = {"ofi_topo_supernodes_5", "ofi_default_provider", "harden_kill_startup_ofi_shm"}
 for _name, _run, _cell in matrix_cases():
     check(_name not in CASES, "case %s is defined twice" % _name)
     CASES[_name] = _run
