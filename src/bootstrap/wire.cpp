@@ -319,8 +319,11 @@ long job_id_pid(const std::string &job_id) {
 }
 
 std::string take_env(const char *name) {
-  const char *v = std::getenv(name);
+  char *v = std::getenv(name);
   std::string out = v ? v : "";
+  // unsetenv only drops the pointer: the text stays in the environment block
+  // the kernel shows in /proc/<pid>/environ. Blank it where it lies.
+  if (v) std::memset(v, 0, out.size());
   ::unsetenv(name);
   return out;
 }

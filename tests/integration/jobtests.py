@@ -1892,6 +1892,63 @@ def case_harden_sweep_rules():
         os.rmdir(tmpdir)
 
 
+def case_harden_trace_files():
+    """GASNET_TRACEFILE and GASNET_STATSFILE never write through a symbolic link another user
+    planted, never truncate another user's file, and still replace the user's own file."""
+    d = tempfile.mkdtemp(prefix="gexx-tracetest.")
+    try:
+        os.chmod(d, 0o1777)  # a shared folder, as /tmp is
+        victim = os.path.join(d, "victim")
+        with open(victim, "w") as f:
+            f.write("precious\n")
+        for var in ("GASNET_TRACEFILE", "GASNET_STATSFILE"):
+            link = os.path.join(d, "%s-link.0" % var)
+            os.symlink(victim, link)
+            os.lchown(link, NOBODY, NOBODY)
+            theirs = os.path.join(d, "%s-theirs.0" % var)
+            with open(theirs, "w") as f:
+                f.write("theirs\n")
+            os.chown(theirs, NOBODY, NOBODY)
+            for path, message in ((link, "is a symbolic link, which gexx does not write through"),
+                                  (theirs, "belongs to another user, and gexx does not "
+                                           "overwrite it")):
+                job = Job([jobcheck(), "data"], ranks=2,
+                          env={var: path[:-1] + "%", "GASNET_TRACEMASK": "PB"}).wait()
+                check(job.code != 0 and message in job.stderr, job.show())
+            with open(victim) as f:
+                check(f.read() == "precious\n", "the symbolic link's target was written")
+            with open(theirs) as f:
+                check(f.read() == "theirs\n", "another user's file was overwritten")
+            mine = os.path.join(d, "%s-mine.%%" % var)
+            with open(mine.replace("%", "0"), "w") as f:
+                f.write("old contents\n" * 1000)
+            Job([jobcheck(), "data"], ranks=2, env={var: mine}).wait().expect(0)
+            with open(mine.replace("%", "0")) as f:
+                text = f.read()
+            check("old contents" not in text and text.startswith("# gexx"), text[:200])
+    finally:
+        subprocess.run(["rm", "-rf", d])
+
+
+def case_harden_secret_hidden():
+    """A rank's /proc/<pid>/environ no longer shows the job secret once gexx has read it."""
+    before = shm_entries()
+    job = Job([jobcheck(), "hang", "0"], ranks=2)
+    try:
+        ready = dict(job.wait_for_lines(r"READY rank (\d+) pid (\d+)", 2))
+        for rank, pid in ready.items():
+            with open("/proc/%s/environ" % pid, "rb") as f:
+                environ = f.read()
+            check(not re.search(rb"GEXX_BOOT_SECRET=[0-9a-f]", environ),
+                  "rank %s's environment shows the job secret" % rank)
+            check(not re.search(rb"[0-9a-f]{64}", environ),
+                  "rank %s's environment holds a 256-bit hex string" % rank)
+    finally:
+        job.proc.send_signal(signal.SIGTERM)
+    job.wait().expect(128 + 15)
+    job.assert_nothing_left(before)
+
+
 MATRIX = [
     # Active messages.
     ("am_1", lambda ofi: case_am(1, ofi=ofi), (SMP,)),
@@ -2048,6 +2105,8 @@ CASES = {
     "harden_kill_startup": case_harden_kill_startup(None),
     "harden_kill_startup_ofi_shm": case_harden_kill_startup("shm"),
     "harden_sweep_rules": case_harden_sweep_rules,
+    "harden_trace_files": case_harden_trace_files,
+    "harden_secret_hidden": case_harden_secret_hidden,
 }
 # Run by other cases (in a private /dev/shm), not registered as tests.
 HELPER_CASES = {"inner_small_shm", "inner_absent_shm"}
