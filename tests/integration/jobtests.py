@@ -1949,6 +1949,36 @@ def case_harden_secret_hidden():
     job.assert_nothing_left(before)
 
 
+def case_harden_deps_lists():
+    """`make run` installs only what building needs: the sshd and the other test tools are in
+    the test set only, and docs/building.md names every package of each set."""
+    root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+    script = os.path.join(root, "scripts", "install-deps.sh")
+
+    def listed(mode):
+        r = subprocess.run(["bash", script, mode, "--list"], capture_output=True, text=True,
+                           timeout=30)
+        check(r.returncode == 0, r.stderr)
+        return [line.split()[0] for line in r.stdout.splitlines()]
+    build, test = listed("build"), listed("test")
+    for pkg in ("openssh-server", "openssh-client", "gdb", "iproute2"):
+        check(pkg not in build and pkg in test, "%s: build %s, test %s" % (pkg, build, test))
+    check(set(build) <= set(test), "the test set lacks part of the build set")
+    with open(os.path.join(root, "docs", "building.md")) as f:
+        doc = f.read()
+    rows = dict(re.findall(r"^\| (`make deps`, `make run`|`make deps-test`, `make test`[^|]*) "
+                           r"\| (.*) \|$", doc, re.M))
+    check(len(rows) == 2, "docs/building.md: no table of packages per target: %s" % rows)
+    # The test row names what it adds to the build row ("those, plus ...").
+    extra = [pkg for pkg in test if pkg not in build]
+    for (target, packages), wanted in zip(sorted(rows.items()), (build, extra)):
+        for pkg in wanted:
+            check(re.search(r"\b%s\b" % re.escape(pkg), packages),
+                  "docs/building.md: %s does not list %s" % (target, pkg))
+    r = subprocess.run(["bash", script, "nonsense"], capture_output=True, text=True, timeout=30)
+    check(r.returncode == 2, r.stderr)
+
+
 MATRIX = [
     # Active messages.
     ("am_1", lambda ofi: case_am(1, ofi=ofi), (SMP,)),
@@ -2107,6 +2137,7 @@ CASES = {
     "harden_sweep_rules": case_harden_sweep_rules,
     "harden_trace_files": case_harden_trace_files,
     "harden_secret_hidden": case_harden_secret_hidden,
+    "harden_deps_lists": case_harden_deps_lists,
 }
 # Run by other cases (in a private /dev/shm), not registered as tests.
 HELPER_CASES = {"inner_small_shm", "inner_absent_shm"}
