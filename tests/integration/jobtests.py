@@ -1981,6 +1981,32 @@ def case_harden_deps_lists():
     check(r.returncode == 2, r.stderr)
 
 
+def case_harden_segmax_small_shm():
+    """gasnet_getMaxLocalSegmentSize() is what a request of that size gets: on a 64 MiB
+    /dev/shm with GASNET_SHM_BACKING=shm, every rank attaches exactly the advertised maximum
+    and uses all of it; and a disk folder does not count toward the maximum unless
+    GASNET_SHM_BACKING lists it."""
+    me = [sys.executable, os.path.abspath(__file__), "--bin-dir", ARGS.bin_dir]
+    p = in_small_shm(me + ["harden_inner_segmax"], shm_size="64m")
+    check(p.returncode == 0, "inside a 64 MiB /dev/shm:\n%s%s" % (p.stdout, p.stderr))
+
+
+def case_harden_inner_segmax():
+    for n in (2, 3):
+        job = Job([jobcheck(), "datamax"], ranks=n, env={"GASNET_SHM_BACKING": "shm"}).wait()
+        job.expect(0)
+        pass_lines(job, n)
+    check(os.listdir("/dev/shm") == [], "/dev/shm: %s" % os.listdir("/dev/shm"))
+    tmp = tempfile.gettempdir()
+    on_disk = subprocess.run(["stat", "-f", "-c", "%T", tmp], capture_output=True,
+                             text=True).stdout.strip() not in ("tmpfs", "ramfs")
+    if on_disk:
+        job = Job([jobcheck(), "attach", str(1 << 50)], ranks=2, unset=["GASNET_SHM_BACKING"],
+                  env={"GASNET_TMPDIR": tmp}).wait()
+        job.expect(1, stderr_has=[r"an unnamed file in %s has [0-9.]+ [KMGT]iB free \(on disk: "
+                                  r"counted when GASNET_SHM_BACKING lists it\)" % re.escape(tmp)])
+
+
 MATRIX = [
     # Active messages.
     ("am_1", lambda ofi: case_am(1, ofi=ofi), (SMP,)),
@@ -2140,9 +2166,11 @@ CASES = {
     "harden_trace_files": case_harden_trace_files,
     "harden_secret_hidden": case_harden_secret_hidden,
     "harden_deps_lists": case_harden_deps_lists,
+    "harden_segmax_small_shm": case_harden_segmax_small_shm,
+    "harden_inner_segmax": case_harden_inner_segmax,
 }
 # Run by other cases (in a private /dev/shm), not registered as tests.
-HELPER_CASES = {"inner_small_shm", "inner_absent_shm"}
+HELPER_CASES = {"inner_small_shm", "inner_absent_shm", "harden_inner_segmax"}
 # Cases that need the ofi conduit (CTest label "ofi").
 OFI_CASES = {"ofi_topo_supernodes_5", "ofi_default_provider", "harden_kill_startup_ofi_shm"}
 for _name, _run, _cell in matrix_cases():
