@@ -535,8 +535,9 @@ def case_early_exit():
 
 # ---- exit paths (exitcheck.c) -------------------------------------------
 # Every path on 2 and 4 ranks, through gasnetrun and as GASNET_PSHM_NODES ranks.
-# Times are only checked against a bound that catches hangs; docs/performance.md
-# has the measured ones.
+# No time is checked (a loaded host may take any): a job must end with its code, every
+# rank on the exit's own path (none killed after a timeout); docs/performance.md has the
+# measured times.
 
 HANG_SECONDS = 10
 
@@ -586,12 +587,16 @@ def run_exits(runs):
                 job.proc.kill()
     for job, (n, args, code, pshm, _) in zip(jobs, runs):
         job.expect(code)
-        took = job.took()
         ready = sorted(int(r) for r in re.findall(r"exitcheck rank (\d+) of %d: ready" % n,
                                                   job.stdout))
         check(ready == list(range(n)), "ranks ready: %s%s" % (ready, job.show()))
         check("FAIL" not in job.stdout, job.show())
-        check(took < HANG_SECONDS, "%s on %d ranks took %.1f s%s" % (args, n, took, job.show()))
+        # Every rank ended by itself, on the exit's own path: none waited out a timeout
+        # and had to be killed (no clock is read: a loaded host may take any time).
+        if not args[0].startswith("sigquit_ignore"):
+            check("did not end within" not in job.stderr and " s ago but rank" not in job.stderr
+                  and "had to end rank" not in job.stderr, "%s on %d ranks: a rank had to be "
+                  "ended by the launcher%s" % (args, n, job.show()))
     for job in jobs:
         job.assert_nothing_left(before)
     return jobs
