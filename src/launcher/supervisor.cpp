@@ -23,11 +23,44 @@ namespace gexx::launcher {
 
 namespace {
 constexpr double kKillEscalationSeconds = 0.5;
-// After a rank announces its exit, the ranks that have not announced theirs
-// get SIGQUIT this soon: a bound that lets the ranks of a collective exit,
-// which announce within it, leave without an interruption, not a wait (a
-// non-collective exit ends as soon as every rank has acted on its SIGQUIT).
+// After a rank announces its exit, a rank that has not announced its own
+// gets SIGQUIT once it has had kExitCpuSeconds of CPU since (it is
+// computing or spinning, not leaving) or sleeps in a call (waiting for
+// something), but not before kExitHoldoffSeconds,
+// and at the latest kExitBoundSeconds after the first exit. A rank of a
+// collective exit that the scheduler has not run yet (a loaded host) is so
+// not cut short before its last output; a non-collective exit ends as soon
+// as the others have run a little. The bound is a bound, not a wait.
 constexpr double kExitHoldoffSeconds = 0.05;
+constexpr double kExitCpuSeconds = 0.02;
+constexpr double kExitBoundSeconds = 0.5;
+constexpr double kExitRecheckSeconds = 0.01;
+
+// The scheduler state of the process's main thread ('R' runnable, 'S'
+// sleeping in a call, ...), or 0 if unknown.
+char run_state(pid_t pid) {
+  char path[64], buf[512] = {0};
+  std::snprintf(path, sizeof path, "/proc/%d/stat", static_cast<int>(pid));
+  FILE *f = std::fopen(path, "r");
+  if (!f) return 0;
+  size_t n = std::fread(buf, 1, sizeof buf - 1, f);
+  std::fclose(f);
+  const char *close_paren = n ? std::strrchr(buf, ')') : nullptr;
+  return close_paren && close_paren[1] == ' ' ? close_paren[2] : 0;
+}
+
+// CPU time in ns the process's main thread has had, or -1 if unknown.
+long long cpu_ns(pid_t pid) {
+  char path[64];
+  std::snprintf(path, sizeof path, "/proc/%d/schedstat", static_cast<int>(pid));
+  if (FILE *f = std::fopen(path, "r")) {
+    unsigned long long ns = 0;
+    bool ok = std::fscanf(f, "%llu", &ns) == 1;
+    std::fclose(f);
+    if (ok) return static_cast<long long>(ns);
+  }
+  return -1;
+}
 }  // namespace
 
 double now_seconds() {
@@ -259,10 +292,47 @@ void Supervisor::begin_exit() {
                     : util::format("rank %u exited with status %d; ending the job", exit_->rank,
                                    exit_->code));
   }
-  for (auto &p : procs_)
-    if (p.alive) p.ended_by_us = true;
-  quit_deadline_ = now_seconds() + std::min(kExitHoldoffSeconds, o_.exit_timeout_seconds);
+  exit_began_ = now_seconds();
+  for (auto &p : procs_) {
+    if (!p.alive) continue;
+    p.ended_by_us = true;
+    if (!p.remote) p.exit_cpu = cpu_ns(p.pid);
+  }
+  quit_deadline_ = exit_began_ + std::min(kExitHoldoffSeconds, o_.exit_timeout_seconds);
   init_deadline_.reset();
+}
+
+// Sends the exit's SIGQUIT to each rank now due one (see kExitCpuSeconds).
+void Supervisor::quit_due(double now) {
+  bool waiting = false;
+  double bound = exit_began_ + std::min(kExitBoundSeconds, o_.exit_timeout_seconds);
+  for (size_t r = 0; r < procs_.size(); ++r) {
+    RankProc &p = procs_[r];
+    auto rank = static_cast<uint32_t>(r);
+    if (!p.alive || p.quit || rank == exit_->rank || hub_.exiting(rank)) continue;
+    // Runnable but hardly run since the exit began: it may be on its way to
+    // its own exit, and gets the chance to leave by itself. A rank asleep in
+    // a call (a bootstrap exchange, a sleep) or computing is not.
+    long long cpu = p.remote || p.exit_cpu < 0 ? -1 : cpu_ns(p.pid);
+    if (now < bound && cpu >= 0 && cpu - p.exit_cpu < kExitCpuSeconds * 1e9 &&
+        run_state(p.pid) == 'R') {
+      waiting = true;
+      continue;
+    }
+    p.quit = true;
+    quit_sent_ = true;
+    long pid = hub_.joined_pid(rank);
+    if (pid > 0)
+      send(rank, SIGQUIT, exit_->code, pid);
+    else
+      send(rank, SIGTERM);
+    double deadline = now + o_.exit_timeout_seconds;
+    if (!kill_deadline_ || *kill_deadline_ < deadline) kill_deadline_ = deadline;
+  }
+  if (waiting)
+    quit_deadline_ = now + kExitRecheckSeconds;
+  else
+    quit_deadline_.reset();
 }
 
 void Supervisor::start_failed(int code) {
@@ -360,7 +430,7 @@ void Supervisor::host_lost(const RemoteEvent &e) {
 
 void Supervisor::check_deadlines() {
   double now = now_seconds();
-  if (quit_deadline_ && now >= *quit_deadline_) quit_all(exit_->code, exit_->rank);
+  if (quit_deadline_ && now >= *quit_deadline_) quit_due(now);
   if (kill_deadline_ && now >= *kill_deadline_) {
     std::string list;
     for (size_t r = 0; r < procs_.size(); ++r) {

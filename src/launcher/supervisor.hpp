@@ -65,6 +65,8 @@ struct RankProc {
   uint32_t host = 0;    // remote: the agent's host index
   bool alive = false;
   bool ended_by_us = false;
+  bool quit = false;        // sent the SIGQUIT of an exit
+  long long exit_cpu = -1;  // CPU ns it had when the exit began (-1: unknown)
 };
 
 class Supervisor {
@@ -93,6 +95,7 @@ class Supervisor {
   void end_all(int sig);
   void quit_all(int code, long except_rank);
   void begin_exit();
+  void quit_due(double now);
   void check_deadlines();
   void init_expired();
   uint32_t alive() const {
@@ -111,7 +114,8 @@ class Supervisor {
   std::optional<Hub::ExitNotice> exit_;  // the exit that is ending the job
   std::optional<double> drain_deadline_;
   std::optional<double> kill_deadline_;
-  std::optional<double> quit_deadline_;  // when the ranks left get SIGQUIT
+  std::optional<double> quit_deadline_;  // when to look again for ranks due a SIGQUIT
+  double exit_began_ = 0;
   std::optional<double> init_deadline_;  // when ranks not joined yet are named
   // The launcher ended a rank by force (SIGTERM or SIGKILL, not the SIGQUIT
   // of an exit that the rank honoured): the job cannot return 0.
