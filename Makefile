@@ -1,7 +1,8 @@
 # Convenience front end to the CMake build (GNU make).
 #
-#   make run           install missing tools, build, install into ./install, run the demos
-#   make test          install missing tools, build, run the whole test suite
+#   make run           install missing build tools, build, install into ./install, run the demos
+#   make test          install missing build and test tools, build, run the whole test suite
+#   make deps          install missing build tools only; make deps-test: and the tests' tools
 #   make test-tsan     build the threaded tests with ThreadSanitizer (in build-tsan) and run them
 #   make build         configure (first time only) and build
 #   make install       build, then install into ./install
@@ -25,12 +26,18 @@ CTEST_TIMEOUT ?= 300
 # Steps run one after another; ninja parallelises the build itself.
 .NOTPARALLEL:
 
-.PHONY: all deps configure build install run test test-tsan clean bench-anchor format format-check dist
+.PHONY: all deps deps-test configure build install run test test-tsan clean bench-anchor format format-check dist
 
 all: build
 
+# What building and the demos need (make run); the tests' extra packages
+# (sshd for the multi-host test, gdb, ...) come with deps-test (make test).
+# Neither enables a system service.
 deps:
-	bash scripts/install-deps.sh
+	bash scripts/install-deps.sh build
+
+deps-test:
+	bash scripts/install-deps.sh test
 
 # Configure once; afterwards ninja re-runs CMake by itself when an input
 # changes. The CMakeLists files are listed so an edit to one also
@@ -53,8 +60,13 @@ run: deps install
 	$(INSTALL_DIR)/bin/gasnetrun -n 4 $(BUILD_DIR)/examples/ring
 	$(INSTALL_DIR)/bin/gasnetrun -n 2 $(BUILD_DIR)/examples/hello-gex
 
-test: deps build
-	ctest --test-dir $(BUILD_DIR) --output-on-failure -j $(CTEST_JOBS) --timeout $(CTEST_TIMEOUT)
+# After the whole suite: no file of a finished job of this run is left in
+# /dev/shm (scripts/shm_leftovers.py), whatever the tests killed and when.
+test: deps-test build
+	@start=$$(date +%s); status=0; \
+	ctest --test-dir $(BUILD_DIR) --output-on-failure -j $(CTEST_JOBS) --timeout $(CTEST_TIMEOUT) || status=$$?; \
+	python3 scripts/shm_leftovers.py --since $$start || status=1; \
+	exit $$status
 
 # ThreadSanitizer: a separate build of only what the threaded job cases run.
 # Shared-memory traffic between ranks is invisible to it; the threads of each
@@ -68,7 +80,7 @@ $(TSAN_DIR)/CMakeCache.txt: $(CMAKE_INPUTS)
 	cmake -S . -B $(TSAN_DIR) -G Ninja -DGEXX_SANITIZE=thread $(CMAKE_ARGS)
 	@touch $@
 
-test-tsan: deps $(TSAN_DIR)/CMakeCache.txt
+test-tsan: deps-test $(TSAN_DIR)/CMakeCache.txt
 	cmake --build $(TSAN_DIR) -j $(JOBS) --target $(TSAN_TARGETS)
 	TSAN_OPTIONS="$(TSAN_OPTIONS_ALL)" GEXX_THREADSTRESS_OPS=400 \
 	  ctest --test-dir $(TSAN_DIR) --output-on-failure -j $(CTEST_JOBS) --timeout $(CTEST_TIMEOUT) \

@@ -1,7 +1,40 @@
 #!/usr/bin/env bash
-# Installs the Debian packages the build and the tests need, and only those
-# that are missing. Quiet and quick when everything is there; safe to rerun.
+# Installs the Debian packages a target needs, and only those that are
+# missing. Quiet and quick when everything is there; safe to rerun.
+#
+# usage: install-deps.sh [build|test] [--list]
+#   build (default; `make deps`, `make run`, `make build` users): what
+#         building, installing and running the demos need.
+#   test  (`make deps-test`, `make test`): that, plus what the tests use
+#         (the multi-host test's sshd and ssh, debuggers, namespaces).
+#   --list: print the packages of the set, one per line, and install nothing.
+# It never enables or starts a system service: a package it installs that
+# brings one (openssh-server's ssh.service) is installed with starting
+# refused and its enablement undone (the tests run their own sshd).
 set -euo pipefail
+
+mode=build
+list_only=0
+for arg in "$@"; do
+  case $arg in
+    build | test) mode=$arg ;;
+    --list) list_only=1 ;;
+    *)
+      echo "install-deps: unknown argument '$arg' (use build or test, and --list)" >&2
+      exit 2
+      ;;
+  esac
+done
+
+# Every package of a set, for --list and docs/building.md.
+build_packages=(cmake ninja-build gcc g++ pkg-config make python3 libgtest-dev)
+test_packages=(clang-format util-linux procps iproute2 openssh-server openssh-client binutils gdb)
+if ((list_only)); then
+  printf '%s\n' "${build_packages[@]}"
+  [[ $mode == test ]] && printf '%s\n' "${test_packages[@]}"
+  printf '%s (optional: the ofi conduit)\n' libfabric-dev libfabric-bin
+  exit 0
+fi
 
 readonly MIN_CMAKE=3.25
 
@@ -53,6 +86,7 @@ check_all() {
   have make || need make
   have python3 || need python3
   gtest_ok || need libgtest-dev
+  [[ $mode == test ]] || return 0
   have clang-format || need clang-format
   have unshare || need util-linux
   { have pgrep && have ps; } || need procps
@@ -118,7 +152,7 @@ if ((${#missing[@]} == 0 && ${#optional[@]} != 0)) && have apt-get &&
   no_services_end
 fi
 if ((${#missing[@]} == 0)); then
-  echo "install-deps: everything is present (cmake $(cmake --version | sed -n '1s/^cmake version //p'), $(g++ -dumpfullversion 2>/dev/null | sed 's/^/g++ /'), $(clang-format --version | sed -n 's/.*version \([0-9.]*\).*/clang-format \1/p'))"
+  echo "install-deps: everything for '$mode' is present (cmake $(cmake --version | sed -n '1s/^cmake version //p'), $(g++ -dumpfullversion 2>/dev/null | sed 's/^/g++ /'))"
   exit 0
 fi
 
@@ -140,7 +174,26 @@ fi
 wanted=("${missing[@]}")
 export DEBIAN_FRONTEND=noninteractive
 "${as_root[@]+"${as_root[@]}"}" apt-get update -qq >/dev/null
-"${as_root[@]+"${as_root[@]}"}" apt-get install -y -qq --no-install-recommends "${wanted[@]}" >/dev/null
+# No service starts during the installation: policy-rc.d answers "refused"
+# (101) to every start request, unless the host has a policy of its own.
+policy=/usr/sbin/policy-rc.d
+own_policy=0
+if [[ ! -e $policy ]]; then
+  printf '#!/bin/sh\n# installed by gexx scripts/install-deps.sh for one apt-get run\nexit 101\n' |
+    "${as_root[@]+"${as_root[@]}"}" tee "$policy" >/dev/null
+  "${as_root[@]+"${as_root[@]}"}" chmod 755 "$policy"
+  own_policy=1
+fi
+status=0
+"${as_root[@]+"${as_root[@]}"}" apt-get install -y -qq --no-install-recommends "${wanted[@]}" >/dev/null || status=$?
+# openssh-server enables ssh.service (and its socket) for boot: undone, since
+# only the tests' private sshd is wanted.
+if [[ " ${wanted[*]} " == *" openssh-server "* ]] && have deb-systemd-helper; then
+  "${as_root[@]+"${as_root[@]}"}" deb-systemd-helper disable ssh.service ssh.socket >/dev/null 2>&1 || true
+  echo "install-deps: installed openssh-server for the multi-host test only: ssh.service is not enabled or started"
+fi
+if ((own_policy)); then "${as_root[@]+"${as_root[@]}"}" rm -f "$policy"; fi
+((status == 0)) || exit "$status"
 if ((${#optional[@]} != 0)); then
   no_services_begin
   "${as_root[@]+"${as_root[@]}"}" apt-get install -y -qq --no-install-recommends "${optional[@]}" \

@@ -181,6 +181,7 @@ int main(int argc, char **argv) {
     return 2;
   }
   o.exit_timeout_seconds = gexx::launcher::exit_timeout_seconds(o.ranks);
+  o.init_timeout_seconds = gexx::config::get_seconds("GASNET_INIT_TIMEOUT");
   if (!spawner) {
     std::string fn = gexx::config::get_string("GASNET_SPAWNFN");
     if (fn.size() == 1) spawner = gexx::launcher::find_spawner_by_letter(fn[0]);

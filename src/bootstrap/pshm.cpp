@@ -88,9 +88,7 @@ PshmRank fork_pshm_ranks(uint32_t ranks, bool verbose) {
   }
   PshmRank me;
   random_bytes(me.secret, kSecretBytes);
-  uint8_t id[4];
-  random_bytes(id, sizeof id);
-  me.job_id = util::hex(id, sizeof id);
+  me.job_id = new_job_id();  // this process supervises the job once it execs gasnetrun
   int listen_fd = listen_abstract("gexx", me.address);
   if (listen_fd < 0) util::fatal("cannot open the bootstrap socket: %s", std::strerror(errno));
 

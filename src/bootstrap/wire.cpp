@@ -304,9 +304,26 @@ bool secrets_equal(const uint8_t *a, const uint8_t *b) {
   return diff == 0;
 }
 
+std::string new_job_id() {
+  uint8_t id[4];
+  random_bytes(id, sizeof id);
+  return util::format("%lxp", static_cast<unsigned long>(::getpid())) + util::hex(id, sizeof id);
+}
+
+long job_id_pid(const std::string &job_id) {
+  size_t p = job_id.find('p');
+  if (p == 0 || p == std::string::npos || p > 8) return -1;
+  char *end = nullptr;
+  long pid = std::strtol(job_id.substr(0, p).c_str(), &end, 16);
+  return end && *end == '\0' && pid > 0 ? pid : -1;
+}
+
 std::string take_env(const char *name) {
-  const char *v = std::getenv(name);
+  char *v = std::getenv(name);
   std::string out = v ? v : "";
+  // unsetenv only drops the pointer: the text stays in the environment block
+  // the kernel shows in /proc/<pid>/environ. Blank it where it lies.
+  if (v) std::memset(v, 0, out.size());
   ::unsetenv(name);
   return out;
 }

@@ -132,6 +132,12 @@ std::string local_ip_towards(const std::string &host, std::string &error);
 bool is_unix_socket(int fd);
 
 void random_bytes(uint8_t *out, size_t n);
+// A fresh job id: the supervising process's pid in hex, 'p', 32 random bits
+// in hex ("1a2bp9f3c0e11"). It names the job's shared-memory files, so a
+// later launcher can tell whether their job's supervisor is still there.
+std::string new_job_id();
+// The supervisor pid a job id starts with, or -1 (an id of another form).
+long job_id_pid(const std::string &job_id);
 // The value of environment variable `name` ("" when unset), which is then
 // removed so the client program does not inherit it.
 std::string take_env(const char *name);

@@ -5,6 +5,7 @@
 #include <netinet/tcp.h>
 #include <sys/socket.h>
 #include <fcntl.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -17,6 +18,20 @@ namespace gexx::launcher {
 
 namespace {
 constexpr size_t kMaxPayload = 1u << 30;
+// A rank sends its greeting as soon as it connects; a connection silent this
+// long is not a rank (or is one too late to matter) and is dropped.
+constexpr double kGreetingSeconds = 5.0;
+// Connections not joined yet, at most, beyond one per rank: when more come,
+// the oldest silent one makes room, so idle connections cannot lock ranks out.
+constexpr size_t kPendingSlack = 32;
+// Out of descriptors with no silent connection to drop: accept again after this.
+constexpr double kAcceptPauseSeconds = 0.05;
+
+double monotonic_now() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
 
 void report(const std::string &who, const std::string &text) {
   std::string line = who + ": " + text + "\n";
@@ -34,11 +49,21 @@ Hub::Hub(uint32_t size, const uint8_t *secret, std::string who, bool verbose)
       contrib_(size),
       fd_contrib_(size),
       contributed_(size, false),
-      aborted_(size, false) {
+      aborted_(size, false),
+      joined_(size, false),
+      exiting_(size, false),
+      pending_limit_(size + kPendingSlack) {
   std::memcpy(secret_, secret, kSecretBytes);
 }
 
 Hub::~Hub() {
+  if (refused_total_ > 1) {
+    std::string list;
+    for (const auto &[reason, count] : refusals_)
+      list += util::format("%s%lu %s", list.empty() ? "" : ", ", count, reason.c_str());
+    report(who_, util::format("refused %lu bootstrap connections in all (%s)", refused_total_,
+                              list.c_str()));
+  }
   for (auto &c : conns_)
     if (c.fd >= 0) drop(c);
   for (auto &v : fd_contrib_)
@@ -69,7 +94,8 @@ void Hub::forget_in_child() {
 }
 
 void Hub::collect_pollfds(std::vector<pollfd> &out) const {
-  if (listen_fd_ >= 0) out.push_back({listen_fd_, POLLIN, 0});
+  if (listen_fd_ >= 0 && monotonic_now() >= accept_paused_until_)
+    out.push_back({listen_fd_, POLLIN, 0});
   for (const auto &c : conns_)
     if (c.fd >= 0) out.push_back({c.fd, POLLIN, 0});
 }
@@ -86,8 +112,60 @@ void Hub::handle(const pollfd &p) {
       break;
     }
   }
+  sweep();
+}
+
+void Hub::sweep() {
   conns_.erase(std::remove_if(conns_.begin(), conns_.end(), [](const Conn &c) { return c.fd < 0; }),
                conns_.end());
+}
+
+double Hub::tick(double now) {
+  double next = now + 1.0;
+  for (auto &c : conns_) {
+    if (c.fd < 0 || c.rank >= 0) continue;
+    if (now >= c.greet_by) {
+      refused(describe_peer(c.fd), "no greeting in time");
+      drop(c);
+    } else {
+      next = std::min(next, c.greet_by);
+    }
+  }
+  sweep();
+  if (accept_paused_until_ > now) next = std::min(next, accept_paused_until_);
+  return next;
+}
+
+// Reads the greetings already sent, then drops the oldest connection still
+// silent; false if there is none (every connection is a rank).
+bool Hub::make_room() {
+  for (auto &c : conns_)
+    if (c.fd >= 0 && c.rank < 0) read_conn(c);
+  sweep();
+  for (auto &c : conns_) {  // oldest first: accepted in order
+    if (c.fd >= 0 && c.rank < 0) {
+      refused(describe_peer(c.fd), "too many connections waiting to greet");
+      drop(c);
+      sweep();
+      return true;
+    }
+  }
+  return false;
+}
+
+void Hub::refused(const std::string &peer, const std::string &reason) {
+  if (refused_total_++ == 0) {
+    report(who_, util::format("refused a bootstrap connection from %s: %s (further refusals are "
+                              "counted, and reported when the job ends)",
+                              peer.c_str(), reason.c_str()));
+  }
+  for (auto &[r, count] : refusals_) {
+    if (r == reason) {
+      ++count;
+      return;
+    }
+  }
+  refusals_.emplace_back(reason, 1);
 }
 
 void Hub::drain() {
@@ -103,14 +181,38 @@ void Hub::drain() {
 void Hub::accept_all() {
   for (;;) {
     int fd = ::accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
-    if (fd < 0) return;
-    if (!is_unix_socket(fd)) {
+    if (fd < 0) {
+      if (errno == EINTR || errno == ECONNABORTED) continue;
+      if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) {
+        // Out of descriptors: a silent connection makes room, else accepting
+        // pauses (the listening socket would otherwise wake poll at once).
+        if (make_room()) continue;
+        accept_paused_until_ = monotonic_now() + kAcceptPauseSeconds;
+      }
+      return;
+    }
+    if (is_unix_socket(fd)) {
+      // The kernel vouches for the peer: another user's process is closed
+      // before a byte of it is read.
+      ucred cred{};
+      socklen_t len = sizeof cred;
+      if (::getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0 || cred.uid != ::geteuid()) {
+        refused(util::format("pid %ld", static_cast<long>(cred.pid)),
+                "the process belongs to another user");
+        ::close(fd);
+        continue;
+      }
+    } else {
       int one = 1;
       ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
       ::setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof one);
     }
+    size_t pending = 0;
+    for (const auto &c : conns_) pending += c.fd >= 0 && c.rank < 0 ? 1 : 0;
+    if (pending >= pending_limit_) make_room();
     Conn c;
     c.fd = fd;
+    c.greet_by = monotonic_now() + kGreetingSeconds;
     conns_.push_back(std::move(c));
   }
 }
@@ -141,8 +243,7 @@ std::string Hub::describe_peer(int fd) const {
 }
 
 void Hub::reject(Conn &c, const std::string &reason) {
-  report(who_, util::format("refused a bootstrap connection from %s: %s",
-                            describe_peer(c.fd).c_str(), reason.c_str()));
+  refused(describe_peer(c.fd), reason);
   send_message(c.fd, Op::Reject, 0, reason.data(), reason.size());
   drop(c);
 }
@@ -215,6 +316,10 @@ bool Hub::hello(Conn &c, const Header &h, const uint8_t *payload) {
   }
   c.rank = b.rank;
   rank_fd_[b.rank] = c.fd;
+  if (!joined_[b.rank]) {
+    joined_[b.rank] = true;
+    ++joined_count_;
+  }
   // Over TCP the rank's word is all there is; its agent signals only its own ranks.
   rank_pid_[b.rank] = local ? cred.pid : (b.pid > 0 ? static_cast<long>(b.pid) : -1);
   if (verbose_)
@@ -274,6 +379,7 @@ bool Hub::process(Conn &c, const Header &h, const uint8_t *payload) {
       auto how = h.length == 1 && static_cast<ExitHow>(payload[0]) == ExitHow::ProcessExit
                      ? ExitHow::ProcessExit
                      : ExitHow::GasnetExit;
+      exiting_[r] = true;
       if (!first_exit_)
         first_exit_ = ExitNotice{static_cast<uint32_t>(r), static_cast<int>(h.arg), how};
       return true;

@@ -38,6 +38,9 @@ class Hub {
 
   void collect_pollfds(std::vector<pollfd> &out) const;
   void handle(const pollfd &p);
+  // Drops connections that have not greeted within their deadline and
+  // resumes accepting after a pause; returns when it next needs a call.
+  double tick(double now);
   // Reads whatever the ranks have sent, without waiting.
   void drain();
 
@@ -60,11 +63,17 @@ class Hub {
   // Process id `rank` joined with while its connection is still open, else -1:
   // such a process has gexx's SIGQUIT handling in place.
   long joined_pid(uint32_t rank) const { return rank_fd_[rank] >= 0 ? rank_pid_[rank] : -1; }
+  // True once `rank` has joined (it may have left since); how many have.
+  bool joined_ever(uint32_t rank) const { return joined_[rank]; }
+  uint32_t joined_count() const { return joined_count_; }
+  // True once `rank` has announced its own exit: it is on its way out.
+  bool exiting(uint32_t rank) const { return exiting_[rank]; }
 
  private:
   struct Conn {
     int fd = -1;
     long rank = -1;
+    double greet_by = 0;  // not joined yet: dropped if still silent then
     std::vector<uint8_t> in;
     std::vector<int> fds;
   };
@@ -75,6 +84,11 @@ class Hub {
   bool process(Conn &c, const Header &h, const uint8_t *payload);
   bool hello(Conn &c, const Header &h, const uint8_t *payload);
   void reject(Conn &c, const std::string &reason);
+  // Counts a refused connection; the first is reported in full, the rest in
+  // one line when the hub closes.
+  void refused(const std::string &peer, const std::string &reason);
+  bool make_room();
+  void sweep();
   std::string describe_peer(int fd) const;
   void drop(Conn &c);
   void protocol_failure(const std::string &what);
@@ -100,6 +114,12 @@ class Hub {
   std::optional<AbortRequest> abort_;
   std::vector<bool> aborted_;
   std::optional<ExitNotice> first_exit_;
+  std::vector<bool> joined_, exiting_;
+  uint32_t joined_count_ = 0;
+  size_t pending_limit_;            // connections not joined yet, at most
+  double accept_paused_until_ = 0;  // out of descriptors: accept later
+  std::vector<std::pair<std::string, unsigned long>> refusals_;  // reason, count
+  unsigned long refused_total_ = 0;
 };
 
 }  // namespace gexx::launcher

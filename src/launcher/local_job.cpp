@@ -9,6 +9,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -32,8 +33,10 @@ namespace {
 
 // In a freshly forked rank: die with the supervisor, restore signals. A rank
 // that returns into the program keeps the handlers the program installed.
-void become_rank(pid_t supervisor, uint32_t rank, const sigset_t &old_mask, bool execs) {
+void become_rank(pid_t supervisor, uint32_t rank, const sigset_t &old_mask, bool execs,
+                 const rlimit *files) {
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (files) ::setrlimit(RLIMIT_NOFILE, files);
   if (::getppid() != supervisor) _exit(1);
   if (execs)
     for (int sig : kSupervisorSignals) ::signal(sig, SIG_DFL);
@@ -45,6 +48,14 @@ void become_rank(pid_t supervisor, uint32_t rank, const sigset_t &old_mask, bool
       ::close(devnull);
     }
   }
+}
+
+// RLIMIT_NPROC as a user would read it.
+std::string process_limit_text() {
+  rlimit nproc{};
+  if (::getrlimit(RLIMIT_NPROC, &nproc) != 0) return "unknown";
+  if (nproc.rlim_cur == RLIM_INFINITY) return "unlimited";
+  return std::to_string(static_cast<unsigned long long>(nproc.rlim_cur));
 }
 
 }  // namespace
@@ -74,10 +85,30 @@ int run_local_job(const JobOptions &o) {
     usage_error(o.who, "-N " + std::to_string(o.used_hosts) + ": the local spawner runs every " +
                            "rank on this host (--spawner ssh spreads them)");
   }
+  // Under a process limit too low for the job, say so before starting any.
+  rlimit nproc{};
+  if (::getrlimit(RLIMIT_NPROC, &nproc) == 0 && nproc.rlim_cur != RLIM_INFINITY &&
+      ::geteuid() != 0 && o.ranks >= nproc.rlim_cur) {
+    say(o.who, util::format("cannot start %u ranks: the process limit is %s (ulimit -u), and "
+                            "each rank is a process",
+                            o.ranks, process_limit_text().c_str()));
+    return 2;
+  }
+  // Files a launcher killed outright left behind (its job is over).
+  sweep_orphaned_job_files();
   JobKeys keys = new_job_keys();
   const uint8_t *secret = keys.secret;
   const std::string &job_id = keys.id;
 
+  // One descriptor per rank and a bounded number of connections not joined
+  // yet: the soft limit is raised to the hard one here, and restored in the ranks.
+  rlimit files{};
+  bool raised_files = false;
+  if (::getrlimit(RLIMIT_NOFILE, &files) == 0 && files.rlim_cur < files.rlim_max) {
+    rlimit raised = files;
+    raised.rlim_cur = files.rlim_max;
+    raised_files = ::setrlimit(RLIMIT_NOFILE, &raised) == 0;
+  }
   Hub hub(o.ranks, secret, o.who, o.verbose);
   if (!hub.listen()) {
     say(o.who, util::format("cannot open the bootstrap socket: %s", std::strerror(errno)));
@@ -103,13 +134,14 @@ int run_local_job(const JobOptions &o) {
   for (uint32_t r = 0; r < o.ranks; ++r) {
     pid_t pid = ::fork();
     if (pid < 0) {
-      say(o.who, util::format("cannot start rank %u: fork failed: %s", r, std::strerror(errno)));
-      sup.procs()[r].alive = false;
-      ::kill(self, SIGTERM);  // the supervisor loop ends the ranks already started
+      int error = errno;
+      say(o.who, util::format("cannot start rank %u: %s; the process limit is %s", r,
+                              std::strerror(error), process_limit_text().c_str()));
+      sup.start_failed(2);  // the supervisor loop ends the ranks already started
       break;
     }
     if (pid == 0) {
-      become_rank(self, r, old_mask, true);
+      become_rank(self, r, old_mask, true, raised_files ? &files : nullptr);
       ::close(sigfd);
       ::setenv(kEnvAddress, hub.address().c_str(), 1);
       ::setenv(kEnvSecret, secret_hex.c_str(), 1);
@@ -166,7 +198,9 @@ int supervise_pshm(const std::string &who) {
   o.verbose = verbose;
   o.who = who;
   o.exit_timeout_seconds = exit_timeout_seconds(o.ranks);
+  o.init_timeout_seconds = config::get_seconds("GASNET_INIT_TIMEOUT");
 
+  sweep_orphaned_job_files();
   Hub hub(o.ranks, secret.data(), o.who, o.verbose);
   hub.adopt(static_cast<int>(*fd), address);
   sigset_t mask;

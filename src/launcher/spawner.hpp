@@ -26,6 +26,8 @@ struct JobOptions {
   bool verbose = false;
   // How long ranks get to end once the job is ending (exit_timeout_seconds).
   double exit_timeout_seconds = 2.0;
+  // How long the ranks get to join the job (GASNET_INIT_TIMEOUT); 0: forever.
+  double init_timeout_seconds = 0;
   std::string who = "gasnetrun";       // prefix of the launcher's messages
   uint32_t used_hosts = 0;             // -N: hosts to run on; 0 when not given
   std::vector<std::string> env_names;  // -E: variables the ranks must receive

@@ -11,9 +11,7 @@ namespace gexx::launcher {
 JobKeys new_job_keys() {
   JobKeys k;
   random_bytes(k.secret, kSecretBytes);
-  uint8_t id[4];
-  random_bytes(id, sizeof id);
-  k.id = util::hex(id, sizeof id);
+  k.id = new_job_id();
   return k;
 }
 

@@ -322,6 +322,7 @@ int Agent::run() {
     double now = now_seconds();
     double next = gone_ ? now + 0.1 : last_heard_ + kAgentSilenceSeconds;
     if (kill_deadline_) next = std::min(next, *kill_deadline_);
+    next = std::min(next, host_hub_->tick(now));
     ::poll(fds.data(), fds.size(), static_cast<int>(std::max(0.0, next - now) * 1000) + 1);
     for (size_t i = 0; i < fds.size(); ++i) {
       const pollfd &p = fds[i];

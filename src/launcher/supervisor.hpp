@@ -22,6 +22,11 @@ const char *signal_name(int sig);
 void say(const std::string &who, const std::string &text);
 // Removes the shared-memory files of job `job_id` a rank may have left.
 void sweep_job_files(const std::string &job_id);
+// Removes the shared-memory files ("gexx-<job>-...") of jobs that are over,
+// left by a launcher killed outright: only this user's, only those whose
+// job's supervisor (the pid in the job id) is gone, and only those no live
+// process maps or holds open. Returns how many it removed.
+int sweep_orphaned_job_files();
 // Ends (SIGTERM, then SIGKILL) the processes re-parented to this one.
 void end_orphans(const std::string &who, bool verbose);
 
@@ -60,6 +65,8 @@ struct RankProc {
   uint32_t host = 0;    // remote: the agent's host index
   bool alive = false;
   bool ended_by_us = false;
+  bool quit = false;        // sent the SIGQUIT of an exit
+  long long exit_cpu = -1;  // CPU ns it had when the exit began (-1: unknown)
 };
 
 class Supervisor {
@@ -74,6 +81,9 @@ class Supervisor {
         procs_(o.ranks) {}
 
   std::vector<RankProc> &procs() { return procs_; }
+  // The job could not be started whole (a fork failed): it ends with `code`
+  // once the ranks already started are gone.
+  void start_failed(int code);
   int run();
 
  private:
@@ -85,7 +95,9 @@ class Supervisor {
   void end_all(int sig);
   void quit_all(int code, long except_rank);
   void begin_exit();
+  void quit_due(double now);
   void check_deadlines();
+  void init_expired();
   uint32_t alive() const {
     uint32_t n = 0;
     for (const auto &p : procs_) n += p.alive ? 1 : 0;
@@ -102,7 +114,12 @@ class Supervisor {
   std::optional<Hub::ExitNotice> exit_;  // the exit that is ending the job
   std::optional<double> drain_deadline_;
   std::optional<double> kill_deadline_;
-  std::optional<double> quit_deadline_;  // when the ranks left get SIGQUIT
+  std::optional<double> quit_deadline_;  // when to look again for ranks due a SIGQUIT
+  double exit_began_ = 0;
+  std::optional<double> init_deadline_;  // when ranks not joined yet are named
+  // The launcher ended a rank by force (SIGTERM or SIGKILL, not the SIGQUIT
+  // of an exit that the rank honoured): the job cannot return 0.
+  bool forced_ = false;
   long first_clean_exit_rank_ = -1;
   bool abort_seen_ = false;
   bool quit_sent_ = false;

@@ -42,12 +42,20 @@ GEXX_KNOB_GROUP_DEFINE(
          "Seconds ranks get to end once the job is ending (after a gasnet_exit, an exit, or a "
          "signal to the launcher) before they are killed, and that the others get to finish after "
          "a rank ends with status 0 unannounced. Unset: min(GASNET_EXITTIMEOUT_MAX, "
-         "GASNET_EXITTIMEOUT_MIN + ranks x GASNET_EXITTIMEOUT_FACTOR).",
-         false},
+         "GASNET_EXITTIMEOUT_MIN + ranks x GASNET_EXITTIMEOUT_FACTOR). At least 0.5.",
+         false, 500},
         {"GASNET_EXITTIMEOUT_MAX", Kind::Seconds, "360",
-         "Upper bound of the exit timeout computed when GASNET_EXITTIMEOUT is unset.", false},
+         "Upper bound of the exit timeout computed when GASNET_EXITTIMEOUT is unset. At least "
+         "0.5.",
+         false, 500},
         {"GASNET_EXITTIMEOUT_MIN", Kind::Seconds, "2",
-         "Base of the exit timeout computed when GASNET_EXITTIMEOUT is unset.", false},
+         "Base of the exit timeout computed when GASNET_EXITTIMEOUT is unset. At least 0.5.", false,
+         500},
+        {"GASNET_INIT_TIMEOUT", Kind::Seconds, "120",
+         "Seconds every rank of a job gets, from its start, to join the job (gasnet_init or "
+         "gex_Client_Init); the launcher then names the ranks that did not and ends the job with "
+         "status 1. 0: no deadline.",
+         false},
         {"GASNET_EXITTIMEOUT_FACTOR", Kind::Seconds, "0.25",
          "Seconds per rank added to GASNET_EXITTIMEOUT_MIN when GASNET_EXITTIMEOUT is unset.",
          false},
@@ -305,6 +313,13 @@ std::optional<std::string> list_problem(std::string_view value,
 
 }  // namespace
 
+// A Seconds variable with a floor (`min`, in milliseconds) refuses less.
+std::optional<std::string> seconds_floor_problem(const Var &v, double seconds) {
+  if (v.min == INT64_MIN || seconds * 1000.0 >= static_cast<double>(v.min)) return std::nullopt;
+  return util::format("use at least %g seconds: less would end healthy ranks",
+                      static_cast<double>(v.min) / 1000.0);
+}
+
 std::optional<std::string> check_value(const Var &v, std::string_view value) {
   switch (v.kind) {
     case Kind::Int:
@@ -321,7 +336,7 @@ std::optional<std::string> check_value(const Var &v, std::string_view value) {
       // An empty default means "unset": the value is then computed.
       if (value.empty() && !*v.default_value) return std::nullopt;
       if (!parse_seconds(value)) return std::string(kSecondsAccepted);
-      return std::nullopt;
+      return seconds_floor_problem(v, *parse_seconds(value));
     case Kind::List:
       return list_problem(value, choices_of(v));
     case Kind::String:
@@ -483,6 +498,7 @@ double get_seconds(const char *name) {
   std::string value = raw_value(v);
   auto s = parse_seconds(value);
   if (!s) bad_value(v, value, kSecondsAccepted);
+  if (auto problem = seconds_floor_problem(v, *s)) bad_value(v, value, *problem);
   return *s;
 }
 

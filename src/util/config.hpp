@@ -28,7 +28,7 @@ struct Var {
   const char *default_value;  // as a user would write it; "" when unset means "not used"
   const char *help;
   bool must_agree;          // must hold the same value on every rank
-  int64_t min = INT64_MIN;  // Int and Bytes: the range accepted
+  int64_t min = INT64_MIN;  // Int and Bytes: the range accepted; Seconds: the floor in ms
   int64_t max = INT64_MAX;
   const char *choices = nullptr;  // List: the names accepted, comma separated
 };

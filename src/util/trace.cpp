@@ -1,6 +1,7 @@
 #include "util/trace.hpp"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -121,9 +122,33 @@ FILE *open_output(const char *var, const std::string &value, uint32_t rank, bool
   if (value == "stdout") return stdout;
   if (is_stream(value)) return stderr;
   std::string path = expand(value, rank);
-  int flags = O_WRONLY | O_CREAT | O_CLOEXEC | (shared ? O_APPEND : 0);
-  if (!shared || rank == 0) flags |= O_TRUNC;
+  // Never through a symbolic link (one planted in a shared folder would make
+  // this process write wherever it points), never truncating a file that is
+  // not this user's: opened without O_TRUNC, checked, then truncated.
+  int flags = O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW | (shared ? O_APPEND : 0);
   int fd = ::open(path.c_str(), flags, 0666);
+  struct stat link {};
+  // ELOOP from O_NOFOLLOW, or EACCES where the kernel protects sticky folders.
+  if (fd < 0 && ::lstat(path.c_str(), &link) == 0 && S_ISLNK(link.st_mode)) {
+    util::fatal(
+        "%s='%s': '%s' is a symbolic link, which gexx does not write through; name "
+        "the file itself",
+        var, value.c_str(), path.c_str());
+  }
+  struct stat st {};
+  bool regular = fd >= 0 && ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+  if (regular && st.st_uid != ::geteuid()) {
+    ::close(fd);
+    util::fatal(
+        "%s='%s': '%s' belongs to another user, and gexx does not overwrite it; name a "
+        "file of your own, or a new one",
+        var, value.c_str(), path.c_str());
+  }
+  // A device or a pipe (/dev/null, a FIFO) is written as it is.
+  if (regular && (!shared || rank == 0) && ::ftruncate(fd, 0) != 0) {
+    ::close(fd);
+    fd = -1;
+  }
   FILE *f = fd >= 0 ? fdopen(fd, shared ? "a" : "w") : nullptr;
   if (!f) {
     util::fatal(

@@ -41,14 +41,17 @@ __attribute__((noinline)) static void crash_here_on_purpose(volatile int *where)
   *where = 42;
 }
 
-static void start(uintptr_t segsize) {
+/* segsize 0: exactly gasnet_getMaxLocalSegmentSize(); returns the size attached. */
+static uintptr_t start(uintptr_t segsize) {
   CHECK(gasnet_init(NULL, NULL) == GASNET_OK, "gasnet_init");
   me = check_rank = gasnet_mynode();
   n = gasnet_nodes();
+  if (!segsize) segsize = gasnet_getMaxLocalSegmentSize();
   CHECK(gasnet_getMaxLocalSegmentSize() >= segsize, "max local segment %lu < %lu",
         (unsigned long)gasnet_getMaxLocalSegmentSize(), (unsigned long)segsize);
   CHECK(gasnet_getMaxGlobalSegmentSize() <= gasnet_getMaxLocalSegmentSize(), "global > local");
   CHECK(gasnet_attach(NULL, 0, segsize, 0) == GASNET_OK, "gasnet_attach");
+  return segsize;
 }
 
 static void check_data(uintptr_t segsize) {
@@ -155,6 +158,10 @@ int main(int argc, char **argv) {
   }
   uintptr_t segsize = 1 << 20;
   if (!strcmp(mode, "data") && argc > 2) segsize = strtoul(argv[2], NULL, 0);
+  if (!strcmp(mode, "datamax")) { /* "data" on a segment of the advertised maximum */
+    mode = "data";
+    segsize = 0;
+  }
   if (!strcmp(mode, "env")) {
     start(1 << 16);
     const char *v = gasnet_getenv(argv[2]);
@@ -168,7 +175,7 @@ int main(int argc, char **argv) {
     gasnet_attach(NULL, 0, strtoul(argv[2], NULL, 0), 0);
     gasnet_exit(0);
   }
-  start(segsize);
+  segsize = start(segsize);
   gasnet_node_t who =
       argc > 3 ? (gasnet_node_t)atoi(argv[3]) : (argc > 2 ? (gasnet_node_t)atoi(argv[2]) : 0);
   if (!strcmp(mode, "data")) {

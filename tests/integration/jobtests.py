@@ -523,7 +523,8 @@ def case_early_exit():
     A return from main tells gexx, and the job ends at once."""
     before = shm_entries()
     job = Job([exitcheck(), "vanish", "0", "0"], ranks=3, env={"GASNET_EXITTIMEOUT": "0.5"})
-    job.wait().expect(0, stderr_has=[r"rank 0 exited 0\.5 s ago but rank\(s\) 1, 2 are still "
+    # The launcher had to end ranks 1 and 2: the job does not return 0 (docs/launching.md).
+    job.wait().expect(1, stderr_has=[r"rank 0 exited 0\.5 s ago but rank\(s\) 1, 2 are still "
                                      r"running"])
     job.assert_nothing_left(before)
     job = Job([jobcheck(), "early", "0"], ranks=3).wait().expect(0)
@@ -534,8 +535,9 @@ def case_early_exit():
 
 # ---- exit paths (exitcheck.c) -------------------------------------------
 # Every path on 2 and 4 ranks, through gasnetrun and as GASNET_PSHM_NODES ranks.
-# Times are only checked against a bound that catches hangs; docs/performance.md
-# has the measured ones.
+# No time is checked (a loaded host may take any): a job must end with its code, every
+# rank on the exit's own path (none killed after a timeout); docs/performance.md has the
+# measured times.
 
 HANG_SECONDS = 10
 
@@ -585,12 +587,16 @@ def run_exits(runs):
                 job.proc.kill()
     for job, (n, args, code, pshm, _) in zip(jobs, runs):
         job.expect(code)
-        took = job.took()
         ready = sorted(int(r) for r in re.findall(r"exitcheck rank (\d+) of %d: ready" % n,
                                                   job.stdout))
         check(ready == list(range(n)), "ranks ready: %s%s" % (ready, job.show()))
         check("FAIL" not in job.stdout, job.show())
-        check(took < HANG_SECONDS, "%s on %d ranks took %.1f s%s" % (args, n, took, job.show()))
+        # Every rank ended by itself, on the exit's own path: none waited out a timeout
+        # and had to be killed (no clock is read: a loaded host may take any time).
+        if not args[0].startswith("sigquit_ignore"):
+            check("did not end within" not in job.stderr and " s ago but rank" not in job.stderr
+                  and "had to end rank" not in job.stderr, "%s on %d ranks: a rank had to be "
+                  "ended by the launcher%s" % (args, n, job.show()))
     for job in jobs:
         job.assert_nothing_left(before)
     return jobs
@@ -946,8 +952,10 @@ def case_rogue_client():
     s.close()
     job.proc.send_signal(signal.SIGTERM)
     job.wait()
-    job.expect(128 + 15, stderr_has=[r"refused a bootstrap connection from pid \d+: wrong job secret"])
-    check(job.stderr.count("wrong job secret") == 2, job.show())
+    job.expect(128 + 15, stderr_has=[
+        r"refused a bootstrap connection from pid \d+: wrong job secret",
+        r"refused 3 bootstrap connections in all \(2 wrong job secret, 1 malformed greeting\)"])
+    check(job.stderr.count("refused") == 2, job.show())
     job.assert_nothing_left(before)
 
 
@@ -1581,6 +1589,496 @@ def case_inline_rma_oob():
     job.assert_nothing_left(before)
 
 
+# ---- hardening (issue 22): exit codes, start-up deadline, process limit,
+# strangers on the bootstrap socket, /dev/shm leftovers, trace files ----------
+
+NOBODY = 65534
+
+
+def as_nobody(nproc=None):
+    """preexec_fn: the child runs as user nobody, with RLIMIT_NPROC `nproc` if given."""
+    def become():
+        import resource
+        if nproc is not None:
+            resource.setrlimit(resource.RLIMIT_NPROC, (nproc, nproc))
+        os.setgroups([])
+        os.setgid(NOBODY)
+        os.setuid(NOBODY)
+    return become
+
+
+def rank_wrapper(rank, action, program):
+    """argv of a rank that runs `action` (shell) when it is rank `rank`, else execs program."""
+    script = 'if [ "$GEXX_BOOT_RANK" = %d ]; then %s; fi; exec "$@"' % (rank, action)
+    return ["/bin/sh", "-c", script, "wrapper"] + program
+
+
+def case_harden_exit_codes():
+    """A job the launcher had to end by force never returns 0: a rank that _exits(0) while
+    the others spin, a rank that exits 0 before gasnet_init while the others wait in it.
+    A non-collective gasnet_exit(0) whose SIGQUIT every rank honours still returns 0."""
+    before = shm_entries()
+    forced = r"the launcher had to end rank\(s\) that did not end by themselves; the job " \
+             r"returns 1, not 0"
+    env = {"GASNET_EXITTIMEOUT": "0.5"}
+    job = Job([exitcheck(), "vanish", "0", "1"], ranks=3, env=env).wait()
+    job.expect(1, stderr_has=[r"rank 1 exited 0\.5 s ago but rank\(s\) 0, 2 are still running",
+                              forced])
+    job.assert_nothing_left(before)
+    job = Job(rank_wrapper(1, "exit 0", [exitcheck(), "ready", "0"]), ranks=3, env=env).wait()
+    job.expect(1, stderr_has=[r"rank 1 exited 0\.5 s ago but rank\(s\) 0, 2 are still running",
+                              forced])
+    job.assert_nothing_left(before)
+    job = Job([exitcheck(), "spin", "0", "1"], ranks=3).wait().expect(0)
+    check(job.stderr == "", job.show())
+    job.assert_nothing_left(before)
+
+
+def case_harden_init_timeout():
+    """A rank that never joins (never calls gasnet_init) is named once GASNET_INIT_TIMEOUT
+    has passed, and the job ends with status 1 instead of waiting forever."""
+    before = shm_entries()
+    job = Job(rank_wrapper(2, "exec sleep 300", [exitcheck(), "ready", "0"]), ranks=3,
+              env={"GASNET_INIT_TIMEOUT": "1"}).wait()
+    job.expect(1, stderr_has=[r"rank\(s\) 2 did not join the job within 1 s of its start "
+                              r"\(did they call gasnet_init\?\); ending the job "
+                              r"\(GASNET_INIT_TIMEOUT sets this wait\)"])
+    check(job.stderr.count("did not join") == 1, job.show())
+    job.assert_nothing_left(before)
+    # 0 turns the deadline off.
+    job = Job([exitcheck(), "collective", "5"], ranks=3,
+              env={"GASNET_INIT_TIMEOUT": "0"}).wait().expect(5)
+    job.assert_nothing_left(before)
+
+
+def case_harden_exittimeout_floor():
+    """An exit timeout below 0.5 s would kill healthy ranks: refused before anything starts,
+    through gasnetrun (status 2) and with GASNET_PSHM_NODES."""
+    gasnetrun = os.path.join(ARGS.bin_dir, "gasnetrun")
+    for var in ("GASNET_EXITTIMEOUT", "GASNET_EXITTIMEOUT_MIN", "GASNET_EXITTIMEOUT_MAX"):
+        for value in ("0", "0.1"):
+            env = dict(os.environ, **{var: value})
+            p = subprocess.run([gasnetrun, "-n", "2", exitcheck(), "collective", "0"],
+                               capture_output=True, text=True, timeout=30, env=env)
+            check(p.returncode == 2, "%s=%s: exit %d\n%s" % (var, value, p.returncode, p.stderr))
+            check(re.search(r"%s='%s' is not valid: use at least 0\.5 seconds" % (var, value),
+                            p.stderr), p.stderr)
+            check("ready" not in p.stdout, p.stdout)
+    before = shm_entries()
+    job = Job([exitcheck(), "collective", "0"], launcher=False,
+              env={"GASNET_PSHM_NODES": "2", "GASNET_EXITTIMEOUT": "0"}).wait()
+    check(job.code != 0 and re.search(r"GASNET_EXITTIMEOUT='0' is not valid: use at least 0\.5",
+                                      job.stderr), job.show())
+    check("ready" not in job.stdout, job.show())
+    job.assert_nothing_left(before)
+
+
+def case_harden_fork_failure():
+    """A fork that fails under the process limit is reported as such (status 2), not as an
+    interruption; a job larger than the limit is refused before anything starts."""
+    gasnetrun = os.path.join(ARGS.bin_dir, "gasnetrun")
+    before = shm_entries()
+    tag = uuid.uuid4().hex
+    env = dict(os.environ, GEXX_TEST_TAG=tag)
+    p = subprocess.run([gasnetrun, "-n", "100000", exitcheck(), "collective", "0"],
+                       capture_output=True, text=True, timeout=60, env=env,
+                       preexec_fn=as_nobody(nproc=50))
+    check(p.returncode == 2 and re.search(r"cannot start 100000 ranks: the process limit is 50 "
+                                          r"\(ulimit -u\)", p.stderr),
+          "exit %d\n%s" % (p.returncode, p.stderr))
+    # Three processes of nobody's hold part of a limit of 6: the launcher's third fork fails.
+    holders = [subprocess.Popen(["sleep", "60"], preexec_fn=as_nobody()) for _ in range(3)]
+    try:
+        p = subprocess.run([gasnetrun, "-n", "5", exitcheck(), "ready", "0"],
+                           capture_output=True, text=True, timeout=60, env=env,
+                           preexec_fn=as_nobody(nproc=6))
+    finally:
+        for h in holders:
+            h.kill()
+            h.wait()
+    check(p.returncode == 2, "exit %d\n%s" % (p.returncode, p.stderr))
+    check(re.search(r"cannot start rank \d: Resource temporarily unavailable; the process limit "
+                    r"is 6", p.stderr), p.stderr)
+    check("received SIG" not in p.stderr, p.stderr)
+    deadline = time.time() + 5
+    while tagged_pids(tag) and time.time() < deadline:
+        time.sleep(0.05)
+    check(not tagged_pids(tag), "ranks left: %s" % tagged_pids(tag))
+    new = sorted(e for e in shm_entries() - before if not foreign_shm_entry(e))
+    check(not new, "/dev/shm has new entries: %s" % new)
+
+
+# Holds connections to a bootstrap socket, as a stranger would: "unix NAME N" or
+# "tcp PORT N", "junk" to send garbage on each; then on "waitclosed" from stdin,
+# waits (30 s at most) until the hub has closed them and says how many it closed.
+ADVERSARY = r"""
+import select, socket, sys, time
+kind, addr, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+socks = []
+for i in range(n):
+    try:
+        if kind == "unix":
+            s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            s.connect("\0" + addr)
+        else:
+            s = socket.create_connection(("127.0.0.1", int(addr)))
+        if "junk" in sys.argv[4:]:
+            s.sendall(b"GET / HTTP/1.0\r\n\r\n" * 4)
+        socks.append(s)
+    except OSError:
+        pass
+print("connected %d" % len(socks), flush=True)
+for line in sys.stdin:
+    if line.strip() == "waitclosed":
+        closed, deadline = set(), time.time() + 30
+        while len(closed) < len(socks) and time.time() < deadline:
+            r, _, _ = select.select([s for s in socks if s not in closed], [], [], 0.2)
+            for s in r:
+                try:
+                    if not s.recv(4096):
+                        closed.add(s)
+                except OSError:
+                    closed.add(s)
+        print("closed %d of %d" % (len(closed), len(socks)), flush=True)
+"""
+
+
+def adversary(kind, addr, n, junk=False, nobody=False):
+    """Starts an ADVERSARY process; returns it once its connections are made (or refused)."""
+    # Another user cannot run this test's own Python where it may live (under /root).
+    python = "/usr/bin/python3" if nobody and os.path.exists("/usr/bin/python3") else sys.executable
+    argv = [python, "-c", ADVERSARY, kind, addr, str(n)] + (["junk"] if junk else [])
+    p = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+                         preexec_fn=as_nobody() if nobody else None)
+    line = p.stdout.readline()
+    check(line.startswith("connected"), "adversary: %r" % line)
+    return p
+
+
+def adversary_closed(p):
+    p.stdin.write("waitclosed\n")
+    p.stdin.flush()
+    m = re.match(r"closed (\d+) of (\d+)", p.stdout.readline())
+    p.stdin.close()
+    p.wait()
+    return (int(m.group(1)), int(m.group(2))) if m else (None, None)
+
+
+def open_fds(pid):
+    return len(os.listdir("/proc/%d/fd" % pid))
+
+
+def bootstrap_socket_name(pid, timeout=30):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        with open("/proc/net/unix") as f:
+            for line in f:
+                path = line.split()[-1]
+                if path.startswith("@gexx-%d-" % pid):
+                    return path[1:]
+        time.sleep(0.02)
+    raise Failure("the launcher's bootstrap socket is not listed in /proc/net/unix")
+
+
+def listening_tcp_port(pid, timeout=30):
+    """The port of a TCP socket process `pid` listens on."""
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        inodes = set()
+        for fd in os.listdir("/proc/%d/fd" % pid):
+            try:
+                m = re.match(r"socket:\[(\d+)\]", os.readlink("/proc/%d/fd/%s" % (pid, fd)))
+            except OSError:
+                continue
+            if m:
+                inodes.add(m.group(1))
+        for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+            with open(table) as f:
+                for line in f.readlines()[1:]:
+                    cols = line.split()
+                    if cols[3] == "0A" and cols[9] in inodes:
+                        return int(cols[1].rsplit(":", 1)[1], 16)
+        time.sleep(0.02)
+    raise Failure("the launcher listens on no TCP port")
+
+
+def delayed(program, seconds=2):
+    """argv of ranks that start `program` after a pause, so strangers connect first."""
+    return ["/bin/sh", "-c", 'sleep %s; exec "$@"' % seconds, "delayed"] + program
+
+
+def case_harden_strangers():
+    """Idle and junk connections to the launcher's Unix socket, from another user and from
+    this one, made before the ranks connect: another user's are closed unread, this user's
+    silent ones are dropped after the greeting deadline or when too many wait, the
+    launcher's descriptors stay bounded, the job starts, and the refusals are reported in
+    two lines (the first, then a count)."""
+    before = shm_entries()
+    job = Job(delayed([jobcheck(), "hang", "0"]), ranks=2)
+    attackers = []
+    try:
+        name = bootstrap_socket_name(job.proc.pid)
+        attackers.append(adversary("unix", name, 300, nobody=True))
+        attackers.append(adversary("unix", name, 200))
+        attackers.append(adversary("unix", name, 100, junk=True))
+        job.wait_for_lines(r"READY rank (\d+) pid (\d+)", 2)
+        fds = open_fds(job.proc.pid)
+        check(fds < 2 + 32 + 20, "the launcher holds %d descriptors" % fds)
+        for p in attackers:
+            closed, total = adversary_closed(p)
+            check(closed == total, "the hub closed %s of %s stranger connections" % (closed, total))
+    finally:
+        for p in attackers:
+            p.kill()
+        job.proc.send_signal(signal.SIGTERM)
+    job.wait()
+    job.expect(128 + 15, stderr_has=[r"refused a bootstrap connection from pid \d+: .*\(further "
+                                     r"refusals are counted",
+                                     r"refused \d+ bootstrap connections in all \(.*\d+ the "
+                                     r"process belongs to another user"])
+    check(job.stderr.count("refused") == 2, job.show())
+    job.assert_nothing_left(before)
+
+
+def case_harden_strangers_tcp():
+    """The ssh spawner's TCP hub (the agent run here by a stand-in for ssh), under a limit
+    of 64 descriptors: 300 idle connections made before the ranks connect neither exhaust
+    its descriptors nor stall the start; each is dropped unread within its deadline."""
+    before = shm_entries()
+    with tempfile.TemporaryDirectory(prefix="gexx-fakessh-") as d:
+        script = os.path.join(d, "ssh")
+        with open(script, "w") as f:
+            f.write('#!/bin/sh\nfor last; do :; done\nexec sh -c "$last"\n')
+        os.chmod(script, 0o755)
+        env = {"GASNET_SSH_CMD": script, "GASNET_SSH_SERVERS": "hosta",
+               "GASNET_MASTERIP": "127.0.0.1", "GASNET_SPAWNFN": "S"}
+        argv = ["prlimit", "--nofile=64:64", os.path.join(ARGS.bin_dir, "gasnetrun"), "-n", "2"]
+        job = Job(argv + delayed([jobcheck(), "hang", "0"], 3), env=env, launcher=False)
+        attacker = None
+        try:
+            attacker = adversary("tcp", str(listening_tcp_port(job.proc.pid)), 300)
+            job.wait_for_lines(r"READY rank (\d+) pid (\d+)", 2, timeout=60)
+            closed, total = adversary_closed(attacker)
+            check(closed == total, "the hub closed %s of %s idle connections" % (closed, total))
+        finally:
+            if attacker:
+                attacker.kill()
+            job.proc.send_signal(signal.SIGTERM)
+        job.wait()
+        job.expect(128 + 15, stderr_has=[r"refused \d+ bootstrap connections in all"])
+        check(job.stderr.count("refused") == 2, job.show())
+        job.assert_nothing_left(before)
+
+
+def job_files_of(pids):
+    """/dev/shm entries of the jobs whose supervisor had one of these pids."""
+    prefixes = tuple("gexx-%xp" % pid for pid in pids)
+    return sorted(e for e in shm_entries() if e.startswith(prefixes))
+
+
+def case_harden_kill_startup(provider):
+    """The launcher, or its whole process group, SIGKILLed at random moments of start-up
+    (smp; ofi with every peer through `provider`, whose files are named): what a killed job
+    left in /dev/shm is removed by the next gasnetrun on the host, and nothing is left."""
+    def run():
+        import random
+        env = dict(os.environ, **(ofi_env(provider) if provider else {}))
+        env.pop("GASNET_VERBOSEENV", None)
+        prog = exitcheck("ofi" if provider else None)
+        gasnetrun = os.path.join(ARGS.bin_dir, "gasnetrun")
+        before = shm_entries()
+        pids, left = [], 0
+        for i in range(16):
+            tag = uuid.uuid4().hex
+            p = subprocess.Popen([gasnetrun, "-n", "3", prog, "ready", "0"],
+                                 env=dict(env, GEXX_TEST_TAG=tag), start_new_session=True,
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            pids.append(p.pid)
+            if provider and i % 4 == 3:
+                # The moment the job's first named file appears (ofi shm: the
+                # window before every peer has mapped it; smp names none).
+                deadline = time.time() + 5
+                while not job_files_of([p.pid]) and time.time() < deadline and p.poll() is None:
+                    time.sleep(0.001)
+            else:
+                time.sleep(random.uniform(0, 0.3))  # start-up takes about 0.05-0.2 s
+            if i % 2:
+                os.killpg(p.pid, signal.SIGKILL)
+            else:
+                p.kill()
+            p.wait()
+            deadline = time.time() + 10
+            while tagged_pids(tag) and time.time() < deadline:
+                time.sleep(0.02)
+            check(not tagged_pids(tag), "ranks outlived their launcher: %s" % tagged_pids(tag))
+            left += len(job_files_of([p.pid]))
+        print("killed jobs left %d file(s) before the sweep" % left)
+        subprocess.run([gasnetrun, "-n", "1", "true"], env=env, check=True, timeout=60)
+        remains = job_files_of(pids)
+        check(not remains, "files of killed jobs remain after a gasnetrun: %s" % remains)
+        new = sorted(e for e in shm_entries() - before if not foreign_shm_entry(e))
+        check(not new, "/dev/shm has new entries: %s" % new)
+    return run
+
+
+def case_harden_sweep_rules():
+    """What gasnetrun's sweep of /dev/shm removes: this user's files of a job whose supervisor
+    is gone and that no process holds; never a file of a live supervisor, one a live process
+    holds open, or another user's."""
+    gasnetrun = os.path.join(ARGS.bin_dir, "gasnetrun")
+    gone = subprocess.Popen(["true"])
+    gone.wait()
+    dead, live = gone.pid, os.getpid()
+    names = {"dead": "gexx-%xp0badf00d-ofi-0" % dead, "live": "gexx-%xp0badf00d-ofi-0" % live,
+             "held": "gexx-%xp0badf00d-ofi-1" % dead, "other": "gexx-%xp0badf00d-ofi-2" % dead}
+    # In a directory of this test's own (GASNET_TMPDIR, swept like /dev/shm), so that the
+    # gasnetrun of a test running beside this one does not sweep these files first.
+    tmpdir = tempfile.mkdtemp(prefix="gexx-sweeptest.")
+    os.chmod(tmpdir, 0o755)
+    paths = {k: os.path.join(tmpdir, v) for k, v in names.items()}
+    env = dict(os.environ, GASNET_TMPDIR=tmpdir)
+    held = None
+    try:
+        for k, path in paths.items():
+            with open(path, "wb") as f:
+                f.write(b"x")
+        os.chown(paths["other"], NOBODY, NOBODY)
+        held = open(paths["held"], "rb")
+        # The check `make test` runs after the suite names the finished job's file only.
+        checker = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts",
+                               "shm_leftovers.py")
+        r = subprocess.run([sys.executable, checker, "--dir", tmpdir], capture_output=True,
+                           text=True, timeout=60)
+        check(r.returncode == 1 and names["dead"] in r.stdout and names["live"] not in r.stdout
+              and names["held"] not in r.stdout and names["other"] not in r.stdout, r.stdout)
+        subprocess.run([gasnetrun, "-n", "1", "true"], check=True, timeout=60, env=env)
+        check(not os.path.exists(paths["dead"]), "the file of a finished job was not removed")
+        for k in ("live", "held", "other"):
+            check(os.path.exists(paths[k]), "the sweep removed a file it must keep (%s)" % k)
+    finally:
+        if held:
+            held.close()
+        for path in paths.values():
+            if os.path.exists(path):
+                os.unlink(path)
+        os.rmdir(tmpdir)
+
+
+def case_harden_trace_files():
+    """GASNET_TRACEFILE and GASNET_STATSFILE never write through a symbolic link another user
+    planted, never truncate another user's file, and still replace the user's own file."""
+    d = tempfile.mkdtemp(prefix="gexx-tracetest.")
+    try:
+        os.chmod(d, 0o1777)  # a shared folder, as /tmp is
+        victim = os.path.join(d, "victim")
+        with open(victim, "w") as f:
+            f.write("precious\n")
+        for var in ("GASNET_TRACEFILE", "GASNET_STATSFILE"):
+            link = os.path.join(d, "%s-link.0" % var)
+            os.symlink(victim, link)
+            os.lchown(link, NOBODY, NOBODY)
+            theirs = os.path.join(d, "%s-theirs.0" % var)
+            with open(theirs, "w") as f:
+                f.write("theirs\n")
+            os.chown(theirs, NOBODY, NOBODY)
+            for path, message in ((link, "is a symbolic link, which gexx does not write through"),
+                                  (theirs, "belongs to another user, and gexx does not "
+                                           "overwrite it")):
+                job = Job([jobcheck(), "data"], ranks=2,
+                          env={var: path[:-1] + "%", "GASNET_TRACEMASK": "PB"}).wait()
+                check(job.code != 0 and message in job.stderr, job.show())
+            with open(victim) as f:
+                check(f.read() == "precious\n", "the symbolic link's target was written")
+            with open(theirs) as f:
+                check(f.read() == "theirs\n", "another user's file was overwritten")
+            mine = os.path.join(d, "%s-mine.%%" % var)
+            with open(mine.replace("%", "0"), "w") as f:
+                f.write("old contents\n" * 1000)
+            Job([jobcheck(), "data"], ranks=2, env={var: mine}).wait().expect(0)
+            with open(mine.replace("%", "0")) as f:
+                text = f.read()
+            check("old contents" not in text and text.startswith("# gexx"), text[:200])
+    finally:
+        subprocess.run(["rm", "-rf", d])
+
+
+def case_harden_secret_hidden():
+    """A rank's /proc/<pid>/environ no longer shows the job secret once gexx has read it."""
+    before = shm_entries()
+    job = Job([jobcheck(), "hang", "0"], ranks=2)
+    try:
+        ready = dict(job.wait_for_lines(r"READY rank (\d+) pid (\d+)", 2))
+        for rank, pid in ready.items():
+            with open("/proc/%s/environ" % pid, "rb") as f:
+                environ = f.read()
+            check(not re.search(rb"GEXX_BOOT_SECRET=[0-9a-f]", environ),
+                  "rank %s's environment shows the job secret" % rank)
+            check(not re.search(rb"[0-9a-f]{64}", environ),
+                  "rank %s's environment holds a 256-bit hex string" % rank)
+    finally:
+        job.proc.send_signal(signal.SIGTERM)
+    job.wait().expect(128 + 15)
+    job.assert_nothing_left(before)
+
+
+def case_harden_deps_lists():
+    """`make run` installs only what building needs: the sshd and the other test tools are in
+    the test set only, and docs/building.md names every package of each set."""
+    root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+    script = os.path.join(root, "scripts", "install-deps.sh")
+
+    def listed(mode):
+        r = subprocess.run(["bash", script, mode, "--list"], capture_output=True, text=True,
+                           timeout=30)
+        check(r.returncode == 0, r.stderr)
+        return [line.split()[0] for line in r.stdout.splitlines()]
+    build, test = listed("build"), listed("test")
+    for pkg in ("openssh-server", "openssh-client", "gdb", "iproute2"):
+        check(pkg not in build and pkg in test, "%s: build %s, test %s" % (pkg, build, test))
+    check(set(build) <= set(test), "the test set lacks part of the build set")
+    with open(os.path.join(root, "docs", "building.md")) as f:
+        doc = f.read()
+    rows = dict(re.findall(r"^\| (`make deps`, `make run`|`make deps-test`, `make test`[^|]*) "
+                           r"\| (.*) \|$", doc, re.M))
+    check(len(rows) == 2, "docs/building.md: no table of packages per target: %s" % rows)
+    # The test row names what it adds to the build row ("those, plus ...").
+    extra = [pkg for pkg in test if pkg not in build]
+    for target, wanted in (("`make deps`, `make run`", build),
+                           ("`make deps-test`, `make test`, `make test-tsan`", extra)):
+        packages = rows.get(target, "")
+        for pkg in wanted:
+            check(re.search(r"(?<![\w-])%s(?![\w-])" % re.escape(pkg), packages),
+                  "docs/building.md: %s does not list %s" % (target, pkg))
+    r = subprocess.run(["bash", script, "nonsense"], capture_output=True, text=True, timeout=30)
+    check(r.returncode == 2, r.stderr)
+
+
+def case_harden_segmax_small_shm():
+    """gasnet_getMaxLocalSegmentSize() is what a request of that size gets: on a 64 MiB
+    /dev/shm with GASNET_SHM_BACKING=shm, every rank attaches exactly the advertised maximum
+    and uses all of it; and a disk folder does not count toward the maximum unless
+    GASNET_SHM_BACKING lists it."""
+    me = [sys.executable, os.path.abspath(__file__), "--bin-dir", ARGS.bin_dir]
+    p = in_small_shm(me + ["harden_inner_segmax"], shm_size="64m")
+    check(p.returncode == 0, "inside a 64 MiB /dev/shm:\n%s%s" % (p.stdout, p.stderr))
+
+
+def case_harden_inner_segmax():
+    for n in (2, 3):
+        job = Job([jobcheck(), "datamax"], ranks=n, env={"GASNET_SHM_BACKING": "shm"}).wait()
+        job.expect(0)
+        pass_lines(job, n)
+    check(os.listdir("/dev/shm") == [], "/dev/shm: %s" % os.listdir("/dev/shm"))
+    tmp = tempfile.gettempdir()
+    on_disk = subprocess.run(["stat", "-f", "-c", "%T", tmp], capture_output=True,
+                             text=True).stdout.strip() not in ("tmpfs", "ramfs")
+    if on_disk:
+        job = Job([jobcheck(), "attach", str(1 << 50)], ranks=2, unset=["GASNET_SHM_BACKING"],
+                  env={"GASNET_TMPDIR": tmp}).wait()
+        job.expect(1, stderr_has=[r"an unnamed file in %s has [0-9.]+ [KMGT]iB free \(on disk: "
+                                  r"counted when GASNET_SHM_BACKING lists it\)" % re.escape(tmp)])
+
+
 MATRIX = [
     # Active messages.
     ("am_1", lambda ofi: case_am(1, ofi=ofi), (SMP,)),
@@ -1743,11 +2241,24 @@ CASES = {
     "inline_rma_debug_2": case_inline_rma(2, "off", debug=True),
     "inline_rma_traced_2": case_inline_rma(2, "off", trace=True),
     "inline_rma_oob": case_inline_rma_oob,
+    # Hardening (issue 22).
+    "harden_exit_codes": case_harden_exit_codes, "harden_init_timeout": case_harden_init_timeout,
+    "harden_exittimeout_floor": case_harden_exittimeout_floor,
+    "harden_fork_failure": case_harden_fork_failure,
+    "harden_strangers": case_harden_strangers, "harden_strangers_tcp": case_harden_strangers_tcp,
+    "harden_kill_startup": case_harden_kill_startup(None),
+    "harden_kill_startup_ofi_shm": case_harden_kill_startup("shm"),
+    "harden_sweep_rules": case_harden_sweep_rules,
+    "harden_trace_files": case_harden_trace_files,
+    "harden_secret_hidden": case_harden_secret_hidden,
+    "harden_deps_lists": case_harden_deps_lists,
+    "harden_segmax_small_shm": case_harden_segmax_small_shm,
+    "harden_inner_segmax": case_harden_inner_segmax,
 }
 # Run by other cases (in a private /dev/shm), not registered as tests.
-HELPER_CASES = {"inner_small_shm", "inner_absent_shm"}
+HELPER_CASES = {"inner_small_shm", "inner_absent_shm", "harden_inner_segmax"}
 # Cases that need the ofi conduit (CTest label "ofi").
-OFI_CASES = {"ofi_topo_supernodes_5", "ofi_default_provider"}
+OFI_CASES = {"ofi_topo_supernodes_5", "ofi_default_provider", "harden_kill_startup_ofi_shm"}
 for _name, _run, _cell in matrix_cases():
     check(_name not in CASES, "case %s is defined twice" % _name)
     CASES[_name] = _run

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/statfs.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
 
@@ -111,6 +112,14 @@ uint64_t backing_capacity(Backing b) {
   if (::statvfs(dir_of(b).c_str(), &st) != 0) return 0;
   if (::access(dir_of(b).c_str(), W_OK) != 0) return 0;
   return static_cast<uint64_t>(st.f_bavail) * st.f_frsize;
+}
+
+bool backing_on_disk(Backing b) {
+  if (b == Backing::Memfd) return false;
+  struct statfs st;
+  if (::statfs(dir_of(b).c_str(), &st) != 0) return false;
+  constexpr long kTmpfs = 0x01021994, kRamfs = 0x858458f6;
+  return static_cast<long>(st.f_type) != kTmpfs && static_cast<long>(st.f_type) != kRamfs;
 }
 
 int create_region(Backing b, uint64_t size, const std::string &job_id, std::string &error) {

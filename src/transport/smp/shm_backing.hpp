@@ -17,6 +17,8 @@ std::vector<Backing> backings_from_config();  // GASNET_SHM_BACKING, in order
 // Bytes the backing can still hold on this host (0 if it is unusable), and
 // a human description of where it lives.
 uint64_t backing_capacity(Backing b);
+// True when `b` is a file on a disk file system (not tmpfs or ramfs).
+bool backing_on_disk(Backing b);
 std::string backing_location(Backing b);
 
 // Creates an unnamed region of `size` bytes; -1 with `error` filled on failure.

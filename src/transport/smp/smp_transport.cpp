@@ -4,6 +4,7 @@
 #include <sys/sysinfo.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <vector>
@@ -184,7 +185,19 @@ class SmpTransport final : public Transport {
     size = (size + kPage - 1) / kPage * kPage;
     std::string why;
     const uint32_t n = static_cast<uint32_t>(host_.size());
-    if (size > 0 && !choose_backing(order_, size * n, backing_, why)) {
+    // One decision per host, the first rank's, taken before any rank of the
+    // host allocates: a rank that looked after its peers had reserved their
+    // share would see too little room (or pick another backing).
+    bool fits = size == 0 || choose_backing(order_, size * n, backing_, why);
+    uint8_t decision[2] = {static_cast<uint8_t>(fits), static_cast<uint8_t>(backing_)};
+    auto decisions = boot_.exchange(decision, sizeof decision);
+    const auto &first = decisions[host_[0]];
+    if (first.size() == sizeof decision) {
+      if (!first[0] && fits) why = "the host's first rank found too little room";
+      fits = first[0] != 0;
+      if (fits) backing_ = static_cast<Backing>(first[1]);
+    }
+    if (size > 0 && !fits) {
       util::fatal(
           "cannot create a %s segment for each of the %u ranks on this host (%s in all): "
           "%s. Ask for a smaller segment, set GASNET_MAX_SEGSIZE lower, or list another "
@@ -271,11 +284,17 @@ class SmpTransport final : public Transport {
                            config::get_string("GASNET_MAX_SEGSIZE").c_str(),
                            util::human_size(per_rank).c_str());
     uint64_t best = 0;
+    // A file on disk counts only when GASNET_SHM_BACKING names the backings:
+    // the default list must not advertise a maximum only a disk can hold.
+    const char *chosen = std::getenv("GASNET_SHM_BACKING");
+    bool disk_ok = chosen && *chosen;
     for (Backing b : order_) {
       uint64_t cap = backing_capacity(b);
-      best = std::max(best, cap);
-      limits_ += util::format("; %s has %s free", backing_location(b).c_str(),
-                              util::human_size(cap).c_str());
+      bool counted = disk_ok || !backing_on_disk(b);
+      if (counted) best = std::max(best, cap);
+      limits_ += util::format(
+          "; %s has %s free%s", backing_location(b).c_str(), util::human_size(cap).c_str(),
+          counted ? "" : " (on disk: counted when GASNET_SHM_BACKING lists it)");
     }
     limits_ += util::format(" for the %u rank(s) of this host (GASNET_SHM_BACKING=%s)", n,
                             config::get_string("GASNET_SHM_BACKING").c_str());
