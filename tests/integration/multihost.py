@@ -262,7 +262,7 @@ def case_job(hosts, bin_dir):
     # Round-robin: ranks 0 and 2 on host a, 1 and 3 on host b.
     p = launch(hosts, bin_dir, ["-n", "4", "sh", "-c",
                                 "echo rank $GEXX_BOOT_RANK host $GEXX_BOOT_HOST "
-                                "at $(ip -br addr | grep -o '10[.0-9]*' | head -1)"])
+                                "at $(ip -br addr | grep -o '10\\.[0-9]*\\.[0-9]*\\.[0-9]*' | head -1)"])
     out, err = p.communicate(timeout=HANG_BOUND)
     check(p.returncode == 0, "placement job failed: %s" % err)
     for r in range(4):

@@ -542,6 +542,10 @@ int main(int argc, char **argv) {
   for (int k = 0; k < K_KINDS; ++k) {
     long expect = 0;
     for (gex_Rank_t r = 0; r < nranks; ++r) expect += totals[r * K_KINDS + k];
+    /* A request without a reply may still be in flight after the barriers (they
+       do not order AMs): poll until as many ran as were sent; one lost hangs the
+       job, which its timeout reports, and one run twice shows here. */
+    GASNET_BLOCKUNTIL(__atomic_load_n(&recv_count[k], __ATOMIC_RELAXED) >= expect);
     long got = __atomic_load_n(&recv_count[k], __ATOMIC_RELAXED);
     CHECK(got == expect, "request kind %d: handlers ran %ld, peers sent %ld", k, got, expect);
     requests += got;
