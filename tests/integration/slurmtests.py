@@ -153,11 +153,21 @@ class Cluster:
         check(p.returncode == 0, "%s failed (%d): %s%s" % (os.path.basename(argv[0]),
                                                          p.returncode, p.stdout + p.stderr,
                                                          self.logs()))
-        deadline = time.time() + 10
-        while not os.path.exists(pid_file) and time.time() < deadline:
+        # The daemon creates its pid file and then writes it: wait for the number,
+        # not only for the file.
+        deadline = time.time() + 30
+        while True:
+            try:
+                with open(pid_file) as f:
+                    words = f.read().split()
+                if words and words[0].isdigit():
+                    self.pids.append(int(words[0]))
+                    return
+            except FileNotFoundError:
+                pass
+            check(time.time() < deadline, "%s wrote no pid to %s%s" % (
+                os.path.basename(argv[0]), pid_file, self.logs()))
             time.sleep(0.05)
-        with open(pid_file) as f:
-            self.pids.append(int(f.read().split()[0]))
 
     def full_env(self):
         env = dict(os.environ)
