@@ -87,77 +87,55 @@ static inline __attribute__((always_inline)) char *gexx_rma_here_tm_(gex_TM_t tm
   return gexx_rma_here_(rank, addr, n);
 }
 
-/* A put's copy: sizes 1, 2, 4 and 8 as one load and one store (ordered
- * before later stores on x86); longer ones by memmove and a store fence, so
- * a later put of a flag is never seen before this data (the library's
- * util/copy.hpp does the same). */
-static inline __attribute__((always_inline)) void gexx_rma_put_copy_(void *dst, const void *src,
-                                                                     size_t n) {
+/* Sizes 1, 2, 4 and 8 as one load and one store (ordered before later
+ * stores on x86); returns 0, copying nothing, for any other size. */
+static inline __attribute__((always_inline)) int gexx_rma_move_small_(void *dst, const void *src,
+                                                                      size_t n) {
   switch (n) {
     case 1: {
       uint8_t v;
       memcpy(&v, src, 1);
       memcpy(dst, &v, 1);
-      return;
+      return 1;
     }
     case 2: {
       uint16_t v;
       memcpy(&v, src, 2);
       memcpy(dst, &v, 2);
-      return;
+      return 1;
     }
     case 4: {
       uint32_t v;
       memcpy(&v, src, 4);
       memcpy(dst, &v, 4);
-      return;
+      return 1;
     }
     case 8: {
       uint64_t v;
       memcpy(&v, src, 8);
       memcpy(dst, &v, 8);
-      return;
+      return 1;
     }
     default:
-      memmove(dst, src, n);
-#if defined(__x86_64__) || defined(__i386__)
-      __builtin_ia32_sfence();
-#endif
-      return;
+      return 0;
   }
+}
+
+/* A put's copy: longer ones by memmove and a store fence, so a later put of
+ * a flag is never seen before this data (the library's util/copy.hpp does
+ * the same). */
+static inline __attribute__((always_inline)) void gexx_rma_put_copy_(void *dst, const void *src,
+                                                                     size_t n) {
+  if (gexx_rma_move_small_(dst, src, n)) return;
+  memmove(dst, src, n);
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_sfence();
+#endif
 }
 
 static inline __attribute__((always_inline)) void gexx_rma_get_copy_(void *dst, const void *src,
                                                                      size_t n) {
-  switch (n) {
-    case 1: {
-      uint8_t v;
-      memcpy(&v, src, 1);
-      memcpy(dst, &v, 1);
-      return;
-    }
-    case 2: {
-      uint16_t v;
-      memcpy(&v, src, 2);
-      memcpy(dst, &v, 2);
-      return;
-    }
-    case 4: {
-      uint32_t v;
-      memcpy(&v, src, 4);
-      memcpy(dst, &v, 4);
-      return;
-    }
-    case 8: {
-      uint64_t v;
-      memcpy(&v, src, 8);
-      memcpy(dst, &v, 8);
-      return;
-    }
-    default:
-      memmove(dst, src, n);
-      return;
-  }
+  if (!gexx_rma_move_small_(dst, src, n)) memmove(dst, src, n);
 }
 
 /* The low-order n bytes of a value, n one of 1, 2, 4, 8 (the caller checks). */

@@ -375,6 +375,48 @@ class PmixJob final : public Bootstrap {
     return exchange_pmix(data, len);
   }
 
+  // Publishes `n` bytes under `key` for the next fence.
+  void put_commit(const std::string &key, const void *bytes, size_t n) {
+    pmix_value_t value;
+    std::memset(&value, 0, sizeof value);
+    value.type = PMIX_BYTE_OBJECT;
+    value.data.bo.bytes = const_cast<char *>(static_cast<const char *>(bytes));
+    value.data.bo.size = n;
+    pmix_status_t rc = g_api.put(PMIX_GLOBAL, key.c_str(), &value);
+    if (rc == PMIX_SUCCESS) rc = g_api.commit();
+    if (rc != PMIX_SUCCESS)
+      util::fatal("PMIx_Put/Commit of %s failed (status %d)", key.c_str(), rc);
+  }
+
+  // A fence of every rank of the job that collects what they put.
+  void fence_all() {
+    pmix_info_t collect;
+    set_key(collect, PMIX_COLLECT_DATA);
+    collect.value.type = PMIX_BOOL;
+    collect.value.data.flag = true;
+    pmix_status_t rc = g_api.fence(nullptr, 0, &collect, 1);
+    if (rc != PMIX_SUCCESS) {
+      await_exit_notice();
+      util::fatal("PMIx_Fence failed (status %d): a rank left the job?", rc);
+    }
+  }
+
+  // What `rank` put under `key` before the last fence.
+  std::vector<uint8_t> get_bytes(uint32_t rank, const std::string &key) {
+    pmix_proc_t peer = me_;
+    peer.rank = rank;
+    pmix_value_t *got = nullptr;
+    pmix_status_t rc = g_api.get(&peer, key.c_str(), nullptr, 0, &got);
+    if (rc != PMIX_SUCCESS || got->type != PMIX_BYTE_OBJECT) {
+      await_exit_notice();
+      util::fatal("PMIx_Get of rank %u's %s failed (status %d)", rank, key.c_str(), rc);
+    }
+    const auto *b = reinterpret_cast<const uint8_t *>(got->data.bo.bytes);
+    std::vector<uint8_t> out(b, b + got->data.bo.size);
+    release(got);
+    return out;
+  }
+
   // Every rank's bytes through PMIx: put, commit, fence, a get per rank.
   std::vector<std::vector<uint8_t> > exchange_pmix(const void *data, size_t len) {
     std::string key = "gexx.x" + std::to_string(seq_++);
@@ -382,36 +424,13 @@ class PmixJob final : public Bootstrap {
     std::vector<char> bytes(len + 1);
     bytes[0] = 'x';
     if (len) std::memcpy(bytes.data() + 1, data, len);
-    pmix_value_t value;
-    std::memset(&value, 0, sizeof value);
-    value.type = PMIX_BYTE_OBJECT;
-    value.data.bo.bytes = bytes.data();
-    value.data.bo.size = bytes.size();
-    pmix_status_t rc = g_api.put(PMIX_GLOBAL, key.c_str(), &value);
-    if (rc == PMIX_SUCCESS) rc = g_api.commit();
-    if (rc != PMIX_SUCCESS)
-      util::fatal("PMIx_Put/Commit of %s failed (status %d)", key.c_str(), rc);
-    pmix_info_t collect;
-    set_key(collect, PMIX_COLLECT_DATA);
-    collect.value.type = PMIX_BOOL;
-    collect.value.data.flag = true;
-    rc = g_api.fence(nullptr, 0, &collect, 1);
-    if (rc != PMIX_SUCCESS) {
-      await_exit_notice();
-      util::fatal("PMIx_Fence failed (status %d): a rank left the job?", rc);
-    }
+    put_commit(key, bytes.data(), bytes.size());
+    fence_all();
     std::vector<std::vector<uint8_t> > out(size_);
-    pmix_proc_t peer = me_;
     for (uint32_t r = 0; r < size_; ++r) {
-      peer.rank = r;
-      pmix_value_t *got = nullptr;
-      rc = g_api.get(&peer, key.c_str(), nullptr, 0, &got);
-      if (rc != PMIX_SUCCESS || got->type != PMIX_BYTE_OBJECT || got->data.bo.size < 1) {
-        await_exit_notice();
-        util::fatal("PMIx_Get of rank %u's %s failed (status %d)", r, key.c_str(), rc);
-      }
-      out[r].assign(got->data.bo.bytes + 1, got->data.bo.bytes + got->data.bo.size);
-      release(got);
+      std::vector<uint8_t> b = get_bytes(r, key);
+      if (b.empty()) util::fatal("PMIx_Get of rank %u's %s: an empty value", r, key.c_str());
+      out[r].assign(b.begin() + 1, b.end());
     }
     return out;
   }
@@ -443,17 +462,8 @@ class PmixJob final : public Bootstrap {
     };
     if (index_in_host() != 0) {
       auto all = local_.ask_leader(data, len);
-      if (size_ > host_size()) {
-        pmix_info_t collect;
-        set_key(collect, PMIX_COLLECT_DATA);
-        collect.value.type = PMIX_BOOL;
-        collect.value.data.flag = true;
-        // The fence takes every rank; only the first of each host put data.
-        if (g_api.fence(nullptr, 0, &collect, 1) != PMIX_SUCCESS) {
-          await_exit_notice();
-          util::fatal("PMIx_Fence failed: a rank left the job?");
-        }
-      }
+      // The fence takes every rank; only the first of each host put data.
+      if (size_ > host_size()) fence_all();
       unpack(all);
       return out;
     }
@@ -466,52 +476,20 @@ class PmixJob final : public Bootstrap {
     }
     std::vector<uint8_t> all;
     if (size_ > host_size()) {
-      auto hosts = exchange_pmix_leaders(host_blob);
-      for (const auto &b : hosts) all.insert(all.end(), b.begin(), b.end());
+      // The first rank of each host: its host's records through PMIx; every
+      // rank of the job enters the fence, only these put and get.
+      std::string key = "gexx.h" + std::to_string(seq_++);
+      put_commit(key, host_blob.data(), host_blob.size());
+      fence_all();
+      for (uint32_t leader : leaders_) {
+        std::vector<uint8_t> b = get_bytes(leader, key);
+        all.insert(all.end(), b.begin(), b.end());
+      }
     } else {
       all = std::move(host_blob);
     }
     local_.answer_all(all);
     unpack(all);
-    return out;
-  }
-
-  // The first rank of each host: its host's records through PMIx; every rank
-  // of the job enters the fence (exchange_by_host), only these put and get.
-  std::vector<std::vector<uint8_t> > exchange_pmix_leaders(const std::vector<uint8_t> &blob) {
-    std::string key = "gexx.h" + std::to_string(seq_++);
-    pmix_value_t value;
-    std::memset(&value, 0, sizeof value);
-    value.type = PMIX_BYTE_OBJECT;
-    value.data.bo.bytes = const_cast<char *>(reinterpret_cast<const char *>(blob.data()));
-    value.data.bo.size = blob.size();
-    pmix_status_t rc = g_api.put(PMIX_GLOBAL, key.c_str(), &value);
-    if (rc == PMIX_SUCCESS) rc = g_api.commit();
-    if (rc != PMIX_SUCCESS)
-      util::fatal("PMIx_Put/Commit of %s failed (status %d)", key.c_str(), rc);
-    pmix_info_t collect;
-    set_key(collect, PMIX_COLLECT_DATA);
-    collect.value.type = PMIX_BOOL;
-    collect.value.data.flag = true;
-    rc = g_api.fence(nullptr, 0, &collect, 1);
-    if (rc != PMIX_SUCCESS) {
-      await_exit_notice();
-      util::fatal("PMIx_Fence failed (status %d): a rank left the job?", rc);
-    }
-    std::vector<std::vector<uint8_t> > out;
-    pmix_proc_t peer = me_;
-    for (uint32_t leader : leaders_) {
-      peer.rank = leader;
-      pmix_value_t *got = nullptr;
-      rc = g_api.get(&peer, key.c_str(), nullptr, 0, &got);
-      if (rc != PMIX_SUCCESS || got->type != PMIX_BYTE_OBJECT) {
-        await_exit_notice();
-        util::fatal("PMIx_Get of rank %u's %s failed (status %d)", leader, key.c_str(), rc);
-      }
-      const auto *b = reinterpret_cast<const uint8_t *>(got->data.bo.bytes);
-      out.emplace_back(b, b + got->data.bo.size);
-      release(got);
-    }
     return out;
   }
 
