@@ -25,6 +25,17 @@ std::vector<uint8_t> Bootstrap::broadcast(uint32_t root, const void *data, size_
   return std::move(all[root]);
 }
 
+void Bootstrap::allgather_bytes(const void *mine, size_t len, void *out) {
+  auto all = exchange(mine, len);
+  for (size_t r = 0; r < all.size(); ++r) {
+    if (all[r].size() != len) {
+      util::fatal("bootstrap allgather: rank %zu contributed %zu bytes where this rank gave %zu", r,
+                  all[r].size(), len);
+    }
+    if (len) std::memcpy(static_cast<char *>(out) + r * len, all[r].data(), len);
+  }
+}
+
 namespace {
 
 // One connection to a hub: the launcher's, or (ssh spawner) this host's agent.
@@ -83,6 +94,16 @@ class HubConnection {
       off += n;
     }
     return out;
+  }
+
+  // `len` bytes from each of the `size` members straight into `out`.
+  void allgather(const void *mine, size_t len, void *out, uint32_t size) {
+    if (!send_message(fd_, Op::Allgather, 0, mine, len)) lost();
+    Header h;
+    read_exact(&h, sizeof h);
+    if (static_cast<Op>(h.op) != Op::Allgather || h.length != uint64_t{size} * len)
+      util::fatal("unexpected bootstrap reply %u", h.op);
+    if (h.length) read_exact(out, h.length);
   }
 
   // Descriptors from each of the `size` members of this hub, by member.
@@ -168,6 +189,11 @@ class HubClient final : public Bootstrap {
     return hub_.exchange(data, len, size_);
   }
 
+  void allgather_bytes(const void *mine, size_t len, void *out) override {
+    std::lock_guard<std::mutex> guard(mu_);
+    hub_.allgather(mine, len, out, size_);
+  }
+
   std::vector<std::vector<int>> exchange_fds(const std::vector<int> &mine) override {
     std::lock_guard<std::mutex> guard(mu_);
     if (host_.open()) {
@@ -226,6 +252,9 @@ class Singleton final : public Bootstrap {
   std::vector<std::vector<uint8_t>> exchange(const void *data, size_t len) override {
     const auto *p = static_cast<const uint8_t *>(data);
     return {std::vector<uint8_t>(p, p + len)};
+  }
+  void allgather_bytes(const void *mine, size_t len, void *out) override {
+    if (len) std::memcpy(out, mine, len);
   }
   std::vector<std::vector<int>> exchange_fds(const std::vector<int> &mine) override {
     std::vector<int> dups;

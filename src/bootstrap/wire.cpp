@@ -78,7 +78,27 @@ bool send_message(int fd, Op op, uint32_t arg, const void *payload, size_t len, 
                   size_t nfds) {
   Header h{static_cast<uint32_t>(op), arg, len};
   if (nfds == 0) {
-    if (!write_all(fd, &h, sizeof h)) return false;
+    // Header and payload in one call (one wake-up of the reader) when the
+    // socket takes them; what it did not take follows.
+    iovec iov[2] = {{&h, sizeof h}, {const_cast<void *>(payload), len}};
+    msghdr msg{};
+    msg.msg_iov = iov;
+    msg.msg_iovlen = len ? 2 : 1;
+    ssize_t n;
+    do {
+      n = ::sendmsg(fd, &msg, MSG_NOSIGNAL | MSG_DONTWAIT);
+    } while (n < 0 && errno == EINTR);
+    if (n < 0) {
+      if (errno != EAGAIN && errno != EWOULDBLOCK) return false;
+      n = 0;
+    }
+    size_t sent = static_cast<size_t>(n);
+    if (sent < sizeof h) {
+      if (!write_all(fd, reinterpret_cast<char *>(&h) + sent, sizeof h - sent)) return false;
+      sent = sizeof h;
+    }
+    sent -= sizeof h;
+    return sent == len || write_all(fd, static_cast<const char *>(payload) + sent, len - sent);
   } else {
     // The fds ride on the header bytes.
     iovec iov{&h, sizeof h};

@@ -16,7 +16,7 @@
 namespace gexx::bootstrap {
 
 constexpr uint32_t kMagic = 0x58584547;  // "GEXX"
-constexpr uint32_t kProtocolVersion = 2;
+constexpr uint32_t kProtocolVersion = 3;
 constexpr size_t kSecretBytes = 32;
 constexpr size_t kMaxFdsPerMessage = 200;
 
@@ -63,6 +63,8 @@ enum class Op : uint32_t {
   FdChunk,      // hub -> rank: `arg` fds, no payload but one pad byte
   Abort,        // rank -> hub: `arg` exit code, payload reason
   Exit,         // rank -> hub: `arg` exit code the rank is leaving with, payload ExitHow
+  Allgather,    // rank -> hub: `length` bytes, the same for all; hub -> rank: every
+                // contribution back to back in rank order (size * length bytes)
 };
 
 // How a rank announced its exit (the one payload byte of Op::Exit).

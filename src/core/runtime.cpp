@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
@@ -42,9 +43,14 @@ void on_fatal(int code, const std::string &message) {
 }
 
 // Stops the job when a variable that must agree differs between ranks.
-// Rank 0 reports it; the others wait to be ended with the job.
+// Rank 0 reports it; the others wait to be ended with the job. Digests
+// first (8 bytes a rank): the keys themselves, hundreds of bytes from each
+// rank to every rank, only when two digests differ, which every rank sees.
 void check_agreement(bootstrap::Bootstrap &boot, const std::map<std::string, std::string> &env) {
   std::string key = config::agreement_key(env);
+  auto digests = boot.allgather(bootstrap::fingerprint(key.data(), key.size()));
+  if (std::all_of(digests.begin(), digests.end(), [&](uint64_t d) { return d == digests[0]; }))
+    return;
   std::vector<std::string> keys;
   for (const auto &k : boot.exchange(key.data(), key.size())) keys.emplace_back(k.begin(), k.end());
   auto problem = config::disagreement(keys);
@@ -110,7 +116,18 @@ void Runtime::start(const char *client_name, gex_Flags_t flags) {
   transport_ =
       transport::open_conduit(*boot_, am_relay_, coll_offset + coll::host_area_size(host_ranks));
   progress_open(transport_->oversubscribed());
-  topology_ = std::make_unique<Topology>(*boot_, *transport_);
+  // Where each rank is and the largest segment it can have, in one exchange.
+  struct Published {
+    transport::Transport::Locality where;
+    uint64_t max_segment;
+  };
+  auto published =
+      boot_->allgather(Published{transport_->locality(), transport_->max_segment_size()});
+  {
+    std::vector<transport::Transport::Locality> where(size_);
+    for (uint32_t r = 0; r < size_; ++r) where[r] = published[r].where;
+    topology_ = std::make_unique<Topology>(rank_, where);
+  }
   {
     std::vector<uint8_t> shares(size_);
     for (uint32_t r = 0; r < size_; ++r)
@@ -121,7 +138,7 @@ void Runtime::start(const char *client_name, gex_Flags_t flags) {
 
   max_local_ = transport_->max_segment_size();
   max_global_ = max_local_;
-  for (uint64_t m : boot_->allgather(max_local_)) max_global_ = std::min(max_global_, m);
+  for (const auto &p : published) max_global_ = std::min(max_global_, p.max_segment);
   // GASNET_RCV_THREAD runs handlers beside the client's threads, whatever its mode.
   if (config::get_bool("GASNET_RCV_THREAD")) concurrent_ = true;
   transport_->am_set_concurrent(concurrent_);

@@ -2,8 +2,6 @@
 
 #include <map>
 
-#include "bootstrap/bootstrap.hpp"
-
 namespace gexx::core {
 
 namespace {
@@ -29,8 +27,7 @@ Topology::Set members(const std::vector<uint32_t> &id, uint32_t me) {
 }
 }  // namespace
 
-Topology::Topology(bootstrap::Bootstrap &boot, const transport::Transport &tp) {
-  auto all = boot.allgather(tp.locality());
+Topology::Topology(uint32_t me, const std::vector<transport::Transport::Locality> &all) {
   std::vector<uint32_t> host_first, nbrhd_first;
   for (const auto &l : all) {
     host_first.push_back(l.host_first);
@@ -38,8 +35,8 @@ Topology::Topology(bootstrap::Bootstrap &boot, const transport::Transport &tp) {
   }
   hosts_ = number(host_first, host_id_);
   nbrhds_ = number(nbrhd_first, nbrhd_id_);
-  host_ = members(host_id_, boot.rank());
-  nbrhd_ = members(nbrhd_id_, boot.rank());
+  host_ = members(host_id_, me);
+  nbrhd_ = members(nbrhd_id_, me);
 }
 
 }  // namespace gexx::core

@@ -9,16 +9,13 @@
 
 #include "transport/transport.hpp"
 
-namespace gexx::bootstrap {
-class Bootstrap;
-}
-
 namespace gexx::core {
 
 class Topology {
  public:
-  // Collective: every rank tells the others where it is.
-  Topology(bootstrap::Bootstrap &boot, const transport::Transport &tp);
+  // From every rank's locality (gathered by the caller, in one start-up
+  // exchange with what else the ranks tell each other); `me` is this rank.
+  Topology(uint32_t me, const std::vector<transport::Transport::Locality> &all);
 
   uint32_t host_of(uint32_t rank) const { return host_id_[rank]; }
   uint32_t nbrhd_of(uint32_t rank) const { return nbrhd_id_[rank]; }

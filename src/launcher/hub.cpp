@@ -333,8 +333,11 @@ bool Hub::process(Conn &c, const Header &h, const uint8_t *payload) {
   auto r = static_cast<size_t>(c.rank);
   switch (static_cast<Op>(h.op)) {
     case Op::Exchange:
-    case Op::ExchangeFds: {
-      Pending kind = static_cast<Op>(h.op) == Op::Exchange ? Pending::Exchange : Pending::Fds;
+    case Op::ExchangeFds:
+    case Op::Allgather: {
+      Pending kind = static_cast<Op>(h.op) == Op::Exchange    ? Pending::Exchange
+                     : static_cast<Op>(h.op) == Op::Allgather ? Pending::Allgather
+                                                              : Pending::Fds;
       if (pending_ != Pending::None && pending_ != kind) {
         protocol_failure(
             util::format("rank %zu entered a different bootstrap collective than "
@@ -346,11 +349,29 @@ bool Hub::process(Conn &c, const Header &h, const uint8_t *payload) {
         protocol_failure(util::format("rank %zu entered a bootstrap collective twice", r));
         return false;
       }
+      if (kind == Pending::Allgather) {
+        if (h.length * size_ > kMaxPayload) {
+          protocol_failure(util::format("rank %zu gave %llu bytes to an allgather of %u ranks", r,
+                                        static_cast<unsigned long long>(h.length), size_));
+          return false;
+        }
+        if (arrived_ == 0) {
+          gather_len_ = h.length;
+          gathered_.resize(gather_len_ * size_);
+        } else if (h.length != gather_len_) {
+          protocol_failure(util::format("rank %zu gave %llu bytes to an allgather of %llu each", r,
+                                        static_cast<unsigned long long>(h.length),
+                                        static_cast<unsigned long long>(gather_len_)));
+          return false;
+        }
+      }
       pending_ = kind;
       contributed_[r] = true;
       ++arrived_;
       if (kind == Pending::Exchange) {
         contrib_[r].assign(payload, payload + h.length);
+      } else if (kind == Pending::Allgather) {
+        if (h.length) std::memcpy(gathered_.data() + r * gather_len_, payload, h.length);
       } else {
         if (c.fds.size() < h.arg) {
           protocol_failure(util::format("rank %zu announced %u descriptors but sent %zu", r, h.arg,
@@ -363,6 +384,8 @@ bool Hub::process(Conn &c, const Header &h, const uint8_t *payload) {
       if (arrived_ == size_) {
         if (pending_ == Pending::Exchange)
           finish_exchange();
+        else if (pending_ == Pending::Allgather)
+          finish_allgather();
         else
           finish_fds();
       }
@@ -401,6 +424,14 @@ void Hub::finish_exchange() {
   for (int fd : rank_fd_)
     if (fd >= 0) send_message(fd, Op::Exchange, size_, out.data(), out.size());
   for (auto &v : contrib_) v.clear();
+  std::fill(contributed_.begin(), contributed_.end(), false);
+  arrived_ = 0;
+  pending_ = Pending::None;
+}
+
+void Hub::finish_allgather() {
+  for (int fd : rank_fd_)
+    if (fd >= 0) send_message(fd, Op::Allgather, size_, gathered_.data(), gathered_.size());
   std::fill(contributed_.begin(), contributed_.end(), false);
   arrived_ = 0;
   pending_ = Pending::None;

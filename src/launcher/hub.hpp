@@ -77,7 +77,7 @@ class Hub {
     std::vector<uint8_t> in;
     std::vector<int> fds;
   };
-  enum class Pending { None, Exchange, Fds };
+  enum class Pending { None, Exchange, Fds, Allgather };
 
   void accept_all();
   void read_conn(Conn &c);
@@ -94,6 +94,7 @@ class Hub {
   void protocol_failure(const std::string &what);
   void finish_exchange();
   void finish_fds();
+  void finish_allgather();
 
   uint32_t size_;
   uint8_t secret_[kSecretBytes];
@@ -109,6 +110,8 @@ class Hub {
   uint32_t arrived_ = 0;
   std::vector<std::vector<uint8_t>> contrib_;
   std::vector<std::vector<int>> fd_contrib_;
+  std::vector<uint8_t> gathered_;  // Allgather: contributions in rank order
+  uint64_t gather_len_ = 0;        // Allgather: each rank's length
   std::vector<bool> contributed_;
 
   std::optional<AbortRequest> abort_;

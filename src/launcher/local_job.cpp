@@ -11,6 +11,7 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -21,6 +22,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <optional>
+#include <string_view>
 
 #include "launcher/hub.hpp"
 #include "launcher/supervisor.hpp"
@@ -33,6 +35,8 @@ namespace {
 
 // In a freshly forked rank: die with the supervisor, restore signals. A rank
 // that returns into the program keeps the handlers the program installed.
+// System calls only: the local spawner runs it in a vfork child, which
+// shares the launcher's memory until it execs.
 void become_rank(pid_t supervisor, uint32_t rank, const sigset_t &old_mask, bool execs,
                  const rlimit *files) {
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -48,6 +52,37 @@ void become_rank(pid_t supervisor, uint32_t rank, const sigset_t &old_mask, bool
       ::close(devnull);
     }
   }
+}
+
+// What a rank's vfork child needs, all made before the fork.
+struct RankExec {
+  pid_t supervisor;
+  const sigset_t *old_mask;
+  const rlimit *files;
+  int sigfd;
+  const char *program;
+  char *const *argv;
+  char *const *envp;
+  const char *exec_failed;  // "<who>: cannot run <program>: "
+  size_t exec_failed_len;
+};
+
+// Starts rank `rank` (its GEXX_BOOT_RANK is in x.envp already); returns its
+// pid, or -1 with errno set. The child shares this process's memory until
+// execve, so it makes system calls only (no allocation, no stdio).
+__attribute__((noinline)) pid_t spawn_rank(const RankExec &x, uint32_t rank) {
+  pid_t pid = ::vfork();
+  if (pid != 0) return pid;
+  become_rank(x.supervisor, rank, *x.old_mask, true, x.files);
+  ::close(x.sigfd);
+  ::execve(x.program, x.argv, x.envp);
+  const char *why = ::strerrordesc_np(errno);
+  iovec line[3] = {{const_cast<char *>(x.exec_failed), x.exec_failed_len},
+                   {const_cast<char *>(why ? why : "?"), why ? std::strlen(why) : 1},
+                   {const_cast<char *>("\n"), 1}};
+  ssize_t ignored = ::writev(STDERR_FILENO, line, 3);
+  (void)ignored;
+  _exit(127);
 }
 
 // RLIMIT_NPROC as a user would read it.
@@ -127,34 +162,48 @@ int run_local_job(const JobOptions &o) {
   pid_t self = ::getpid();
   std::fflush(nullptr);
   Supervisor sup(o, hub, sigfd, job_id);
+  // Each rank's arguments and environment are made here, before its fork:
+  // the child is a vfork child (no copy of the launcher's page tables, the
+  // launcher resumes as soon as it execs), which may only make system calls.
+  std::vector<char *> args;
+  for (const auto &a : o.argv) args.push_back(const_cast<char *>(a.c_str()));
+  args.push_back(nullptr);
+  auto var = [](const char *name, const std::string &value) {
+    return std::string(name) + "=" + value;
+  };
+  std::vector<std::string> job_vars = {var(kEnvAddress, hub.address()), var(kEnvSecret, secret_hex),
+                                       var(kEnvSize, std::to_string(o.ranks)),
+                                       var(kEnvJob, job_id)};
+  if (o.verbose) job_vars.push_back(var(kEnvVerbose, "1"));
+  std::vector<char *> env;  // the launcher's, less what the ranks get from us
+  for (char **e = environ; *e; ++e) {
+    bool ours = std::string_view(*e).starts_with(std::string(kEnvRank) + "=");
+    for (const auto &v : job_vars)
+      ours = ours || std::string_view(*e).starts_with(v.substr(0, v.find('=') + 1));
+    if (!ours) env.push_back(*e);
+  }
+  for (auto &v : job_vars) env.push_back(v.data());
+  size_t rank_slot = env.size();
+  env.push_back(nullptr);  // this rank's GEXX_BOOT_RANK
+  env.push_back(nullptr);
+  std::string exec_failed = o.who + ": cannot run " + o.program + ": ";
+  RankExec rank_exec{self,       &old_mask,          raised_files ? &files : nullptr,
+                     sigfd,      o.program.c_str(),  args.data(),
+                     env.data(), exec_failed.data(), exec_failed.size()};
   if (o.verbose) {
     say(o.who, util::format("starting %u rank(s) of %s on %s (local spawner, bootstrap %s)",
                             o.ranks, o.program.c_str(), "this host", hub.address().c_str()));
   }
   for (uint32_t r = 0; r < o.ranks; ++r) {
-    pid_t pid = ::fork();
+    std::string rank_var = var(kEnvRank, std::to_string(r));
+    env[rank_slot] = rank_var.data();
+    pid_t pid = spawn_rank(rank_exec, r);
     if (pid < 0) {
       int error = errno;
       say(o.who, util::format("cannot start rank %u: %s; the process limit is %s", r,
                               std::strerror(error), process_limit_text().c_str()));
       sup.start_failed(2);  // the supervisor loop ends the ranks already started
       break;
-    }
-    if (pid == 0) {
-      become_rank(self, r, old_mask, true, raised_files ? &files : nullptr);
-      ::close(sigfd);
-      ::setenv(kEnvAddress, hub.address().c_str(), 1);
-      ::setenv(kEnvSecret, secret_hex.c_str(), 1);
-      ::setenv(kEnvRank, std::to_string(r).c_str(), 1);
-      ::setenv(kEnvSize, std::to_string(o.ranks).c_str(), 1);
-      ::setenv(kEnvJob, job_id.c_str(), 1);
-      if (o.verbose) ::setenv(kEnvVerbose, "1", 1);
-      std::vector<char *> args;
-      for (const auto &a : o.argv) args.push_back(const_cast<char *>(a.c_str()));
-      args.push_back(nullptr);
-      ::execv(o.program.c_str(), args.data());
-      say(o.who, util::format("cannot run %s: %s", o.program.c_str(), std::strerror(errno)));
-      _exit(127);
     }
     sup.procs()[r].pid = pid;
     sup.procs()[r].alive = true;

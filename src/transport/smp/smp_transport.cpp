@@ -4,6 +4,7 @@
 #include <sys/sysinfo.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -181,82 +182,97 @@ class SmpTransport final : public Transport {
     unmapped(peer);
   }
 
+  // Collective over the job. The host's segments are ONE shared region,
+  // created by the host's first rank once every size is known, each rank's
+  // segment at a page-aligned offset in it; every rank maps it once, so a
+  // host of N ranks costs N mappings and N descriptor passes, not N^2.
   void attach_segment(uint64_t size) override {
     size = (size + kPage - 1) / kPage * kPage;
-    std::string why;
     const uint32_t n = static_cast<uint32_t>(host_.size());
-    // One decision per host, the first rank's, taken before any rank of the
-    // host allocates: a rank that looked after its peers had reserved their
-    // share would see too little room (or pick another backing).
-    bool fits = size == 0 || choose_backing(order_, size * n, backing_, why);
-    uint8_t decision[2] = {static_cast<uint8_t>(fits), static_cast<uint8_t>(backing_)};
-    auto decisions = boot_.exchange(decision, sizeof decision);
-    const auto &first = decisions[host_[0]];
-    if (first.size() == sizeof decision) {
-      if (!first[0] && fits) why = "the host's first rank found too little room";
-      fits = first[0] != 0;
-      if (fits) backing_ = static_cast<Backing>(first[1]);
-    }
-    if (size > 0 && !fits) {
-      util::fatal(
-          "cannot create a %s segment for each of the %u ranks on this host (%s in all): "
-          "%s. Ask for a smaller segment, set GASNET_MAX_SEGSIZE lower, or list another "
-          "backing in GASNET_SHM_BACKING (now '%s')",
-          util::human_size(size).c_str(), n, util::human_size(size * n).c_str(), why.c_str(),
-          config::get_string("GASNET_SHM_BACKING").c_str());
-    }
-    int fd = -1;
-    if (size > 0) {
-      std::string error;
-      fd = create_region(backing_, size, boot_.job_id(), error);
-      if (fd < 0) {
-        util::fatal(
-            "cannot create a %s segment in %s: %s. Set GASNET_MAX_SEGSIZE lower or list "
-            "another backing in GASNET_SHM_BACKING",
-            util::human_size(size).c_str(), backing_location(backing_).c_str(), error.c_str());
-      }
-    }
-    if (backing_ != order_.front() && size > 0 && me_ == 0) {
-      util::note("segment backing: %s (%s could not hold %s: %s)",
-                 backing_location(backing_).c_str(), backing_location(order_.front()).c_str(),
-                 util::human_size(size * n).c_str(), why.c_str());
+    auto sizes = boot_.allgather(size);
+    std::vector<uint64_t> offset(n);
+    uint64_t total = 0, largest = 0;
+    for (uint32_t i = 0; i < n; ++i) {
+      offset[i] = total;
+      total += sizes[host_[i]];
+      largest = std::max(largest, sizes[host_[i]]);
     }
     std::vector<int> mine;
-    if (fd >= 0) mine.push_back(fd);
+    if (me_ == 0 && total > 0) mine.push_back(create_host_segments(total, n, largest));
     auto fds = boot_.exchange_fds(mine);
-    if (fd >= 0) ::close(fd);
+    for (int fd : mine) ::close(fd);
+    if (total > 0) {
+      if (fds[host_[0]].size() != 1) {
+        util::fatal("internal error: the host's first rank (%u) passed no segment region",
+                    host_[0]);
+      }
+      segments_ = Mapping(fds[host_[0]][0], total);
+      if (!segments_.addr()) {
+        util::fatal(
+            "cannot map the %s shared region of this host's %u segments: %s (address space "
+            "exhausted?)",
+            util::human_size(total).c_str(), n, std::strerror(errno));
+      }
+    }
+    for (auto &v : fds)
+      for (int f : v) ::close(f);
 
+    char *base = static_cast<char *>(segments_.addr());
+    char *my_seg = size > 0 ? base + offset[me_] : nullptr;
     struct Published {
       uint64_t base, size;
+      uint64_t backing;  // the host's first rank's choice, for describe()
     };
-    maps_.resize(boot_.size());
-    for (uint32_t r = 0; r < boot_.size(); ++r) {
-      if (!fds[r].empty()) {
-        uint64_t len = 0;
-        off_t end = ::lseek(fds[r][0], 0, SEEK_END);
-        if (end > 0) len = static_cast<uint64_t>(end);
-        maps_[r] = Mapping(fds[r][0], len);
-        if (!maps_[r].addr()) {
-          util::fatal(
-              "cannot map rank %u's %s segment: %s (address space or vm.max_map_count "
-              "exhausted?)",
-              r, util::human_size(len).c_str(), std::strerror(errno));
-        }
-      }
-      for (int f : fds[r]) ::close(f);
-    }
-    Published me{reinterpret_cast<uint64_t>(maps_[boot_.rank()].addr()), size};
+    Published me{reinterpret_cast<uint64_t>(my_seg), size, static_cast<uint64_t>(backing_)};
     auto all = boot_.allgather(me);
+    backing_ = static_cast<Backing>(all[host_[0]].backing);
     for (uint32_t r = 0; r < boot_.size(); ++r) {
       segs_[r].owner_base = all[r].base;
       segs_[r].size = all[r].size;
-      segs_[r].local = static_cast<char *>(maps_[r].addr());
+      int32_t local = local_of_[r];
+      segs_[r].local = local >= 0 && all[r].size > 0 ? base + offset[local] : nullptr;
     }
   }
 
  private:
+  // The host's first rank: chooses the backing for `total` bytes and creates
+  // the region (a fatal error naming the limits when none can hold it).
+  int create_host_segments(uint64_t total, uint32_t n, uint64_t largest) {
+    std::string why;
+    if (!choose_backing(order_, total, backing_, why)) {
+      util::fatal(
+          "cannot create the segments of the %u ranks on this host (%s in all, the largest "
+          "%s): %s. Ask for a smaller segment, set GASNET_MAX_SEGSIZE lower, or list "
+          "another backing in GASNET_SHM_BACKING (now '%s')",
+          n, util::human_size(total).c_str(), util::human_size(largest).c_str(), why.c_str(),
+          config::get_string("GASNET_SHM_BACKING").c_str());
+    }
+    std::string error;
+    int fd = create_region(backing_, total, boot_.job_id(), error);
+    if (fd < 0) {
+      util::fatal(
+          "cannot create the %s region of this host's %u segments in %s: %s. Set "
+          "GASNET_MAX_SEGSIZE lower or list another backing in GASNET_SHM_BACKING",
+          util::human_size(total).c_str(), n, backing_location(backing_).c_str(), error.c_str());
+    }
+    if (backing_ != order_.front()) {
+      util::note("segment backing: %s (%s could not hold %s: %s)",
+                 backing_location(backing_).c_str(), backing_location(order_.front()).c_str(),
+                 util::human_size(total).c_str(), why.c_str());
+    }
+    return fd;
+  }
+
+  // Digests of the boot id (8 bytes a rank), the host names only when two
+  // differ (every rank sees it, so every rank takes the second exchange).
   void check_one_host() {
     HostId me = my_host_id();
+    auto digests = boot_.allgather(bootstrap::fingerprint(me.boot_id, sizeof me.boot_id));
+    bool same = true;
+    for (uint32_t r : host_) same = same && digests[r] == digests[boot_.rank()];
+    uint8_t differs = same ? 0 : 1;
+    auto any = boot_.allgather(differs);
+    if (std::find(any.begin(), any.end(), 1) == any.end()) return;
     auto all = boot_.allgather(me);
     for (uint32_t r : host_) {
       if (std::strncmp(all[r].boot_id, me.boot_id, sizeof me.boot_id) != 0) {
@@ -266,6 +282,7 @@ class SmpTransport final : public Transport {
             r, all[r].host, me.host);
       }
     }
+    boot_.barrier();  // a rank that saw no difference waits to be ended with the job
   }
 
   void compute_max_segment() {
@@ -381,7 +398,7 @@ class SmpTransport final : public Transport {
   AmRing *my_reply_ = nullptr;
   AmLanes lanes_;            // small messages of one-thread-at-a-time senders
   bool send_lanes_ = false;  // we inject small messages into lanes
-  std::vector<Mapping> maps_;
+  Mapping segments_;         // every segment of this host, at offsets
   std::vector<PeerSegment> segs_;
 };
 
