@@ -106,18 +106,22 @@ void Hub::handle(const pollfd &p) {
     accept_all();
     return;
   }
-  for (auto &c : conns_) {
-    if (c.fd == p.fd) {
-      read_conn(c);
-      break;
-    }
-  }
+  // By descriptor, not by search: a collective of N ranks wakes the hub
+  // up to N times, and a search per wake-up would make it N^2.
+  size_t fd = static_cast<size_t>(p.fd);
+  if (fd < conn_at_.size() && conn_at_[fd] >= 0)
+    read_conn(conns_[static_cast<size_t>(conn_at_[fd])]);
   sweep();
 }
 
 void Hub::sweep() {
+  if (!dropped_) return;
+  dropped_ = false;
   conns_.erase(std::remove_if(conns_.begin(), conns_.end(), [](const Conn &c) { return c.fd < 0; }),
                conns_.end());
+  std::fill(conn_at_.begin(), conn_at_.end(), -1);
+  for (size_t i = 0; i < conns_.size(); ++i)
+    conn_at_[static_cast<size_t>(conns_[i].fd)] = static_cast<long>(i);
 }
 
 double Hub::tick(double now) {
@@ -213,6 +217,9 @@ void Hub::accept_all() {
     Conn c;
     c.fd = fd;
     c.greet_by = monotonic_now() + kGreetingSeconds;
+    if (conn_at_.size() <= static_cast<size_t>(fd))
+      conn_at_.resize(static_cast<size_t>(fd) + 1, -1);
+    conn_at_[static_cast<size_t>(fd)] = static_cast<long>(conns_.size());
     conns_.push_back(std::move(c));
   }
 }
@@ -222,8 +229,10 @@ void Hub::drop(Conn &c) {
     rank_fd_[static_cast<size_t>(c.rank)] = -1;
   for (int fd : c.fds) ::close(fd);
   c.fds.clear();
+  if (static_cast<size_t>(c.fd) < conn_at_.size()) conn_at_[static_cast<size_t>(c.fd)] = -1;
   ::close(c.fd);
   c.fd = -1;
+  dropped_ = true;
 }
 
 std::string Hub::describe_peer(int fd) const {

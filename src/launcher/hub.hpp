@@ -103,6 +103,8 @@ class Hub {
   std::string address_;
   int listen_fd_ = -1;
   std::vector<Conn> conns_;
+  std::vector<long> conn_at_;   // index in conns_ of each open descriptor, -1 if none
+  bool dropped_ = false;        // some conns_ entry is closed: sweep() removes it
   std::vector<int> rank_fd_;    // fd of each joined rank, -1 if none
   std::vector<long> rank_pid_;  // pid each rank joined with
 

@@ -940,7 +940,8 @@ def case_rogue_client():
     for secret in (os.urandom(32), b"\0" * 32):
         s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         s.connect("\0" + name[1:])
-        hello = struct.pack("<IIII", 0x58584547, 2, 1, 2) + secret + struct.pack("<I", os.getpid())
+        # magic, protocol version (bootstrap/wire.hpp kProtocolVersion), rank, size
+        hello = struct.pack("<IIII", 0x58584547, 3, 1, 2) + secret + struct.pack("<I", os.getpid())
         s.sendall(struct.pack("<IIQ", 1, 0, len(hello)) + hello)
         reply = s.recv(4096)
         op = struct.unpack("<IIQ", reply[:16])[0] if len(reply) >= 16 else None
