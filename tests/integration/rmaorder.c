@@ -16,6 +16,7 @@
  * The lock is spun on with blocking gets alone (each polls when it must).
  */
 #include <gasnetex.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,8 +50,11 @@ int main(int argc, char **argv) {
   long bad = 0;
   uint32_t expect = me; /* the ring's count when this rank holds the lock */
   for (long i = 0; i < rounds; ++i, expect += n) {
-    while (gex_RMA_GetBlockingVal(tm, 0, lock, sizeof *lock, 0) != me)
-      continue; /* a blocking get polls when it must */
+    /* A blocking get polls when it must. After many misses the holder is
+     * likely not running (a loaded host): give it the core instead of
+     * spinning out the time slice; the handover itself is untouched. */
+    for (unsigned misses = 0; gex_RMA_GetBlockingVal(tm, 0, lock, sizeof *lock, 0) != me;)
+      if (++misses % 4096 == 0) sched_yield();
     record_t r;
     size_t len = i % 3 == 0 ? 4 : i % 3 == 1 ? 8 : sizeof r;
     uint32_t got;
