@@ -149,7 +149,7 @@ void AmChannel::commit(AmSlot &slot, const AmHeader &h, const int32_t *args) {
 
 Result AmChannel::send(uint32_t peer, AmLane lane, const AmHeader &h, const int32_t *args,
                        const void *payload, size_t nbytes) {
-  if (nbytes < limits_.direct_min) {
+  if (nbytes < limits_.direct_min || nbytes == 0) {
     AmSlot slot;
     if (reserve(peer, lane, h.nargs, nbytes, slot) == Result::retry) return Result::retry;
     if (nbytes) std::memcpy(slot.payload, payload, nbytes);

@@ -32,7 +32,7 @@ GEXX_KNOB_GROUP_DEFINE(
         {"GASNET_OFI_DIRECTSEND_MIN", Kind::Bytes, "16K",
          "ofi conduit: AM Medium payloads from this size are sent from the client's buffer (the "
          "call returns when the provider has taken them) rather than copied into a send buffer; "
-         "0 sends every payload that way.",
+         "0 sends every non-empty payload that way.",
          false},
         {"GASNET_INLINESEND_LIMIT", Kind::Int, "-1",
          "ofi conduit: largest AM (header, arguments and payload, in bytes) sent inline (the "
