@@ -210,20 +210,30 @@ bool AmChannel::poll(bool replies_only) {
   bool concurrent = fabric_.concurrent();
   std::unique_lock<std::mutex> lock(fabric_.mutex(), std::defer_lock);
   if (concurrent) lock.lock();
-  fabric_.progress();
-  while (done < kPollBudget) {
-    std::deque<Arrival> *q = !replies_.empty()                     ? &replies_
-                             : !replies_only && !requests_.empty() ? &requests_
-                                                                   : nullptr;
-    if (!q) break;
-    Arrival a = q->front();
-    q->pop_front();
-    if (concurrent) lock.unlock();
-    deliver(a);
-    if (concurrent) lock.lock();
-    a.buf->next = free_recv_;
-    free_recv_ = a.buf;
-    ++done;
+  // A poll that delivered requests reads the completion queue again, until
+  // it is empty or the budget is spent: stream providers (net, tcp) take
+  // about one message off a socket per read, so a rank that polls seldom (a
+  // passive rank between its sleeps, testimm) fell one message further
+  // behind per poll. A poll that delivered only replies returns at once:
+  // their waiter (a round trip) goes on without another read's syscall.
+  for (bool more = true; more && done < kPollBudget;) {
+    fabric_.progress();
+    more = false;
+    while (done < kPollBudget) {
+      std::deque<Arrival> *q = !replies_.empty()                     ? &replies_
+                               : !replies_only && !requests_.empty() ? &requests_
+                                                                     : nullptr;
+      if (!q) break;
+      more = more || q == &requests_;
+      Arrival a = q->front();
+      q->pop_front();
+      if (concurrent) lock.unlock();
+      deliver(a);
+      if (concurrent) lock.lock();
+      a.buf->next = free_recv_;
+      free_recv_ = a.buf;
+      ++done;
+    }
   }
   return done > 0;
 }
