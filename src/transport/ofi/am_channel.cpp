@@ -138,6 +138,7 @@ void AmChannel::commit(AmSlot &slot, const AmHeader &h, const int32_t *args) {
     }
   }
   fabric_.push_sends();
+  ++sends_;
   if (inject) {  // the provider has copied it: no completion will come
     b->next = free_send_;
     free_send_ = b;
@@ -179,6 +180,7 @@ Result AmChannel::send(uint32_t peer, AmLane lane, const AmHeader &h, const int3
     }
   }
   ++in_flight_[peer];
+  ++sends_;
   fabric_.push_sends();
   // The payload is the caller's until the provider is done with it. Arrivals
   // read meanwhile are queued, not delivered: no handler runs in here.
@@ -210,15 +212,17 @@ bool AmChannel::poll(bool replies_only) {
   bool concurrent = fabric_.concurrent();
   std::unique_lock<std::mutex> lock(fabric_.mutex(), std::defer_lock);
   if (concurrent) lock.lock();
-  // A poll that delivered requests reads the completion queue again, until
-  // it is empty or the budget is spent: stream providers (net, tcp) take
-  // about one message off a socket per read, so a rank that polls seldom (a
-  // passive rank between its sleeps, testimm) fell one message further
-  // behind per poll. A poll that delivered only replies returns at once:
-  // their waiter (a round trip) goes on without another read's syscall.
+  // A poll that delivered requests and sent nothing reads the completion
+  // queue again, until it is empty or the budget is spent: stream providers
+  // (net, tcp) take about one message off a socket per read, so a rank that
+  // polls seldom (a passive rank between its sleeps, testimm) fell one
+  // message further behind per poll. A poll whose handlers replied, or that
+  // delivered only replies, returns at once: a round trip's next step
+  // waits on it, and pays no extra read's syscall.
   for (bool more = true; more && done < kPollBudget;) {
     fabric_.progress();
     more = false;
+    uint64_t sends_before = sends_;
     while (done < kPollBudget) {
       std::deque<Arrival> *q = !replies_.empty()                     ? &replies_
                                : !replies_only && !requests_.empty() ? &requests_
@@ -234,6 +238,7 @@ bool AmChannel::poll(bool replies_only) {
       free_recv_ = a.buf;
       ++done;
     }
+    more = more && sends_ == sends_before;
   }
   return done > 0;
 }
