@@ -299,7 +299,8 @@ bool Engine::reserve(const Message &m, uint32_t peer, transport::AmLane lane, si
 bool Engine::inject(const Message &m, uint32_t peer, transport::AmLane lane,
                     const transport::AmHeader &h) {
   uint32_t spins = 0;
-  size_t copy = m.category == kMedium ? m.nbytes : 0;
+  // A packed Long's payload travels in the message as a Medium's does.
+  size_t copy = m.category == kMedium || (h.flags & transport::wire::kPackedLong) ? m.nbytes : 0;
   while (tp_.am_send(peer, lane, h, m.args, m.src, copy) == transport::Result::retry) {
     if (m.flags & GEX_FLAG_IMMEDIATE) return false;
     await_room(m.api, lane, spins);
@@ -403,7 +404,9 @@ int Engine::internal_request(gex_Rank_t rank, const Message &m) {
   check_payload(m, false);
   LongPlan lp = plan_long(m, rank);
   if (!acquire_credit(rank, m.flags, m.api)) return 1;
-  if (m.category == kLong) {
+  // A packed Long goes the Medium's way (one call, the payload from the
+  // client's buffer, which a network transport may send without a copy).
+  if (m.category == kLong && !lp.packed) {
     // The payload is copied (or written) to its destination once room is claimed.
     transport::AmSlot slot;
     if (!reserve(m, rank, transport::AmLane::Request, payload_room(m, lp), slot)) {
@@ -414,7 +417,9 @@ int Engine::internal_request(gex_Rank_t rank, const Message &m) {
     return 0;
   }
   uint32_t owed = take_owed(rank);
-  if (!inject(m, rank, transport::AmLane::Request, header(m, kRequest, owed))) {
+  transport::AmHeader h = header(m, kRequest, owed);
+  if (lp.packed) h.flags |= transport::wire::kPackedLong;
+  if (!inject(m, rank, transport::AmLane::Request, h)) {
     give_credit(rank);
     if (owed) add(peers_[rank].owed, owed);
     return 1;
@@ -431,14 +436,16 @@ int Engine::reply(gex_Token_t token, const Message &m) {
 int Engine::internal_reply(gex_Token_t token, const Message &m) {
   gexx_token_s *t = reply_token(m.api, token);
   check_payload(m, true);
-  if (m.category == kLong) {
-    LongPlan lp = plan_long(m, t->src);
+  LongPlan lp = plan_long(m, t->src);
+  if (m.category == kLong && !lp.packed) {
     transport::AmSlot slot;
     if (!reserve(m, t->src, transport::AmLane::Reply, payload_room(m, lp), slot)) return 1;
     send_planned(m, slot, kReply, 1 + take_owed(t->src), lp);
   } else {
     uint32_t owed = take_owed(t->src);
-    if (!inject(m, t->src, transport::AmLane::Reply, header(m, kReply, 1 + owed))) {
+    transport::AmHeader h = header(m, kReply, 1 + owed);
+    if (lp.packed) h.flags |= transport::wire::kPackedLong;
+    if (!inject(m, t->src, transport::AmLane::Reply, h)) {
       if (owed) add(peers_[t->src].owed, owed);
       return 1;
     }

@@ -81,7 +81,7 @@ GEXX_KNOB_GROUP_DEFINE(
          "Credits of requests answered without a reply that a rank banks before returning them in "
          "a message of their own (at most the credits per peer).",
          true, 1, 1 << 20},
-        {"GASNET_PACKEDLONG_LIMIT", Kind::Bytes, "4096",
+        {"GASNET_PACKEDLONG_LIMIT", Kind::Bytes, "64K",
          "ofi conduit: Long AM payloads up to this size travel in the AM message itself; larger "
          "ones are written into the target's segment first.",
          false},

@@ -2182,6 +2182,10 @@ MATRIX = [
     # Same-host RMA inlined into the client (issue 23).
     ("inline_rma_3", lambda ofi: case_inline_rma(3, "mapped") if ofi is None
      else case_inline_rma_ofi(3, ofi), (SMP, "tcp")),
+    # ofi AM sends (issue 23, net2): every non-empty payload sent from the
+    # client's buffer (two-piece fi_sendmsg, the call waits for its completion).
+    ("am_direct_3", lambda ofi: case_am(3, ofi=ofi, knobs={"GASNET_OFI_DIRECTSEND_MIN": "1"}),
+     ("tcp", "net", "shm")),
 ]
 
 

@@ -3,6 +3,9 @@
 #include <rdma/fi_endpoint.h>
 #include <rdma/fi_errno.h>
 
+#include <sched.h>
+#include <sys/uio.h>
+
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
@@ -27,6 +30,9 @@ struct AmChannel::Chunk {
 AmChannel::AmChannel(Fabric &fabric, uint32_t ranks, const Limits &limits, AmSink &sink)
     : fabric_(fabric), sink_(sink), limits_(limits), in_flight_(ranks, 0) {
   limits_.inline_limit = std::min(limits_.inline_limit, fabric.inject_size());
+  // The client's memory is not registered: a provider that wants it
+  // (FI_MR_LOCAL) gets every payload copied into a send buffer.
+  if (fabric.mr_local()) limits_.direct_min = SIZE_MAX;
   for (size_t i = 0; i < kPostedRecvs; ++i) post_recv(take(free_recv_, true));
 }
 
@@ -79,19 +85,25 @@ void AmChannel::completed(OpContext *op, const fi_cq_msg_entry &entry) {
     (h->kind == wire::kRequest ? requests_ : replies_).push_back({b, entry.len});
   } else {
     --in_flight_[b->peer];
+    b->sent = true;
     b->next = free_send_;
     free_send_ = b;
   }
 }
 
+bool AmChannel::room(uint32_t peer) {
+  if (!free_send_ || in_flight_[peer] >= limits_.depth_per_peer) {
+    fabric_.progress();
+    if (in_flight_[peer] >= limits_.depth_per_peer) return false;
+    if (!free_send_ && send_buffers_ >= limits_.depth_total) return false;
+  }
+  return true;
+}
+
 Result AmChannel::reserve(uint32_t peer, AmLane lane, unsigned nargs, size_t /*payload*/,
                           AmSlot &slot) {
   Fabric::Guard g(fabric_);
-  if (!free_send_ || in_flight_[peer] >= limits_.depth_per_peer) {
-    fabric_.progress();
-    if (in_flight_[peer] >= limits_.depth_per_peer) return Result::retry;
-    if (!free_send_ && send_buffers_ >= limits_.depth_total) return Result::retry;
-  }
+  if (!room(peer)) return Result::retry;
   Buffer *b = take(free_send_, false);
   slot.payload = b->data + payload_offset(nargs);
   slot.capacity = kMaxMedium;
@@ -101,12 +113,17 @@ Result AmChannel::reserve(uint32_t peer, AmLane lane, unsigned nargs, size_t /*p
   return Result::done;
 }
 
-void AmChannel::commit(AmSlot &slot, const AmHeader &h, const int32_t *args) {
-  Buffer *b = reinterpret_cast<Buffer *>(slot.where);
+size_t AmChannel::write_head(Buffer *b, const AmHeader &h, const int32_t *args) {
   std::memcpy(b->data, &h, sizeof h);
   if (h.nargs) std::memcpy(b->data + kHeaderBytes, args, h.nargs * sizeof(int32_t));
+  return payload_offset(h.nargs);
+}
+
+void AmChannel::commit(AmSlot &slot, const AmHeader &h, const int32_t *args) {
+  Buffer *b = reinterpret_cast<Buffer *>(slot.where);
+  size_t head = write_head(b, h, args);
   bool carried = h.category == wire::kMedium || (h.flags & wire::kPackedLong);
-  size_t len = payload_offset(h.nargs) + (carried ? h.nbytes : 0);
+  size_t len = head + (carried ? h.nbytes : 0);
   fi_addr_t to = fabric_.addr(slot.peer);
   Fabric::Guard g(fabric_);
   bool inject = len <= limits_.inline_limit;
@@ -121,6 +138,7 @@ void AmChannel::commit(AmSlot &slot, const AmHeader &h, const int32_t *args) {
     }
   }
   fabric_.push_sends();
+  ++sends_;
   if (inject) {  // the provider has copied it: no completion will come
     b->next = free_send_;
     free_send_ = b;
@@ -128,6 +146,52 @@ void AmChannel::commit(AmSlot &slot, const AmHeader &h, const int32_t *args) {
     b->peer = slot.peer;
     ++in_flight_[slot.peer];
   }
+}
+
+Result AmChannel::send(uint32_t peer, AmLane lane, const AmHeader &h, const int32_t *args,
+                       const void *payload, size_t nbytes) {
+  if (nbytes < limits_.direct_min || nbytes == 0) {
+    AmSlot slot;
+    if (reserve(peer, lane, h.nargs, nbytes, slot) == Result::retry) return Result::retry;
+    if (nbytes) std::memcpy(slot.payload, payload, nbytes);
+    commit(slot, h, args);
+    return Result::done;
+  }
+  Fabric::Guard g(fabric_);
+  if (!room(peer)) return Result::retry;
+  Buffer *b = take(free_send_, false);
+  iovec iov[2] = {{b->data, write_head(b, h, args)}, {const_cast<void *>(payload), nbytes}};
+  void *desc[2] = {b->desc, nullptr};
+  fi_msg msg{};
+  msg.msg_iov = iov;
+  msg.desc = desc;
+  msg.iov_count = 2;
+  msg.addr = fabric_.addr(peer);
+  msg.context = &b->ctx;
+  b->peer = peer;
+  b->sent = false;
+  uint32_t pauses = 0;
+  for (;;) {
+    ssize_t rc = fi_sendmsg(fabric_.ep(), &msg, FI_COMPLETION);
+    if (rc == 0) break;
+    if (!fabric_.retry_post(rc, pauses)) {
+      util::fatal("sending an AM of %zu bytes to rank %u: %s", iov[0].iov_len + nbytes, peer,
+                  fi_error("fi_sendmsg", rc).c_str());
+    }
+  }
+  ++in_flight_[peer];
+  ++sends_;
+  fabric_.push_sends();
+  // The payload is the caller's until the provider is done with it. Arrivals
+  // read meanwhile are queued, not delivered: no handler runs in here.
+  for (uint32_t idle = 0; !b->sent;) {
+    if (fabric_.progress()) {
+      idle = 0;
+    } else if (++idle % 256 == 0) {
+      sched_yield();  // the peer must read its socket: on a shared core, let it
+    }
+  }
+  return Result::done;
 }
 
 void AmChannel::deliver(Arrival a) {
@@ -148,20 +212,33 @@ bool AmChannel::poll(bool replies_only) {
   bool concurrent = fabric_.concurrent();
   std::unique_lock<std::mutex> lock(fabric_.mutex(), std::defer_lock);
   if (concurrent) lock.lock();
-  fabric_.progress();
-  while (done < kPollBudget) {
-    std::deque<Arrival> *q = !replies_.empty()                     ? &replies_
-                             : !replies_only && !requests_.empty() ? &requests_
-                                                                   : nullptr;
-    if (!q) break;
-    Arrival a = q->front();
-    q->pop_front();
-    if (concurrent) lock.unlock();
-    deliver(a);
-    if (concurrent) lock.lock();
-    a.buf->next = free_recv_;
-    free_recv_ = a.buf;
-    ++done;
+  // A poll that delivered requests and sent nothing reads the completion
+  // queue again, until it is empty or the budget is spent: stream providers
+  // (net, tcp) take about one message off a socket per read, so a rank that
+  // polls seldom (a passive rank between its sleeps, testimm) fell one
+  // message further behind per poll. A poll whose handlers replied, or that
+  // delivered only replies, returns at once: a round trip's next step
+  // waits on it, and pays no extra read's syscall.
+  for (bool more = true; more && done < kPollBudget;) {
+    fabric_.progress();
+    more = false;
+    uint64_t sends_before = sends_;
+    while (done < kPollBudget) {
+      std::deque<Arrival> *q = !replies_.empty()                     ? &replies_
+                               : !replies_only && !requests_.empty() ? &requests_
+                                                                     : nullptr;
+      if (!q) break;
+      more = more || q == &requests_;
+      Arrival a = q->front();
+      q->pop_front();
+      if (concurrent) lock.unlock();
+      deliver(a);
+      if (concurrent) lock.lock();
+      a.buf->next = free_recv_;
+      free_recv_ = a.buf;
+      ++done;
+    }
+    more = more && sends_ == sends_before;
   }
   return done > 0;
 }

@@ -3,6 +3,13 @@
 // packed Long payload (wire::kPackedLong: the receiving engine copies it
 // out), in one send: fi_inject when it fits the provider's inject size, else
 // fi_send from a send buffer that returns to the pool on its completion.
+// A payload of at least `direct_min` bytes handed to send() is not copied
+// into the send buffer: the message goes out as two pieces (the buffer's
+// header and arguments, then the client's bytes, fi_sendmsg with two iovs)
+// and send() returns once the provider reports the send complete, so the
+// client's buffer is free again as GEX_EVENT_NOW promises. On a stream
+// provider that completion comes as the bytes enter the socket: one copy
+// per side (the kernel's), not two on the sending side.
 //
 // Receive buffers are posted ahead. A completed receive is queued by lane
 // and a replacement is posted at once, before its handler runs; the buffer
@@ -39,6 +46,7 @@ class AmChannel final : public CompletionSink {
     size_t depth_total;
     uint32_t depth_per_peer;
     size_t inline_limit;
+    size_t direct_min;  // payloads from this size are sent from the caller's memory
   };
   // Incoming messages go to `sink`.
   AmChannel(Fabric &fabric, uint32_t ranks, const Limits &limits, AmSink &sink);
@@ -46,6 +54,10 @@ class AmChannel final : public CompletionSink {
 
   Result reserve(uint32_t peer, AmLane lane, unsigned nargs, size_t payload, AmSlot &slot);
   void commit(AmSlot &slot, const AmHeader &h, const int32_t *args);
+  // reserve, the payload into the message and commit in one call
+  // (Transport::am_send); a large payload is sent from `payload` itself.
+  Result send(uint32_t peer, AmLane lane, const AmHeader &h, const int32_t *args,
+              const void *payload, size_t nbytes);
   bool poll(bool replies_only);
   // Sends free their buffers; receives are queued and replaced.
   void completed(OpContext *op, const fi_cq_msg_entry &entry) override;
@@ -56,6 +68,7 @@ class AmChannel final : public CompletionSink {
     void *desc = nullptr;
     uint32_t peer = 0;  // a send's destination
     bool recv = false;
+    bool sent = false;  // a send's completion has been read
     alignas(64) char data[kBufferBytes];
   };
   struct Chunk;
@@ -69,6 +82,10 @@ class AmChannel final : public CompletionSink {
   Buffer *grow(bool recv);  // a new chunk; returns one buffer of it
   Buffer *take(Buffer *&list, bool recv);
   void post_recv(Buffer *b);
+  // Room for one more send toward `peer`, after one progress call if needed.
+  bool room(uint32_t peer);
+  // Writes the header and arguments at the start of `b`; returns their length.
+  size_t write_head(Buffer *b, const AmHeader &h, const int32_t *args);
   void deliver(Arrival a);
 
   Fabric &fabric_;
@@ -79,6 +96,7 @@ class AmChannel final : public CompletionSink {
   Buffer *free_send_ = nullptr;
   Buffer *free_recv_ = nullptr;
   size_t send_buffers_ = 0;
+  uint64_t sends_ = 0;  // messages posted (poll: did a handler reply?)
   std::deque<Arrival> requests_, replies_;
 };
 

@@ -30,6 +30,7 @@ class Network {
     limits.depth_per_peer = config::get_int("GASNET_NETWORKDEPTH_PP");
     int64_t inline_limit = config::get_int("GASNET_INLINESEND_LIMIT");
     limits.inline_limit = inline_limit < 0 ? SIZE_MAX : static_cast<size_t>(inline_limit);
+    limits.direct_min = config::get_bytes("GASNET_OFI_DIRECTSEND_MIN");
     am_ = std::make_unique<AmChannel>(fabric_, boot.size(), limits, sink);
     rma_ =
         std::make_unique<RmaChannel>(fabric_, config::get_bytes("GASNET_NONBULKPUT_BOUNCE_LIMIT"));
@@ -44,6 +45,10 @@ class Network {
   }
   void am_commit(AmSlot &slot, const AmHeader &h, const int32_t *args) {
     am_->commit(slot, h, args);
+  }
+  Result am_send(uint32_t peer, AmLane lane, const AmHeader &h, const int32_t *args,
+                 const void *payload, size_t nbytes) {
+    return am_->send(peer, lane, h, args, payload, nbytes);
   }
   // The completion queue is shared: this also completes RMA.
   bool poll(bool replies_only) { return am_->poll(replies_only); }

@@ -29,6 +29,11 @@ GEXX_KNOB_GROUP_DEFINE(
         {"GASNET_NETWORKDEPTH_PP", Kind::Int, "64",
          "ofi conduit: most AM sends a rank has in flight toward one peer at once.", false, 1,
          1 << 20},
+        {"GASNET_OFI_DIRECTSEND_MIN", Kind::Bytes, "16K",
+         "ofi conduit: AM Medium payloads from this size are sent from the client's buffer (the "
+         "call returns when the provider has taken them) rather than copied into a send buffer; "
+         "0 sends every non-empty payload that way.",
+         false},
         {"GASNET_INLINESEND_LIMIT", Kind::Int, "-1",
          "ofi conduit: largest AM (header, arguments and payload, in bytes) sent inline (the "
          "provider copies it at once); -1: the provider's inject size, 0: none.",

@@ -10,6 +10,8 @@
 // router). It provides:
 //   Result am_reserve(uint32_t peer, AmLane, unsigned nargs, size_t payload, AmSlot &);
 //   void am_commit(AmSlot &, const AmHeader &, const int32_t *args);
+//   (optionally) Result am_send(uint32_t peer, AmLane, const AmHeader &, const int32_t *args,
+//                               const void *payload, size_t nbytes);  // Transport::am_send
 //   bool poll(bool replies_only);          // AM delivery and RMA completion
 //   void set_concurrent(bool);
 //   Result rma_put(uint32_t peer, uint64_t remote, const void *src, size_t, RmaCompletion &);
@@ -100,6 +102,8 @@ class Router final : public Transport {
                  const void *payload, size_t nbytes) override {
     // Neighbours keep smp's single-call path (its lanes).
     if (!routes_.through_network(peer)) return smp_->am_send(peer, lane, h, args, payload, nbytes);
+    if constexpr (requires(Net & n) { n.am_send(peer, lane, h, args, payload, nbytes); })
+      return net_->am_send(peer, lane, h, args, payload, nbytes);
     AmSlot slot;
     if (net_->am_reserve(peer, lane, h.nargs, nbytes, slot) == Result::retry) return Result::retry;
     if (nbytes) std::memcpy(slot.payload, payload, nbytes);
