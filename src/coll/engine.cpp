@@ -15,7 +15,9 @@
 #include "core/handlers.hpp"
 #include "core/objects.hpp"
 #include "core/progress.hpp"
+#include "core/runtime.hpp"
 #include "core/team.hpp"
+#include "core/topology.hpp"
 #include "util/log.hpp"
 
 namespace gexx::coll {
@@ -393,7 +395,7 @@ class ReduceOp final : public Op {
     tree_root_ = (to_all || !red.commutative()) ? 0 : root;
     v_ = static_cast<uint32_t>((uint64_t{me_} + n_ - tree_root_) % n_);
     acc_ = take_buffer(total_);
-    if (total_) std::memcpy(acc_.data(), src, total_);
+    src_ = static_cast<const char *>(src);
     size_t p = piece();
     chunk_elems_ = std::max<size_t>(1, p / red.dt_size);
     chunk_bytes_ = chunk_elems_ * red.dt_size;
@@ -435,6 +437,10 @@ class ReduceOp final : public Op {
     kid_buf_.clear();
   }
   bool step() override {
+    if (!begun_) {  // the source is read once the operation may touch memory (its gate)
+      if (total_) std::memcpy(acc_.data(), src_, total_);
+      begun_ = true;
+    }
     // Combine the chunks every child has sent.
     while (combined_ < nchunks_) {
       uint64_t off = combined_ * chunk_bytes_;
@@ -501,6 +507,8 @@ class ReduceOp final : public Op {
   Reduction red_;
   bool all_;
   char *dst_;
+  const char *src_ = nullptr;
+  bool begun_ = false;
   uint32_t tree_root_ = 0, v_ = 0;
   Buffer acc_;
   size_t chunk_elems_ = 1;
@@ -829,14 +837,15 @@ bool on_host(core::Team &team) {
   return team.host_mode == core::Team::kHostArea;
 }
 
-// Starts `op` (constructed under g.mutex): hands it the messages that came
-// before it, and lets it send.
-OpRef launch(std::unique_lock<std::mutex> &lock, std::shared_ptr<Op> op, bool trivial) {
+// Registers `op` (constructed under g.mutex, held): hands it the messages
+// that came before it. A trivial one (nothing to exchange, no gate) is
+// complete at once.
+void enlist(const std::shared_ptr<Op> &op, bool trivial) {
   g.launched[op->key().first] = op->key().second + 1;
-  if (trivial) {  // nothing to exchange: complete at once
+  if (trivial && !op->gate) {
     op->retire();
     op->finish();
-    return op;
+    return;
   }
   auto it = g.early.find(op->key());
   if (it != g.early.end()) {
@@ -845,9 +854,157 @@ OpRef launch(std::unique_lock<std::mutex> &lock, std::shared_ptr<Op> op, bool tr
   }
   g.active.emplace(op->key(), op);
   core::set_poll_hook(core::PollHook::kColl, &poll_hook);
+}
+
+// Starts `op` (constructed under g.mutex): enlists it and lets it send.
+OpRef launch(std::unique_lock<std::mutex> &lock, std::shared_ptr<Op> op, bool trivial) {
+  enlist(op, trivial);
   lock.unlock();
   advance();
   return op;
+}
+
+// Lets an enlisted operation send (releasing g.mutex).
+OpRef run(std::unique_lock<std::mutex> &lock, OpRef op) {
+  lock.unlock();
+  advance();
+  return op;
+}
+
+// The operations on any team, g.mutex held, enlisted (not yet advanced).
+std::shared_ptr<Op> make_barrier(const char *api, core::Team &t, OpRef gate) {
+  std::shared_ptr<Op> op;
+  if (on_host(t))
+    op = std::make_shared<HostOp>(api, t, HostOp::kHBarrier, 0, nullptr, nullptr, 0, nullptr);
+  else
+    op = std::make_shared<BarrierOp>(api, t);
+  op->gate = std::move(gate);
+  enlist(op, t.size() == 1);
+  return op;
+}
+std::shared_ptr<Op> make_broadcast(const char *api, core::Team &t, gex_Rank_t root, void *dst,
+                                   const void *src, size_t nbytes, OpRef gate) {
+  std::shared_ptr<Op> op;
+  bool trivial = false;  // a host-phase operation always takes its slot in turn
+  if (on_host(t)) {
+    op = std::make_shared<HostOp>(api, t, HostOp::kHBcast, root, dst, src, nbytes, nullptr);
+  } else {
+    op = std::make_shared<BroadcastOp>(api, t, root, dst, src, nbytes);
+    trivial = t.size() == 1 || nbytes == 0;
+  }
+  op->gate = std::move(gate);
+  enlist(op, trivial);
+  return op;
+}
+std::shared_ptr<Op> make_reduce(const char *api, core::Team &t, bool to_all, gex_Rank_t root,
+                                void *dst, const void *src, const Reduction &red, size_t count,
+                                OpRef gate) {
+  std::shared_ptr<Op> op;
+  if (red.dt_size <= host::kChunk && on_host(t)) {
+    op = std::make_shared<HostOp>(api, t, to_all ? HostOp::kHToAll : HostOp::kHToOne,
+                                  to_all ? 0 : root, dst, src, count * red.dt_size, &red);
+    op->gate = std::move(gate);
+    enlist(op, false);
+    return op;
+  }
+  op = std::make_shared<ReduceOp>(api, t, to_all, root, dst, src, red, count);
+  bool trivial = count == 0 || t.size() == 1;
+  if (trivial && !gate && count && (to_all || t.rank() == root))
+    std::memmove(dst, src, count * red.dt_size);
+  op->gate = std::move(gate);
+  enlist(op, trivial);
+  return op;
+}
+
+// A team whose members are on several hosts (shared-memory neighbourhoods),
+// some of them with more than one member: one leader per host (its first
+// member in team order) runs the network phase among the leaders, and each
+// host's members run the host phase among themselves (in the host area
+// where they have one), as operations on two internal teams chained by
+// gates. Every member builds the same two teams from the job's topology.
+struct Hier {
+  core::Team host;                  // this rank's host's members, in team order
+  core::Team leaders;               // every host's first member, in team order
+  std::vector<uint32_t> group;      // by team rank: its host's index (leaders-team rank)
+  std::vector<uint32_t> host_rank;  // by team rank: its rank in its host's team
+  bool leader = false;
+};
+std::map<uint64_t, std::unique_ptr<Hier>> g_hier;  // by team id (g.mutex); null: flat
+
+uint64_t mix(uint64_t id, uint64_t tag) {
+  uint64_t z = id + 0x9E3779B97F4A7C15ull * (tag + 1);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+// g.mutex held; after on_host(team) said no.
+Hier *hier_of(core::Team &team) {
+  if (team.host_mode != core::Team::kHostNone || team.size() < 3) return nullptr;
+  auto it = g_hier.find(team.coll_id);
+  if (it != g_hier.end()) return it->second.get();
+  const core::Topology &topo = core::Runtime::get("collectives").topology();
+  auto h = std::make_unique<Hier>();
+  std::map<uint32_t, uint32_t> index;  // neighbourhood -> group
+  std::vector<std::vector<gex_Rank_t>> groups;
+  h->group.resize(team.size());
+  h->host_rank.resize(team.size());
+  for (gex_Rank_t r = 0; r < team.size(); ++r) {
+    gex_Rank_t j = team.to_job(r);
+    auto [g_it, fresh] = index.emplace(topo.nbrhd_of(j), static_cast<uint32_t>(groups.size()));
+    if (fresh) groups.emplace_back();
+    h->group[r] = g_it->second;
+    h->host_rank[r] = static_cast<uint32_t>(groups[g_it->second].size());
+    groups[g_it->second].push_back(j);
+  }
+  if (groups.size() == 1 || groups.size() == team.size()) {  // nothing to gain
+    g_hier.emplace(team.coll_id, nullptr);
+    return nullptr;
+  }
+  const gex_Rank_t me = team.to_job(team.rank());
+  const uint32_t mine = h->group[team.rank()];
+  std::vector<gex_Rank_t> firsts;
+  for (auto &grp : groups) firsts.push_back(grp[0]);
+  h->host = core::Team::list(groups[mine], me);
+  h->host.coll_id = mix(team.coll_id, 1 + uint64_t{topo.nbrhd_of(me)});
+  h->leaders = core::Team::list(std::move(firsts), me);
+  h->leaders.coll_id = mix(team.coll_id, 0);
+  h->leader = h->host_rank[team.rank()] == 0;
+  Hier *out = h.get();
+  g_hier.emplace(team.coll_id, std::move(h));
+  return out;
+}
+
+// Host barrier (all here), leaders' barrier, host barrier (all there).
+OpRef hier_barrier(const char *api, Hier &h) {
+  OpRef last = make_barrier(api, h.host, nullptr);
+  if (h.leader) last = make_barrier(api, h.leaders, last);
+  return make_barrier(api, h.host, last);
+}
+// On the root's host, a host broadcast from the root first when it is not
+// the leader; the leaders' broadcast from the root's host; on the other
+// hosts, a host broadcast from the leader after it.
+OpRef hier_broadcast(const char *api, core::Team &team, Hier &h, gex_Rank_t root, void *dst,
+                     const void *src, size_t nbytes) {
+  const uint32_t rg = h.group[root], mg = h.group[team.rank()];
+  OpRef last;
+  if (mg == rg && h.host_rank[root] != 0) {
+    last = make_broadcast(api, h.host, h.host_rank[root], dst, src, nbytes, nullptr);
+    if (h.leader) last = make_broadcast(api, h.leaders, rg, dst, dst, nbytes, last);
+    return last;
+  }
+  if (h.leader)
+    last =
+        make_broadcast(api, h.leaders, rg, dst, team.rank() == root ? src : dst, nbytes, nullptr);
+  return make_broadcast(api, h.host, 0, dst, dst, nbytes, last);
+}
+// A commutative reduce-to-all: a host reduction to the leader, the
+// leaders' reduce-to-all, a host broadcast from the leader.
+OpRef hier_reduce_all(const char *api, Hier &h, void *dst, const void *src, const Reduction &red,
+                      size_t count) {
+  OpRef last = make_reduce(api, h.host, false, 0, dst, src, red, count, nullptr);
+  if (h.leader) last = make_reduce(api, h.leaders, true, 0, dst, dst, red, count, last);
+  return make_broadcast(api, h.host, 0, dst, dst, count * red.dt_size, last);
 }
 
 void check_member(const char *api, const core::Team &team) {
@@ -881,25 +1038,22 @@ void open(core::am::Engine &engine, core::HandlerTable &handlers) {
 OpRef barrier(const char *api, core::Team &team) {
   check_member(api, team);
   std::unique_lock<std::mutex> lock(g.mutex);
-  if (on_host(team)) {
-    auto op =
-        std::make_shared<HostOp>(api, team, HostOp::kHBarrier, 0, nullptr, nullptr, 0, nullptr);
-    return launch(lock, op, false);
+  std::shared_ptr<Op> op;
+  if (!on_host(team)) {
+    if (Hier *h = hier_of(team)) {
+      OpRef last = hier_barrier(api, *h);
+      lock.unlock();
+      advance();
+      return last;
+    }
   }
-  auto op = std::make_shared<BarrierOp>(api, team);
-  return launch(lock, op, team.size() == 1);
+  return run(lock, make_barrier(api, team, nullptr));
 }
 
 OpRef barrier(const char *api, core::Team &team, OpRef gate) {
   check_member(api, team);
   std::unique_lock<std::mutex> lock(g.mutex);
-  std::shared_ptr<Op> op;
-  if (on_host(team))
-    op = std::make_shared<HostOp>(api, team, HostOp::kHBarrier, 0, nullptr, nullptr, 0, nullptr);
-  else
-    op = std::make_shared<BarrierOp>(api, team);
-  op->gate = std::move(gate);
-  return launch(lock, op, team.size() == 1 && !op->gate);
+  return run(lock, make_barrier(api, team, std::move(gate)));
 }
 
 bool host_phase(core::Team &team) {
@@ -929,12 +1083,15 @@ OpRef broadcast(const char *api, core::Team &team, gex_Rank_t root, void *dst, c
   if (root >= team.size())
     util::fatal("%s: root %u is not a rank of this team of %u", api, root, team.size());
   std::unique_lock<std::mutex> lock(g.mutex);
-  if (on_host(team)) {
-    auto op = std::make_shared<HostOp>(api, team, HostOp::kHBcast, root, dst, src, nbytes, nullptr);
-    return launch(lock, op, false);
+  if (!on_host(team)) {
+    if (Hier *h = hier_of(team)) {
+      OpRef last = hier_broadcast(api, team, *h, root, dst, src, nbytes);
+      lock.unlock();
+      advance();
+      return last;
+    }
   }
-  auto op = std::make_shared<BroadcastOp>(api, team, root, dst, src, nbytes);
-  return launch(lock, op, team.size() == 1 || nbytes == 0);
+  return run(lock, make_broadcast(api, team, root, dst, src, nbytes, nullptr));
 }
 
 OpRef reduce(const char *api, core::Team &team, bool to_all, gex_Rank_t root, void *dst,
@@ -944,16 +1101,15 @@ OpRef reduce(const char *api, core::Team &team, bool to_all, gex_Rank_t root, vo
   if (!to_all && root >= team.size())
     util::fatal("%s: root %u is not a rank of this team of %u", api, root, team.size());
   std::unique_lock<std::mutex> lock(g.mutex);
-  if (red.dt_size <= host::kChunk && on_host(team)) {
-    auto op = std::make_shared<HostOp>(api, team, to_all ? HostOp::kHToAll : HostOp::kHToOne,
-                                       to_all ? 0 : root, dst, src, count * red.dt_size, &red);
-    return launch(lock, op, false);
+  if (to_all && red.commutative() && !on_host(team)) {
+    if (Hier *h = hier_of(team)) {
+      OpRef last = hier_reduce_all(api, *h, dst, src, red, count);
+      lock.unlock();
+      advance();
+      return last;
+    }
   }
-  auto op = std::make_shared<ReduceOp>(api, team, to_all, root, dst, src, red, count);
-  bool trivial = count == 0 || team.size() == 1;
-  if (trivial && count && (to_all || team.rank() == root))
-    std::memmove(dst, src, count * red.dt_size);
-  return launch(lock, op, trivial);
+  return run(lock, make_reduce(api, team, to_all, root, dst, src, red, count, nullptr));
 }
 
 void advance() {
@@ -1019,12 +1175,26 @@ gex_Event_t event(OpRef op) {
   return new CollEvent(std::move(op));
 }
 
-void forget_team(core::Team &team) {
-  std::lock_guard<std::mutex> guard(g.mutex);
+namespace {
+void forget_locked(core::Team &team) {
   g.launched.erase(team.coll_id);
   if (team.host_mode == core::Team::kHostArea || team.host_mode == core::Team::kHostNoArea)
     host::release(team.coll_id);
   team.host_mode = core::Team::kHostNone;
+}
+}  // namespace
+
+void forget_team(core::Team &team) {
+  std::lock_guard<std::mutex> guard(g.mutex);
+  auto it = g_hier.find(team.coll_id);
+  if (it != g_hier.end()) {
+    if (it->second) {
+      forget_locked(it->second->host);
+      forget_locked(it->second->leaders);
+    }
+    g_hier.erase(it);
+  }
+  forget_locked(team);
 }
 
 void attach_host_area(void *area, uint32_t ranks, std::vector<uint8_t> shares) {
