@@ -1,6 +1,11 @@
 // The GASNet-1 collectives (gasnet_coll_*, include/gexx_coll_g1.h) on the
 // whole-job team, one image per process.
 //
+// When every rank shares this host's memory they run on the collective
+// engine's host phase (coll/engine.hpp: host_move, with engine barriers for
+// IN_ALLSYNC / OUT_ALLSYNC; host_launch below). Otherwise on the AM
+// algorithm that follows.
+//
 // Every collective is a set of blocks, each moved from one rank's client
 // memory to another's (or copied within a rank), plus the synchronisation
 // its flags ask for. Blocks travel in AM Medium requests to gexx's internal
