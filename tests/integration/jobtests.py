@@ -2188,6 +2188,10 @@ MATRIX = [
     # Same-host RMA inlined into the client (issue 23).
     ("inline_rma_3", lambda ofi: case_inline_rma(3, "mapped") if ofi is None
      else case_inline_rma_ofi(3, ofi), (SMP, "tcp")),
+    # Collectives on teams spanning hosts (issue 18, coll3): neighbourhoods of
+    # three, so each has a leader and two members and a root may be either.
+    ("coll_pshm3_6", lambda ofi: case_coll(6, ofi=ofi, knobs={"GASNET_SUPERNODE_MAXSIZE": "3"}),
+     ("tcp",)),
 ]
 
 
