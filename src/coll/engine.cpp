@@ -15,7 +15,9 @@
 #include "core/handlers.hpp"
 #include "core/objects.hpp"
 #include "core/progress.hpp"
+#include "core/runtime.hpp"
 #include "core/team.hpp"
+#include "core/topology.hpp"
 #include "util/log.hpp"
 
 namespace gexx::coll {
@@ -198,6 +200,10 @@ class Op {
   }
 
   std::atomic<bool> done{false};
+  // An operation of this rank that must complete before this one starts
+  // (the GASNet-1 collectives' IN_ALLSYNC / OUT_ALLSYNC barriers); messages
+  // that arrive meanwhile are kept.
+  OpRef gate;
 
  protected:
   // The message checks every operation makes: the sender's call agrees.
@@ -389,7 +395,7 @@ class ReduceOp final : public Op {
     tree_root_ = (to_all || !red.commutative()) ? 0 : root;
     v_ = static_cast<uint32_t>((uint64_t{me_} + n_ - tree_root_) % n_);
     acc_ = take_buffer(total_);
-    if (total_) std::memcpy(acc_.data(), src, total_);
+    src_ = static_cast<const char *>(src);
     size_t p = piece();
     chunk_elems_ = std::max<size_t>(1, p / red.dt_size);
     chunk_bytes_ = chunk_elems_ * red.dt_size;
@@ -431,6 +437,10 @@ class ReduceOp final : public Op {
     kid_buf_.clear();
   }
   bool step() override {
+    if (!begun_) {  // the source is read once the operation may touch memory (its gate)
+      if (total_) std::memcpy(acc_.data(), src_, total_);
+      begun_ = true;
+    }
     // Combine the chunks every child has sent.
     while (combined_ < nchunks_) {
       uint64_t off = combined_ * chunk_bytes_;
@@ -497,6 +507,8 @@ class ReduceOp final : public Op {
   Reduction red_;
   bool all_;
   char *dst_;
+  const char *src_ = nullptr;
+  bool begun_ = false;
   uint32_t tree_root_ = 0, v_ = 0;
   Buffer acc_;
   size_t chunk_elems_ = 1;
@@ -512,35 +524,60 @@ class ReduceOp final : public Op {
 // (host_area.hpp), so the collective runs there, without AMs. Collective
 // #seq uses slot seq % kSlots once every member has finished the slot's
 // previous collective (#seq - kSlots). Each member publishes what it called
-// (checked by the others) and a start stamp; then
+// (checked by the others) and a start stamp. Then the members that post
+// copy their stream (their source) chunk by chunk into their two buffers
+// (chunk c goes into buffer c % 2 once every reader of that stream has read
+// chunk c - 2), and the readers copy (or fold) each posted chunk out and
+// say so:
 //  * barrier: done once every member has started;
-//  * broadcast: the root copies chunk c into its buffer c % 2 and posts it
-//    (once every other member has read chunk c - 2 from that buffer); the
-//    others copy each posted chunk out and say so;
-//  * reduction: every member posts its chunks the same way; the combining
-//    members (all for reduce-to-all, the root for reduce-to-one) fold each
-//    chunk of all members, in team rank order, into their destination.
+//  * broadcast, scatter: the root posts (its block, or all n blocks), the
+//    others read (their own block's part of the stream, for a scatter);
+//  * gather: every member but the root posts its block, the root reads;
+//    gather-all, exchange: every member posts (its block, or its n
+//    blocks), every member reads the others' streams (its own block of
+//    each, for an exchange);
+//  * reduction: every member posts; the combining members (all for
+//    reduce-to-all, the root for reduce-to-one) fold each chunk of all
+//    members, in team rank order, into their destination; the GASNet-1
+//    reduction's root hands the members' chunks to its fold function.
 // A rank waits only on flags in shared memory; a chunk is one memcpy in
 // and (for each reader) one out.
 class HostOp final : public Op {
  public:
-  enum Kind : uint32_t { kHBarrier = 1, kHBcast = 2, kHToOne = 3, kHToAll = 4 };
+  enum Kind : uint32_t {
+    kHBarrier = 1,
+    kHBcast = 2,
+    kHToOne = 3,
+    kHToAll = 4,
+    kHScatter = 5,
+    kHGather = 6,
+    kHGatherAll = 7,
+    kHExchange = 8,
+    kHFold = 9
+  };
   HostOp(const char *api, core::Team &team, Kind kind, uint32_t root, void *dst, const void *src,
-         uint64_t nbytes, const Reduction *red)
+         uint64_t nbytes, const Reduction *red, Fold fold = {}, size_t elem = 1)
       : Op(api, team, root, nbytes),
         area_(team.host_base, host::ranks()),
         kind_(kind),
         slot_(seq_ % host::kSlots),
         dst_(static_cast<char *>(dst)),
-        src_(static_cast<const char *>(src)) {
+        src_(static_cast<const char *>(src)),
+        fold_(std::move(fold)) {
     if (red) red_ = *red;
-    chunk_ = host::kChunk;
-    if (red) chunk_ = (host::kChunk / red->dt_size) * red->dt_size;
-    nchunks_ = (nbytes + chunk_ - 1) / chunk_;
+    if (red) elem = red->dt_size;
+    rooted_ = kind == kHBcast || kind == kHToOne || kind == kHScatter || kind == kHGather ||
+              kind == kHFold;
+    stream_ = (kind == kHScatter || kind == kHExchange) ? nbytes * n_ : nbytes;
+    chunk_ = (host::kChunk / elem) * elem;
+    nchunks_ = (stream_ + chunk_ - 1) / chunk_;
     sig_ =
         uint64_t{kind} << 60 | uint64_t{root & 0x0FFFFFFFu} << 32 | static_cast<uint32_t>(nbytes);
-    if (kind == kHBcast && me_ == root && dst != src && nbytes) std::memmove(dst, src, nbytes);
-    combiner_ = kind == kHToAll || (kind == kHToOne && me_ == root);
+    posts_ = nchunks_ != 0 && posts(me_);
+    for (uint32_t j = 0; j < n_; ++j)
+      if (reads_from(me_, j)) sources_.push_back(j);
+    reads_ = nchunks_ != 0 && !sources_.empty();
+    if (kind == kHFold) inputs_.resize(n_);
   }
   void receive(Msg &m) override {
     util::fatal(
@@ -555,103 +592,178 @@ class HostOp final : public Op {
         uint32_t f = static_cast<uint32_t>(ctl(gated_).finished.load(std::memory_order_acquire));
         if (static_cast<int32_t>(f - prev) < 0) return false;
       }
+      copy_own();
       host::Control &mine = ctl(me_);
       mine.sig.store(sig_, std::memory_order_relaxed);
       mine.posted.store(host::stamp(seq_, 1), std::memory_order_release);
       started_ = true;
     }
-    // Wait for (and check the call of) every member for a barrier, a
-    // broadcast root (a member that also thinks itself the root is found
-    // so) and a combining member; only the root for a broadcast reader and
-    // a member that only contributes to a reduce-to-one (they need not wait
-    // for the others).
-    bool reads_all = kind_ == kHBarrier || combiner_ || (kind_ == kHBcast && me_ == root_);
-    bool reads_root = !reads_all;
-    for (; arrived_ < n_ && (reads_all || reads_root); ++arrived_) {
+    // Wait for (and check the call of) every member, but on a rooted
+    // collective a member other than the root waits only for the root (a
+    // member that also thinks itself the root is found so).
+    bool reads_all = !rooted_ || me_ == root_;
+    for (; arrived_ < n_; ++arrived_) {
       uint32_t j = reads_all ? arrived_ : root_;
       host::Control &c = ctl(j);
       if (!host::reached(c.posted.load(std::memory_order_acquire), host::stamp(seq_, 1)))
         return false;
       uint64_t sig = c.sig.load(std::memory_order_relaxed);
       if (sig != sig_) mismatch(j, sig);
-      if (reads_root) arrived_ = n_ - 1;
+      if (!reads_all) arrived_ = n_ - 1;
     }
-    bool complete = true;
-    switch (kind_) {
-      case kHBarrier:
-        break;
-      case kHBcast:
-        complete = me_ == root_ ? post() : read_root();
-        break;
-      case kHToOne:
-      case kHToAll:
-        for (;;) {
-          uint64_t before = posted_ + combined_;
-          post();
-          if (combiner_) combine();
-          if (posted_ + combined_ == before) break;
-        }
-        complete = posted_ == nchunks_ && (!combiner_ || combined_ == nchunks_);
-        break;
+    for (;;) {
+      uint64_t before = posted_ + read_;
+      if (posts_) post();
+      if (reads_) read();
+      if (posted_ + read_ == before) break;
     }
-    if (!complete) return false;
-    return true;
+    return (!posts_ || posted_ == nchunks_) && (!reads_ || read_ == nchunks_);
   }
 
  private:
   host::Control &ctl(uint32_t member) const { return area_.control(slot_, member); }
   size_t len(uint64_t c) const {
-    return static_cast<size_t>(std::min<uint64_t>(chunk_, total_ - c * chunk_));
+    return static_cast<size_t>(std::min<uint64_t>(chunk_, stream_ - c * chunk_));
   }
-  // Chunk c - 2 (the last one in buffer c % 2) is read by every reader.
+  // Whether member j posts its stream.
+  bool posts(uint32_t j) const {
+    switch (kind_) {
+      case kHBcast:
+      case kHScatter:
+        return j == root_;
+      case kHGather:
+      case kHFold:
+        return j != root_;
+      case kHBarrier:
+        return false;
+      default:
+        return true;
+    }
+  }
+  // Whether member r reads member j's stream (a gather's root and a
+  // gather-all's or exchange's member take their own block from their
+  // source instead).
+  bool reads_from(uint32_t r, uint32_t j) const {
+    switch (kind_) {
+      case kHBcast:
+      case kHScatter:
+        return j == root_ && r != root_;
+      case kHGather:
+      case kHFold:
+        return r == root_ && j != root_;
+      case kHToOne:
+        return r == root_;
+      case kHToAll:
+        return true;
+      case kHGatherAll:
+      case kHExchange:
+        return r != j;
+      default:
+        return false;
+    }
+  }
+  // What a member moves within its own memory, once it has started.
+  void copy_own() {
+    const uint64_t nb = total_;
+    if (nb == 0) return;
+    auto move = [](char *to, const char *from, uint64_t bytes) {
+      if (to != from) std::memmove(to, from, bytes);
+    };
+    switch (kind_) {
+      case kHBcast:
+        if (me_ == root_) move(dst_, src_, nb);
+        break;
+      case kHScatter:
+        if (me_ == root_) move(dst_, src_ + me_ * nb, nb);
+        break;
+      case kHGather:
+        if (me_ == root_) move(dst_ + me_ * nb, src_, nb);
+        break;
+      case kHGatherAll:
+        move(dst_ + me_ * nb, src_, nb);
+        break;
+      case kHExchange:
+        move(dst_ + me_ * nb, src_ + me_ * nb, nb);
+        break;
+      default:
+        break;
+    }
+  }
+  // Chunk c - 2 (the last one in buffer c % 2) is read by every reader of
+  // this member's stream.
   bool readers_done(uint64_t c) const {
     if (c < 2) return true;
     uint64_t goal = host::stamp(seq_, c);  // chunk c - 2 consumed
-    if (kind_ == kHToOne)
-      return host::reached(ctl(root_).consumed.load(std::memory_order_acquire), goal);
     for (uint32_t j = 0; j < n_; ++j) {
-      if (j == me_ && kind_ == kHBcast) continue;
+      if (!reads_from(j, me_)) continue;
       if (!host::reached(ctl(j).consumed.load(std::memory_order_acquire), goal)) return false;
     }
     return true;
   }
   // Copies this member's chunks into its buffers as far as the readers allow.
-  bool post() {
+  void post() {
     while (posted_ < nchunks_) {
-      if (!readers_done(posted_)) return false;
+      if (!readers_done(posted_)) return;
       std::memcpy(area_.data(slot_, me_, posted_), src_ + posted_ * chunk_, len(posted_));
       ++posted_;
       ctl(me_).posted.store(host::stamp(seq_, posted_ + 1), std::memory_order_release);
     }
-    return true;
   }
-  bool read_root() {
-    host::Control &root = ctl(root_);
-    while (combined_ < nchunks_) {
-      if (!host::reached(root.posted.load(std::memory_order_acquire),
-                         host::stamp(seq_, combined_ + 2)))
-        return false;
-      std::memcpy(dst_ + combined_ * chunk_, area_.data(slot_, root_, combined_), len(combined_));
-      ++combined_;
-      ctl(me_).consumed.store(host::stamp(seq_, combined_ + 1), std::memory_order_release);
-    }
-    return true;
-  }
-  // Folds every member's chunk, right to left: dst = x0 op (x1 op (... op x_{n-1})),
-  // which is the members' values combined in team rank order.
-  void combine() {
-    while (combined_ < nchunks_) {
-      uint64_t goal = host::stamp(seq_, combined_ + 2);
-      for (; ready_ < n_; ++ready_)
-        if (!host::reached(ctl(ready_).posted.load(std::memory_order_acquire), goal)) return;
+  // Reads chunk after chunk once every stream this member reads has it.
+  void read() {
+    while (read_ < nchunks_) {
+      uint64_t goal = host::stamp(seq_, read_ + 2);
+      for (; ready_ < sources_.size(); ++ready_)
+        if (!host::reached(ctl(sources_[ready_]).posted.load(std::memory_order_acquire), goal))
+          return;
       ready_ = 0;
-      size_t bytes = len(combined_);
-      char *out = dst_ + combined_ * chunk_;
-      std::memcpy(out, area_.data(slot_, n_ - 1, combined_), bytes);
-      for (uint32_t j = n_ - 1; j-- > 0;)
-        red_.apply(area_.data(slot_, j, combined_), out, bytes / red_.dt_size);
-      ++combined_;
-      ctl(me_).consumed.store(host::stamp(seq_, combined_ + 1), std::memory_order_release);
+      take(read_);
+      ++read_;
+      ctl(me_).consumed.store(host::stamp(seq_, read_ + 1), std::memory_order_release);
+    }
+  }
+  // Copies [from, from + bytes) of the stream into `out`, clipped to this
+  // member's block [me * nb, (me + 1) * nb) of it.
+  void clip(char *out, const char *data, uint64_t from, size_t bytes) const {
+    uint64_t lo = std::max<uint64_t>(from, uint64_t{me_} * total_);
+    uint64_t hi = std::min<uint64_t>(from + bytes, uint64_t{me_ + 1} * total_);
+    if (lo < hi) std::memcpy(out + (lo - uint64_t{me_} * total_), data + (lo - from), hi - lo);
+  }
+  void take(uint64_t c) {
+    const size_t bytes = len(c);
+    const uint64_t off = c * chunk_;
+    switch (kind_) {
+      case kHBcast:
+        std::memcpy(dst_ + off, area_.data(slot_, root_, c), bytes);
+        break;
+      case kHScatter:
+        clip(dst_, area_.data(slot_, root_, c), off, bytes);
+        break;
+      case kHGather:
+      case kHGatherAll:
+        for (uint32_t j : sources_)
+          std::memcpy(dst_ + j * total_ + off, area_.data(slot_, j, c), bytes);
+        break;
+      case kHExchange:
+        for (uint32_t j : sources_) clip(dst_ + j * total_, area_.data(slot_, j, c), off, bytes);
+        break;
+      case kHFold:
+        for (uint32_t j = 0; j < n_; ++j)
+          inputs_[j] = j == me_ ? src_ + off : area_.data(slot_, j, c);
+        fold_(dst_ + off, inputs_.data(), n_, bytes);
+        break;
+      case kHToOne:
+      case kHToAll: {
+        // Right to left: dst = x0 op (x1 op (... op x_{n-1})), which is the
+        // members' values combined in team rank order.
+        char *out = dst_ + off;
+        std::memcpy(out, area_.data(slot_, n_ - 1, c), bytes);
+        for (uint32_t j = n_ - 1; j-- > 0;)
+          red_.apply(area_.data(slot_, j, c), out, bytes / red_.dt_size);
+        break;
+      }
+      default:
+        break;
     }
   }
   [[noreturn]] void mismatch(uint32_t member, uint64_t sig) const {
@@ -665,6 +777,16 @@ class HostOp final : public Op {
           return "a reduce-to-one";
         case kHToAll:
           return "a reduce-to-all";
+        case kHScatter:
+          return "a scatter";
+        case kHGather:
+          return "a gather";
+        case kHGatherAll:
+          return "a gather-all";
+        case kHExchange:
+          return "an exchange";
+        case kHFold:
+          return "a GASNet-1 reduce";
         default:
           return "an unknown collective";
       }
@@ -683,12 +805,18 @@ class HostOp final : public Op {
   uint32_t slot_;
   char *dst_;
   const char *src_;
+  Fold fold_;
   Reduction red_;
+  bool rooted_ = false, posts_ = false, reads_ = false;
+  std::vector<uint32_t> sources_;     // the members whose streams this member reads
+  std::vector<const char *> inputs_;  // kHFold: each member's chunk
+  uint64_t stream_ = 0;               // bytes each poster posts
   size_t chunk_ = 1;
-  uint64_t nchunks_ = 0, posted_ = 0, combined_ = 0;
+  uint64_t nchunks_ = 0, posted_ = 0, read_ = 0;
   uint64_t sig_ = 0;
-  bool combiner_ = false, started_ = false;
-  uint32_t gated_ = 0, arrived_ = 0, ready_ = 0;
+  bool started_ = false;
+  uint32_t gated_ = 0, arrived_ = 0;
+  size_t ready_ = 0;
 };
 
 // Whether `team` runs its collectives in this host's area (looked up at its
@@ -709,14 +837,15 @@ bool on_host(core::Team &team) {
   return team.host_mode == core::Team::kHostArea;
 }
 
-// Starts `op` (constructed under g.mutex): hands it the messages that came
-// before it, and lets it send.
-OpRef launch(std::unique_lock<std::mutex> &lock, std::shared_ptr<Op> op, bool trivial) {
+// Registers `op` (constructed under g.mutex, held): hands it the messages
+// that came before it. A trivial one (nothing to exchange, no gate) is
+// complete at once.
+void enlist(const std::shared_ptr<Op> &op, bool trivial) {
   g.launched[op->key().first] = op->key().second + 1;
-  if (trivial) {  // nothing to exchange: complete at once
+  if (trivial && !op->gate) {
     op->retire();
     op->finish();
-    return op;
+    return;
   }
   auto it = g.early.find(op->key());
   if (it != g.early.end()) {
@@ -725,9 +854,157 @@ OpRef launch(std::unique_lock<std::mutex> &lock, std::shared_ptr<Op> op, bool tr
   }
   g.active.emplace(op->key(), op);
   core::set_poll_hook(core::PollHook::kColl, &poll_hook);
+}
+
+// Starts `op` (constructed under g.mutex): enlists it and lets it send.
+OpRef launch(std::unique_lock<std::mutex> &lock, std::shared_ptr<Op> op, bool trivial) {
+  enlist(op, trivial);
   lock.unlock();
   advance();
   return op;
+}
+
+// Lets an enlisted operation send (releasing g.mutex).
+OpRef run(std::unique_lock<std::mutex> &lock, OpRef op) {
+  lock.unlock();
+  advance();
+  return op;
+}
+
+// The operations on any team, g.mutex held, enlisted (not yet advanced).
+std::shared_ptr<Op> make_barrier(const char *api, core::Team &t, OpRef gate) {
+  std::shared_ptr<Op> op;
+  if (on_host(t))
+    op = std::make_shared<HostOp>(api, t, HostOp::kHBarrier, 0, nullptr, nullptr, 0, nullptr);
+  else
+    op = std::make_shared<BarrierOp>(api, t);
+  op->gate = std::move(gate);
+  enlist(op, t.size() == 1);
+  return op;
+}
+std::shared_ptr<Op> make_broadcast(const char *api, core::Team &t, gex_Rank_t root, void *dst,
+                                   const void *src, size_t nbytes, OpRef gate) {
+  std::shared_ptr<Op> op;
+  bool trivial = false;  // a host-phase operation always takes its slot in turn
+  if (on_host(t)) {
+    op = std::make_shared<HostOp>(api, t, HostOp::kHBcast, root, dst, src, nbytes, nullptr);
+  } else {
+    op = std::make_shared<BroadcastOp>(api, t, root, dst, src, nbytes);
+    trivial = t.size() == 1 || nbytes == 0;
+  }
+  op->gate = std::move(gate);
+  enlist(op, trivial);
+  return op;
+}
+std::shared_ptr<Op> make_reduce(const char *api, core::Team &t, bool to_all, gex_Rank_t root,
+                                void *dst, const void *src, const Reduction &red, size_t count,
+                                OpRef gate) {
+  std::shared_ptr<Op> op;
+  if (red.dt_size <= host::kChunk && on_host(t)) {
+    op = std::make_shared<HostOp>(api, t, to_all ? HostOp::kHToAll : HostOp::kHToOne,
+                                  to_all ? 0 : root, dst, src, count * red.dt_size, &red);
+    op->gate = std::move(gate);
+    enlist(op, false);
+    return op;
+  }
+  op = std::make_shared<ReduceOp>(api, t, to_all, root, dst, src, red, count);
+  bool trivial = count == 0 || t.size() == 1;
+  if (trivial && !gate && count && (to_all || t.rank() == root))
+    std::memmove(dst, src, count * red.dt_size);
+  op->gate = std::move(gate);
+  enlist(op, trivial);
+  return op;
+}
+
+// A team whose members are on several hosts (shared-memory neighbourhoods),
+// some of them with more than one member: one leader per host (its first
+// member in team order) runs the network phase among the leaders, and each
+// host's members run the host phase among themselves (in the host area
+// where they have one), as operations on two internal teams chained by
+// gates. Every member builds the same two teams from the job's topology.
+struct Hier {
+  core::Team host;                  // this rank's host's members, in team order
+  core::Team leaders;               // every host's first member, in team order
+  std::vector<uint32_t> group;      // by team rank: its host's index (leaders-team rank)
+  std::vector<uint32_t> host_rank;  // by team rank: its rank in its host's team
+  bool leader = false;
+};
+std::map<uint64_t, std::unique_ptr<Hier>> g_hier;  // by team id (g.mutex); null: flat
+
+uint64_t mix(uint64_t id, uint64_t tag) {
+  uint64_t z = id + 0x9E3779B97F4A7C15ull * (tag + 1);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+// g.mutex held; after on_host(team) said no.
+Hier *hier_of(core::Team &team) {
+  if (team.host_mode != core::Team::kHostNone || team.size() < 3) return nullptr;
+  auto it = g_hier.find(team.coll_id);
+  if (it != g_hier.end()) return it->second.get();
+  const core::Topology &topo = core::Runtime::get("collectives").topology();
+  auto h = std::make_unique<Hier>();
+  std::map<uint32_t, uint32_t> index;  // neighbourhood -> group
+  std::vector<std::vector<gex_Rank_t>> groups;
+  h->group.resize(team.size());
+  h->host_rank.resize(team.size());
+  for (gex_Rank_t r = 0; r < team.size(); ++r) {
+    gex_Rank_t j = team.to_job(r);
+    auto [g_it, fresh] = index.emplace(topo.nbrhd_of(j), static_cast<uint32_t>(groups.size()));
+    if (fresh) groups.emplace_back();
+    h->group[r] = g_it->second;
+    h->host_rank[r] = static_cast<uint32_t>(groups[g_it->second].size());
+    groups[g_it->second].push_back(j);
+  }
+  if (groups.size() == 1 || groups.size() == team.size()) {  // nothing to gain
+    g_hier.emplace(team.coll_id, nullptr);
+    return nullptr;
+  }
+  const gex_Rank_t me = team.to_job(team.rank());
+  const uint32_t mine = h->group[team.rank()];
+  std::vector<gex_Rank_t> firsts;
+  for (auto &grp : groups) firsts.push_back(grp[0]);
+  h->host = core::Team::list(groups[mine], me);
+  h->host.coll_id = mix(team.coll_id, 1 + uint64_t{topo.nbrhd_of(me)});
+  h->leaders = core::Team::list(std::move(firsts), me);
+  h->leaders.coll_id = mix(team.coll_id, 0);
+  h->leader = h->host_rank[team.rank()] == 0;
+  Hier *out = h.get();
+  g_hier.emplace(team.coll_id, std::move(h));
+  return out;
+}
+
+// Host barrier (all here), leaders' barrier, host barrier (all there).
+OpRef hier_barrier(const char *api, Hier &h) {
+  OpRef last = make_barrier(api, h.host, nullptr);
+  if (h.leader) last = make_barrier(api, h.leaders, last);
+  return make_barrier(api, h.host, last);
+}
+// On the root's host, a host broadcast from the root first when it is not
+// the leader; the leaders' broadcast from the root's host; on the other
+// hosts, a host broadcast from the leader after it.
+OpRef hier_broadcast(const char *api, core::Team &team, Hier &h, gex_Rank_t root, void *dst,
+                     const void *src, size_t nbytes) {
+  const uint32_t rg = h.group[root], mg = h.group[team.rank()];
+  OpRef last;
+  if (mg == rg && h.host_rank[root] != 0) {
+    last = make_broadcast(api, h.host, h.host_rank[root], dst, src, nbytes, nullptr);
+    if (h.leader) last = make_broadcast(api, h.leaders, rg, dst, dst, nbytes, last);
+    return last;
+  }
+  if (h.leader)
+    last =
+        make_broadcast(api, h.leaders, rg, dst, team.rank() == root ? src : dst, nbytes, nullptr);
+  return make_broadcast(api, h.host, 0, dst, dst, nbytes, last);
+}
+// A commutative reduce-to-all: a host reduction to the leader, the
+// leaders' reduce-to-all, a host broadcast from the leader.
+OpRef hier_reduce_all(const char *api, Hier &h, void *dst, const void *src, const Reduction &red,
+                      size_t count) {
+  OpRef last = make_reduce(api, h.host, false, 0, dst, src, red, count, nullptr);
+  if (h.leader) last = make_reduce(api, h.leaders, true, 0, dst, dst, red, count, last);
+  return make_broadcast(api, h.host, 0, dst, dst, count * red.dt_size, last);
 }
 
 void check_member(const char *api, const core::Team &team) {
@@ -761,13 +1038,43 @@ void open(core::am::Engine &engine, core::HandlerTable &handlers) {
 OpRef barrier(const char *api, core::Team &team) {
   check_member(api, team);
   std::unique_lock<std::mutex> lock(g.mutex);
-  if (on_host(team)) {
-    auto op =
-        std::make_shared<HostOp>(api, team, HostOp::kHBarrier, 0, nullptr, nullptr, 0, nullptr);
-    return launch(lock, op, false);
+  std::shared_ptr<Op> op;
+  if (!on_host(team)) {
+    if (Hier *h = hier_of(team)) {
+      OpRef last = hier_barrier(api, *h);
+      lock.unlock();
+      advance();
+      return last;
+    }
   }
-  auto op = std::make_shared<BarrierOp>(api, team);
-  return launch(lock, op, team.size() == 1);
+  return run(lock, make_barrier(api, team, nullptr));
+}
+
+OpRef barrier(const char *api, core::Team &team, OpRef gate) {
+  check_member(api, team);
+  std::unique_lock<std::mutex> lock(g.mutex);
+  return run(lock, make_barrier(api, team, std::move(gate)));
+}
+
+bool host_phase(core::Team &team) {
+  std::lock_guard<std::mutex> lock(g.mutex);
+  return on_host(team);
+}
+
+OpRef host_move(const char *api, core::Team &team, Move move, gex_Rank_t root, void *dst,
+                const void *src, size_t nbytes, OpRef gate, Fold fold, size_t elem) {
+  check_member(api, team);
+  if (root >= team.size())
+    util::fatal("%s: root %u is not a rank of this team of %u", api, root, team.size());
+  if (elem == 0 || elem > host::kChunk)
+    util::fatal("%s: element size %zu (1 to %zu bytes)", api, elem, host::kChunk);
+  std::unique_lock<std::mutex> lock(g.mutex);
+  if (!on_host(team))
+    util::fatal("%s: the team's members do not all share this host's memory", api);
+  auto op = std::make_shared<HostOp>(api, team, static_cast<HostOp::Kind>(move), root, dst, src,
+                                     nbytes, nullptr, std::move(fold), elem);
+  op->gate = std::move(gate);
+  return launch(lock, op, false);
 }
 
 OpRef broadcast(const char *api, core::Team &team, gex_Rank_t root, void *dst, const void *src,
@@ -776,12 +1083,15 @@ OpRef broadcast(const char *api, core::Team &team, gex_Rank_t root, void *dst, c
   if (root >= team.size())
     util::fatal("%s: root %u is not a rank of this team of %u", api, root, team.size());
   std::unique_lock<std::mutex> lock(g.mutex);
-  if (on_host(team)) {
-    auto op = std::make_shared<HostOp>(api, team, HostOp::kHBcast, root, dst, src, nbytes, nullptr);
-    return launch(lock, op, false);
+  if (!on_host(team)) {
+    if (Hier *h = hier_of(team)) {
+      OpRef last = hier_broadcast(api, team, *h, root, dst, src, nbytes);
+      lock.unlock();
+      advance();
+      return last;
+    }
   }
-  auto op = std::make_shared<BroadcastOp>(api, team, root, dst, src, nbytes);
-  return launch(lock, op, team.size() == 1 || nbytes == 0);
+  return run(lock, make_broadcast(api, team, root, dst, src, nbytes, nullptr));
 }
 
 OpRef reduce(const char *api, core::Team &team, bool to_all, gex_Rank_t root, void *dst,
@@ -791,16 +1101,15 @@ OpRef reduce(const char *api, core::Team &team, bool to_all, gex_Rank_t root, vo
   if (!to_all && root >= team.size())
     util::fatal("%s: root %u is not a rank of this team of %u", api, root, team.size());
   std::unique_lock<std::mutex> lock(g.mutex);
-  if (red.dt_size <= host::kChunk && on_host(team)) {
-    auto op = std::make_shared<HostOp>(api, team, to_all ? HostOp::kHToAll : HostOp::kHToOne,
-                                       to_all ? 0 : root, dst, src, count * red.dt_size, &red);
-    return launch(lock, op, false);
+  if (to_all && red.commutative() && !on_host(team)) {
+    if (Hier *h = hier_of(team)) {
+      OpRef last = hier_reduce_all(api, *h, dst, src, red, count);
+      lock.unlock();
+      advance();
+      return last;
+    }
   }
-  auto op = std::make_shared<ReduceOp>(api, team, to_all, root, dst, src, red, count);
-  bool trivial = count == 0 || team.size() == 1;
-  if (trivial && count && (to_all || team.rank() == root))
-    std::memmove(dst, src, count * red.dt_size);
-  return launch(lock, op, trivial);
+  return run(lock, make_reduce(api, team, to_all, root, dst, src, red, count, nullptr));
 }
 
 void advance() {
@@ -834,6 +1143,11 @@ void advance() {
   }
   msgs.clear();
   for (auto it = g.active.begin(); it != g.active.end();) {
+    if (it->second->gate && !done(*it->second->gate)) {
+      ++it;
+      continue;
+    }
+    it->second->gate.reset();
     if (it->second->step()) {
       it->second->retire();
       it->second->finish();
@@ -861,12 +1175,26 @@ gex_Event_t event(OpRef op) {
   return new CollEvent(std::move(op));
 }
 
-void forget_team(core::Team &team) {
-  std::lock_guard<std::mutex> guard(g.mutex);
+namespace {
+void forget_locked(core::Team &team) {
   g.launched.erase(team.coll_id);
   if (team.host_mode == core::Team::kHostArea || team.host_mode == core::Team::kHostNoArea)
     host::release(team.coll_id);
   team.host_mode = core::Team::kHostNone;
+}
+}  // namespace
+
+void forget_team(core::Team &team) {
+  std::lock_guard<std::mutex> guard(g.mutex);
+  auto it = g_hier.find(team.coll_id);
+  if (it != g_hier.end()) {
+    if (it->second) {
+      forget_locked(it->second->host);
+      forget_locked(it->second->leaders);
+    }
+    g_hier.erase(it);
+  }
+  forget_locked(team);
 }
 
 void attach_host_area(void *area, uint32_t ranks, std::vector<uint8_t> shares) {

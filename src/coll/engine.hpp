@@ -25,6 +25,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -56,6 +57,27 @@ OpRef broadcast(const char *api, core::Team &team, gex_Rank_t root, void *dst, c
 // to_all: every member's dst gets the result (root is ignored).
 OpRef reduce(const char *api, core::Team &team, bool to_all, gex_Rank_t root, void *dst,
              const void *src, const Reduction &red, size_t count);
+
+// For the GASNet-1 collectives (legacy/gasnet1_coll.cpp), on a team whose
+// members all share this host's memory (host_phase; every member finds the
+// same answer): the data movements, each of `nbytes` blocks. `gate`, when
+// set, is an operation of this rank (initiated before) that must complete
+// before this one touches any memory; barrier(api, team, gate) likewise.
+enum class Move : uint32_t {
+  kBroadcast = 2,  // root's src to every dst
+  kScatter = 5,    // root's src block r to rank r's dst
+  kGather = 6,     // rank r's src to root's dst block r
+  kGatherAll = 7,  // rank r's src to every dst's block r
+  kExchange = 8,   // rank r's src block q to rank q's dst block r
+  kFold = 9        // every rank's src, chunk by chunk, handed to the root's fold
+};
+// kFold: out = the combination of in[0..n) (one pointer per team rank),
+// `bytes` bytes each (whole elements of the size given to host_move).
+using Fold = std::function<void(char *out, const char *const *in, uint32_t n, size_t bytes)>;
+bool host_phase(core::Team &team);
+OpRef host_move(const char *api, core::Team &team, Move move, gex_Rank_t root, void *dst,
+                const void *src, size_t nbytes, OpRef gate, Fold fold = {}, size_t elem = 1);
+OpRef barrier(const char *api, core::Team &team, OpRef gate);
 
 // Hands queued messages to their operations and lets each send what it can.
 // Safe from any thread; a thread that finds another one advancing returns.

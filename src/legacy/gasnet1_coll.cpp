@@ -1,6 +1,11 @@
 // The GASNet-1 collectives (gasnet_coll_*, include/gexx_coll_g1.h) on the
 // whole-job team, one image per process.
 //
+// When every rank shares this host's memory they run on the collective
+// engine's host phase (coll/engine.hpp: host_move, with engine barriers for
+// IN_ALLSYNC / OUT_ALLSYNC; host_launch below). Otherwise on the AM
+// algorithm that follows.
+//
 // Every collective is a set of blocks, each moved from one rank's client
 // memory to another's (or copied within a rank), plus the synchronisation
 // its flags ask for. Blocks travel in AM Medium requests to gexx's internal
@@ -48,6 +53,7 @@
 #include <vector>
 
 #include "capi/entry.hpp"
+#include "coll/engine.hpp"
 #include "core/am.hpp"
 #include "core/handlers.hpp"
 #include "core/objects.hpp"
@@ -71,6 +77,9 @@ enum MsgType : uint32_t { kData = 1, kEntered = 2, kDone = 3, kLanded = 4 };
 // here (SINGLE and DST_IN_SEGMENT) and IN_NOSYNC / IN_ALLSYNC allow the
 // write before the receiver enters; smaller ones by AM.
 constexpr size_t kPutMin = 4096;
+// Reductions of elements up to this size run in the host phase (a chunk
+// there holds whole elements).
+constexpr size_t kHostElemMax = 4096;
 
 // One message as the handler queued it.
 struct Inbound {
@@ -346,14 +355,19 @@ void coll_handler(gex_Token_t, void *buf, size_t nbytes, gex_AM_Arg_t type, gex_
 }
 
 // The event behind a collective handle: complete when its operations are
-// (several for an aggregate).
+// (several for an aggregate): those of the AM algorithms here, and those of
+// the collective engine's host phase (coll/engine.hpp).
 class CollEvent final : public gexx_event_s {
  public:
-  explicit CollEvent(std::vector<std::shared_ptr<Op>> ops) : ops_(std::move(ops)) {}
+  CollEvent(std::vector<std::shared_ptr<Op>> ops, std::vector<gexx::coll::OpRef> host)
+      : ops_(std::move(ops)), host_(std::move(host)) {}
   bool test() override {
-    g_engine.kick();
+    if (!ops_.empty()) g_engine.kick();
+    if (!host_.empty()) gexx::coll::advance();
     for (auto &op : ops_)
       if (!op->complete.load(std::memory_order_acquire)) return false;
+    for (auto &op : host_)
+      if (!gexx::coll::done(*op)) return false;
     return true;
   }
   void wait() override {
@@ -366,10 +380,12 @@ class CollEvent final : public gexx_event_s {
 
  private:
   std::vector<std::shared_ptr<Op>> ops_;
+  std::vector<gexx::coll::OpRef> host_;
 };
 
 // Members of an aggregate so far (GASNET_COLL_AGGREGATE), this thread's.
 thread_local std::vector<std::shared_ptr<Op>> tl_aggregate;
+thread_local std::vector<gexx::coll::OpRef> tl_aggregate_host;
 
 // The reduction functions of gasnet_coll_init.
 std::mutex g_fn_mutex;
@@ -486,19 +502,51 @@ struct Remote {
   }
 };
 
-gasnet_coll_handle_t launch(std::shared_ptr<Op> op) {
-  const bool aggregate = (op->flags & GASNET_COLL_AGGREGATE) != 0;
-  op = g_engine.start(std::move(op));
-  tl_aggregate.push_back(std::move(op));
-  if (aggregate) return GASNET_COLL_INVALID_HANDLE;
+// The handle of the collective just initiated (with those aggregated
+// before it), or none when it is not the last of an aggregate or already
+// complete.
+gasnet_coll_handle_t handle(int flags) {
+  if (flags & GASNET_COLL_AGGREGATE) return GASNET_COLL_INVALID_HANDLE;
   std::vector<std::shared_ptr<Op>> ops;
   ops.swap(tl_aggregate);
-  auto *ev = new CollEvent(std::move(ops));
+  std::vector<gexx::coll::OpRef> host;
+  host.swap(tl_aggregate_host);
+  auto *ev = new CollEvent(std::move(ops), std::move(host));
   if (ev->test()) {
     delete ev;
     return GASNET_COLL_INVALID_HANDLE;
   }
   return ev;
+}
+
+gasnet_coll_handle_t launch(std::shared_ptr<Op> op) {
+  const int flags = op->flags;
+  op = g_engine.start(std::move(op));
+  tl_aggregate.push_back(std::move(op));
+  return handle(flags);
+}
+
+// Whether the job's members all share this host's memory: then the
+// collectives run in the collective engine's host phase (coll/engine.hpp),
+// its barrier before (IN_ALLSYNC) and after (OUT_ALLSYNC) the movement.
+// Each rank moves only its own memory, and only once it has entered,
+// which is IN_MYSYNC (so also IN_NOSYNC); its handle completes once its
+// own movement is done, which is OUT_MYSYNC (so also OUT_NOSYNC).
+gexx::core::Team *host_team(const char *api) {
+  gexx::core::Team &team = gexx::capi::job_tm(api)->team;
+  return gexx::coll::host_phase(team) ? &team : nullptr;
+}
+
+gasnet_coll_handle_t host_launch(const char *api, gexx::core::Team &team, gexx::coll::Move move,
+                                 uint32_t root, void *dst, const void *src, size_t nbytes,
+                                 int flags, gexx::coll::Fold fold = {}, size_t elem = 1) {
+  gexx::coll::OpRef gate;
+  if (flags & GASNET_COLL_IN_ALLSYNC) gate = gexx::coll::barrier(api, team, nullptr);
+  gexx::coll::OpRef op =
+      gexx::coll::host_move(api, team, move, root, dst, src, nbytes, gate, std::move(fold), elem);
+  if (flags & GASNET_COLL_OUT_ALLSYNC) op = gexx::coll::barrier(api, team, op);
+  tl_aggregate_host.push_back(std::move(op));
+  return handle(flags);
 }
 
 void wait(gasnet_coll_handle_t h) {
@@ -519,6 +567,10 @@ gasnet_coll_handle_t broadcast(const char *api, Runtime &rt, void *dst, gasnet_i
   const uint32_t me = rt.rank(), n = rt.size();
   check_image(api, "srcimage", root, n);
   check_in_segment(api, rt, flags, GASNET_COLL_DST_IN_SEGMENT, dst, nbytes);
+  if (gexx::core::Team *team = host_team(api)) {
+    if (me == root) check_in_segment(api, rt, flags, GASNET_COLL_SRC_IN_SEGMENT, src, nbytes);
+    return host_launch(api, *team, gexx::coll::Move::kBroadcast, root, dst, src, nbytes, flags);
+  }
   auto op = new_op(api, flags);
   op->area = static_cast<char *>(dst);
   op->expect = nbytes;
@@ -538,6 +590,10 @@ gasnet_coll_handle_t scatter(const char *api, Runtime &rt, void *dst, gasnet_ima
   const uint32_t me = rt.rank(), n = rt.size();
   check_image(api, "srcimage", root, n);
   check_in_segment(api, rt, flags, GASNET_COLL_DST_IN_SEGMENT, dst, nbytes);
+  if (gexx::core::Team *team = host_team(api)) {
+    if (me == root) check_in_segment(api, rt, flags, GASNET_COLL_SRC_IN_SEGMENT, src, nbytes * n);
+    return host_launch(api, *team, gexx::coll::Move::kScatter, root, dst, src, nbytes, flags);
+  }
   auto op = new_op(api, flags);
   op->area = static_cast<char *>(dst);
   op->expect = nbytes;
@@ -556,6 +612,10 @@ gasnet_coll_handle_t gather(const char *api, Runtime &rt, gasnet_image_t root, v
   const uint32_t me = rt.rank(), n = rt.size();
   check_image(api, "dstimage", root, n);
   check_in_segment(api, rt, flags, GASNET_COLL_SRC_IN_SEGMENT, src, nbytes);
+  if (gexx::core::Team *team = host_team(api)) {
+    if (me == root) check_in_segment(api, rt, flags, GASNET_COLL_DST_IN_SEGMENT, dst, nbytes * n);
+    return host_launch(api, *team, gexx::coll::Move::kGather, root, dst, src, nbytes, flags);
+  }
   auto op = new_op(api, flags);
   const char *s = static_cast<const char *>(src);
   if (me == root) {
@@ -575,6 +635,8 @@ gasnet_coll_handle_t gather_all(const char *api, Runtime &rt, void *dst, void *s
   const uint32_t me = rt.rank(), n = rt.size();
   check_in_segment(api, rt, flags, GASNET_COLL_SRC_IN_SEGMENT, src, nbytes);
   check_in_segment(api, rt, flags, GASNET_COLL_DST_IN_SEGMENT, dst, nbytes * n);
+  if (gexx::core::Team *team = host_team(api))
+    return host_launch(api, *team, gexx::coll::Move::kGatherAll, 0, dst, src, nbytes, flags);
   auto op = new_op(api, flags);
   const char *s = static_cast<const char *>(src);
   op->area = static_cast<char *>(dst);
@@ -591,6 +653,8 @@ gasnet_coll_handle_t exchange(const char *api, Runtime &rt, void *dst, void *src
   const uint32_t me = rt.rank(), n = rt.size();
   check_in_segment(api, rt, flags, GASNET_COLL_SRC_IN_SEGMENT, src, nbytes * n);
   check_in_segment(api, rt, flags, GASNET_COLL_DST_IN_SEGMENT, dst, nbytes * n);
+  if (gexx::core::Team *team = host_team(api))
+    return host_launch(api, *team, gexx::coll::Move::kExchange, 0, dst, src, nbytes, flags);
   auto op = new_op(api, flags);
   const char *s = static_cast<const char *>(src);
   op->area = static_cast<char *>(dst);
@@ -617,9 +681,9 @@ gasnet_coll_handle_t reduce(const char *api, Runtime &rt, gasnet_image_t root, v
   }
   if (esz == 0) fatal("%s: elem_size is 0", api);
   const size_t len = esz * count;
-  auto op = new_op(api, flags);
   const char *s = static_cast<const char *>(src);
   check_in_segment(api, rt, flags, GASNET_COLL_SRC_IN_SEGMENT, src, len);
+  gasnet_coll_fn_entry_t entry{};
   if (me == root) {
     std::lock_guard<std::mutex> g(g_fn_mutex);
     if (func < 0 || static_cast<size_t>(func) >= g_fns.size() || !g_fns[func].fnptr) {
@@ -628,9 +692,34 @@ gasnet_coll_handle_t reduce(const char *api, Runtime &rt, gasnet_image_t root, v
           "entries)",
           api, static_cast<int>(func), g_fns.size());
     }
-    op->fn = g_fns[func].fnptr;
-    op->fn_flags = g_fns[func].flags;
+    entry = g_fns[func];
     check_in_segment(api, rt, flags, GASNET_COLL_DST_IN_SEGMENT, dst, len);
+  }
+  gexx::core::Team *team = esz <= kHostElemMax ? host_team(api) : nullptr;
+  if (team) {
+    // The root folds each chunk of the members' values, images in order.
+    gexx::coll::Fold fold;
+    if (me == root) {
+      fold = [fn = entry.fnptr, fl = static_cast<int>(entry.flags & GASNET_COLL_NONCOMM), func_arg,
+              esz, acc = std::vector<char>(), out = std::vector<char>()](
+                 char *to, const char *const *in, uint32_t ranks, size_t bytes) mutable {
+        const size_t k = bytes / esz;
+        acc.assign(in[0], in[0] + bytes);
+        out.resize(bytes);
+        for (uint32_t r = 1; r < ranks; ++r) {
+          fn(out.data(), k, acc.data(), k, in[r], esz, fl, func_arg);
+          acc.swap(out);
+        }
+        std::memcpy(to, acc.data(), bytes);
+      };
+    }
+    return host_launch(api, *team, gexx::coll::Move::kFold, root, dst, src, len, flags,
+                       std::move(fold), esz);
+  }
+  auto op = new_op(api, flags);
+  if (me == root) {
+    op->fn = entry.fnptr;
+    op->fn_flags = entry.flags;
     op->gathered.resize(len * n);
     op->area = op->gathered.data();
     op->expect = len * n;

@@ -8,7 +8,8 @@
  *                          large (many AM Mediums) size; aggregates; a
  *                          non-blocking broadcast that completes through
  *                          gasnet_AMPoll alone
- *   g1collcheck both_scope | no_scope | bad_team | agg_blocking | bad_root
+ *   g1collcheck both_scope | no_scope | bad_team | agg_blocking | bad_root |
+ *               mismatch_root | mismatch_kind (the last two: ranks on one host)
  *                          a forbidden call (the job must stop, naming it)
  *
  * Sync flags are checked as GASNet's collectives notes define them:
@@ -400,6 +401,17 @@ static void bad_call(const char *mode) {
   else if (!strcmp(mode, "bad_root"))
     gasnet_coll_broadcast_nb(GASNET_TEAM_ALL, b, n + 3, b, 4,
                              GASNET_COLL_IN_MYSYNC | GASNET_COLL_OUT_MYSYNC | GASNET_COLL_LOCAL);
+  else if (!strcmp(mode, "mismatch_root"))  // every rank names itself the root
+    gasnet_coll_broadcast(GASNET_TEAM_ALL, b, me, b, 4,
+                          GASNET_COLL_IN_MYSYNC | GASNET_COLL_OUT_MYSYNC | GASNET_COLL_LOCAL);
+  else if (!strcmp(mode, "mismatch_kind")) {  // rank 0 gathers, the others scatter
+    if (me == 0)
+      gasnet_coll_gather(GASNET_TEAM_ALL, 0, b, b, 4,
+                         GASNET_COLL_IN_MYSYNC | GASNET_COLL_OUT_MYSYNC | GASNET_COLL_LOCAL);
+    else
+      gasnet_coll_scatter(GASNET_TEAM_ALL, b, 0, b, 4,
+                          GASNET_COLL_IN_MYSYNC | GASNET_COLL_OUT_MYSYNC | GASNET_COLL_LOCAL);
+  }
   CHECK(0, "%s: the forbidden call returned", mode);
 }
 

@@ -1506,6 +1506,13 @@ def case_g1coll_misuse():
                          r"GASNET_COLL_AGGREGATE is not allowed on a blocking collective"),
         ("bad_root", r"gasnet_coll_broadcast_nb: srcimage 5 is not an image of the team "
                      r"\(it has 2\)"),
+        # the host phase: each rank sees what the others called
+        ("mismatch_root", r"gasnet_coll_broadcast: collective #\d+ on a team of 2: team rank \d "
+                          r"\(job rank \d\) called a broadcast with root \d and size 4, but this "
+                          r"rank \(team rank \d\) called a broadcast with root \d and size 4"),
+        ("mismatch_kind", r"gasnet_coll_(gather|scatter): collective #\d+ on a team of 2: team "
+                          r"rank \d \(job rank \d\) called a (gather|scatter) with root 0 and "
+                          r"size 4, but this rank \(team rank \d\) called a (gather|scatter)"),
     ]:
         before = shm_entries()
         job = Job([prog, mode], ranks=2).wait()
@@ -2186,6 +2193,10 @@ MATRIX = [
     # client's buffer (two-piece fi_sendmsg, the call waits for its completion).
     ("am_direct_3", lambda ofi: case_am(3, ofi=ofi, knobs={"GASNET_OFI_DIRECTSEND_MIN": "1"}),
      ("tcp", "net", "shm")),
+    # Collectives on teams spanning hosts (issue 18, coll3): neighbourhoods of
+    # three, so each has a leader and two members and a root may be either.
+    ("coll_pshm3_6", lambda ofi: case_coll(6, ofi=ofi, knobs={"GASNET_SUPERNODE_MAXSIZE": "3"}),
+     ("tcp",)),
 ]
 
 
