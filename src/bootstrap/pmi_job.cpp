@@ -302,10 +302,11 @@ class PmiJob final : public Bootstrap {
       }
     };
     if (index_in_host() != 0) {
-      auto all = local_.ask_leader(data, len);
-      // The fence takes every rank; only the first of each host put data.
+      // The fence takes every rank (only the first of each host put data),
+      // and the first rank answers after it.
+      local_.tell_leader(data, len);
       if (size_ > host_size()) fence_all();
-      unpack(all);
+      unpack(local_.leader_answer());
       return out;
     }
     auto mine = local_.gather(data, len);

@@ -307,11 +307,17 @@ class PmixService final : public PmiService {
   }
 
   void tell_remote_exit(int code) override {
-    pmix_info_t info;
-    set_key(info, kExitCodeKey);
-    info.value.type = PMIX_INT;
-    info.value.data.integer = code;
-    g_api.notify(kExitEvent, &me_, PMIX_RANGE_NAMESPACE, &info, 1, nullptr, nullptr);
+    // Not for default handlers: Slurm's PMIx plugin registers one that
+    // kills the whole step on any event, before the ranks could leave with
+    // the exit's code.
+    pmix_info_t info[2];
+    set_key(info[0], kExitCodeKey);
+    info[0].value.type = PMIX_INT;
+    info[0].value.data.integer = code;
+    set_key(info[1], PMIX_EVENT_NON_DEFAULT);
+    info[1].value.type = PMIX_BOOL;
+    info[1].value.data.flag = true;
+    g_api.notify(kExitEvent, &me_, PMIX_RANGE_NAMESPACE, info, 2, nullptr, nullptr);
   }
 
   void finalize() override { g_api.finalize(nullptr, 0); }

@@ -178,7 +178,7 @@ class Cluster:
 
     def full_env(self):
         env = dict(os.environ)
-        env.update(getattr(self, "env", {}))
+        env.update(getattr(self, "env", None) or {})
         return env
 
     def logs(self):
@@ -256,8 +256,8 @@ class TwoHostCluster(Cluster):
         self.made = []
 
     def _netns(self):
-        if not tool("ip") or not tool("unshare"):
-            skip("ip (iproute2) or unshare is missing")
+        if not tool("ip") or not tool("unshare") or not tool("nsenter"):
+            skip("ip (iproute2), unshare or nsenter is missing")
         self.made = []
         for h in ("ha", "hb"):
             r = subprocess.run(["ip", "netns", "add", self.ns[h]], capture_output=True, text=True)
@@ -282,8 +282,10 @@ class TwoHostCluster(Cluster):
         """argv run as on host h: its network, its host name, its own PMIx directory."""
         script = ("hostname %s && mount -t tmpfs tmpfs %s && exec \"$@\"" %
                   (h, self.path("pmix")))
-        return ["ip", "netns", "exec", self.ns[h], "unshare", "-u", "-m", "--propagation",
-                "private", "sh", "-c", script, "sh"] + argv
+        # nsenter, not `ip netns exec`: that one mounts a sysfs of its own,
+        # without the cgroup file systems slurmd needs.
+        return ["nsenter", "--net=/run/netns/" + self.ns[h], "unshare", "-u", "-m",
+                "--propagation", "private", "sh", "-c", script, "sh"] + argv
 
     def _start(self):
         self._netns()
@@ -473,7 +475,7 @@ def case_two_hosts():
         skip("the ofi conduit is not built here (no libfabric found at configure time)")
     with TwoHostCluster() as c:
         env = {"GASNET_OFI_PROVIDER": jobtests.OFI_PROVIDERS["tcp"], "GASNET_VERBOSEENV": "1"}
-        cyclic = ["--distribution=cyclic"]
+        cyclic = ["--ntasks-per-node=2", "--distribution=cyclic"]
 
         def run(program, args=()):
             before = shm_entries()
