@@ -3,7 +3,12 @@
 // exit come here; nothing on a communication path.
 #include "bootstrap/pmi_job.hpp"
 
+#include <arpa/inet.h>
+#include <ifaddrs.h>
+#include <net/if.h>
+#include <netinet/in.h>
 #include <sys/eventfd.h>
+#include <sys/socket.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -55,6 +60,17 @@ double now_ms() {
   return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
+// An exit told from the first rank of one host to those of the others.
+struct ExitDatagram {
+  uint64_t magic;
+  uint64_t job;
+  int32_t code;
+};
+constexpr uint64_t kExitMagic = 0x6765787865786974ull;
+
+// The first pollfd of the exit thread that watches a rank of this host.
+constexpr size_t kFirstPidFd = 4;
+
 void put_u64(std::vector<uint8_t> &b, uint64_t v) {
   b.insert(b.end(), reinterpret_cast<uint8_t *>(&v), reinterpret_cast<uint8_t *>(&v) + 8);
 }
@@ -76,6 +92,7 @@ class PmiJob final : public Bootstrap {
     // Names files: the same short id in every rank of the job.
     uint64_t hash = 1469598103934665603ull;
     for (char c : svc_->job_name()) hash = (hash ^ static_cast<uint8_t>(c)) * 1099511628211ull;
+    job_hash_ = hash;
     uint8_t id[4];
     std::memcpy(id, &hash, sizeof id);
     job_id_ = util::hex(id, sizeof id);
@@ -164,7 +181,8 @@ class PmiJob final : public Bootstrap {
     if (index_in_host() == 0) {
       std::string list;
       for (uint32_t r : host_ranks_) list += (list.empty() ? "" : ",") + std::to_string(r);
-      std::string rec = (contact.empty() ? "-" : contact) + '\n' + list;
+      std::string rec = (contact.empty() ? "-" : contact) + '\n' + list + '\n' +
+                        (host_size() < size_ ? open_exit_socket() : "-");
       svc_->put(key, rec.data(), rec.size());
     }
     fence_all();
@@ -175,7 +193,8 @@ class PmiJob final : public Bootstrap {
         util::fatal("%s: no start-up record from rank %u", svc_->kind(), r);
       }
       auto parts = util::split(std::string(b.begin(), b.end()), "\n");
-      if (parts.size() != 2) util::fatal("malformed start-up record from rank %u", r);
+      if (parts.size() != 3) util::fatal("malformed start-up record from rank %u", r);
+      if (index_in_host() == 0) add_exit_peer(parts[2]);
       contact_out = parts[0] == "-" ? "" : parts[0];
       std::vector<uint32_t> ranks;
       for (const auto &word : util::split(parts[1], ",")) {
@@ -249,6 +268,67 @@ class PmiJob final : public Bootstrap {
     std::string contact = local_.open(index_in_host(), host_size());
     all = exchange_flat(contact.data(), contact.size());
     local_.connect(std::string(all[host_ranks_[0]].begin(), all[host_ranks_[0]].end()));
+  }
+
+  // The first rank of a host with ranks on other hosts: a datagram socket on
+  // which the first ranks of the other hosts tell an exit (a launcher need
+  // not carry PMIx events across hosts: Slurm's does not). Returns
+  // "port,address,..." for its start-up record, "-" when it has none.
+  std::string open_exit_socket() {
+    exit_sock_ = ::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_ANY);
+    socklen_t alen = sizeof a;
+    if (exit_sock_ < 0 || ::bind(exit_sock_, reinterpret_cast<sockaddr *>(&a), sizeof a) != 0 ||
+        ::getsockname(exit_sock_, reinterpret_cast<sockaddr *>(&a), &alen) != 0) {
+      util::warn("no exit socket for the ranks of other hosts: %s", std::strerror(errno));
+      if (exit_sock_ >= 0) ::close(exit_sock_);
+      exit_sock_ = -1;
+      return "-";
+    }
+    std::string out = std::to_string(ntohs(a.sin_port));
+    size_t bare = out.size();
+    ifaddrs *list = nullptr;
+    if (::getifaddrs(&list) == 0) {
+      for (ifaddrs *i = list; i; i = i->ifa_next) {
+        if (!i->ifa_addr || i->ifa_addr->sa_family != AF_INET || !(i->ifa_flags & IFF_UP) ||
+            (i->ifa_flags & IFF_LOOPBACK))
+          continue;
+        char text[INET_ADDRSTRLEN];
+        const auto *in = reinterpret_cast<const sockaddr_in *>(i->ifa_addr);
+        if (::inet_ntop(AF_INET, &in->sin_addr, text, sizeof text)) out += std::string(",") + text;
+      }
+      ::freeifaddrs(list);
+    }
+    if (out.size() == bare) out += ",127.0.0.1";
+    return out;
+  }
+
+  void add_exit_peer(const std::string &field) {
+    if (field == "-") return;
+    auto words = util::split(field, ",");
+    auto port = config::parse_int(words.empty() ? "" : words[0]);
+    if (!port || *port <= 0 || *port > 65535)
+      util::fatal("malformed exit address '%s'", field.c_str());
+    for (size_t i = 1; i < words.size(); ++i) {
+      sockaddr_in a{};
+      a.sin_family = AF_INET;
+      a.sin_port = htons(static_cast<uint16_t>(*port));
+      if (::inet_pton(AF_INET, words[i].c_str(), &a.sin_addr) == 1) exit_peers_.push_back(a);
+    }
+  }
+
+  // The first rank of a host: tells the first ranks of the others that a
+  // rank of this host left with `code` (once; twice each, datagrams).
+  void send_exit(int32_t code) {
+    if (exit_sent_ || exit_sock_ < 0) return;
+    exit_sent_ = true;
+    ExitDatagram d{kExitMagic, job_hash_, code};
+    for (int round = 0; round < 2; ++round)
+      for (const auto &peer : exit_peers_)
+        (void)::sendto(exit_sock_, &d, sizeof d, 0, reinterpret_cast<const sockaddr *>(&peer),
+                       sizeof peer);
   }
 
   // A fence of every rank of the job that collects what they put.
@@ -389,6 +469,7 @@ class PmiJob final : public Bootstrap {
         ::pipe2(remote, O_CLOEXEC) != 0)
       util::fatal("cannot create the exit pipes: %s", std::strerror(errno));
     remote_read_ = remote[0];
+    remote_write_ = remote[1];
     open_board();
     remote_ranks_ = host_ranks_.size() < size_;
     if (remote_ranks_) {
@@ -414,7 +495,8 @@ class PmiJob final : public Bootstrap {
     // announcing its exit (killed, crashed) ends the job, as gasnetrun would.
     std::vector<pollfd> fds = {{self->request_[0], POLLIN, 0},
                                {self->board_ ? self->board_event_ : -1, POLLIN, 0},
-                               {self->remote_read_, POLLIN, 0}};
+                               {self->remote_read_, POLLIN, 0},
+                               {self->exit_sock_, POLLIN, 0}};
     std::vector<uint32_t> watched;
     for (uint32_t r : self->host_ranks_) {
       if (r == self->rank_ || self->pids_[r] <= 0) continue;
@@ -431,7 +513,23 @@ class PmiJob final : public Bootstrap {
       int n = ::poll(fds.data(), fds.size(), timeout);
       if (n < 0 && errno != EINTR) return nullptr;
       if (n > 0 && (fds[0].revents & POLLIN)) break;
-      for (size_t i = 3; n > 0 && i < fds.size(); ++i) {
+      if (n > 0 && fds[3].fd >= 0 && (fds[3].revents & POLLIN)) {
+        // An exit on another host: this host's ranks hear it on the board
+        // (or, alone, as from the launcher's event).
+        ExitDatagram d{};
+        if (::recv(fds[3].fd, &d, sizeof d, 0) == sizeof d && d.magic == kExitMagic &&
+            d.job == self->job_hash_) {
+          self->exit_sent_ = true;  // the others know
+          fds[3].fd = -1;
+          if (self->board_) {
+            self->post_exit(d.code);
+          } else if (fds[2].fd >= 0) {
+            int32_t code = d.code;
+            (void)!::write(self->remote_write_, &code, sizeof code);
+          }
+        }
+      }
+      for (size_t i = kFirstPidFd; n > 0 && i < fds.size(); ++i) {
         if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP))) continue;
         ::close(fds[i].fd);
         fds[i].fd = -1;
@@ -440,7 +538,8 @@ class PmiJob final : public Bootstrap {
         grace_end = -1;
         fds[1].fd = fds[2].fd = -1;
         util::warn("rank %u (pid %d) of this host ended without gasnet_exit; ending the job",
-                   watched[i - 3], static_cast<int>(self->pids_[watched[i - 3]]));
+                   watched[i - kFirstPidFd],
+                   static_cast<int>(self->pids_[watched[i - kFirstPidFd]]));
         quit_with(::getpid(), util::kFatalExitCode);
       }
       if (grace_end >= 0 && now_ms() >= grace_end) {
@@ -454,6 +553,7 @@ class PmiJob final : public Bootstrap {
         // Left unread: every rank of the host wakes on it; watched once.
         fds[1].fd = -1;
         other_code = static_cast<int32_t>(self->board_->first.load() & 0xffffffffu);
+        self->send_exit(other_code);
         grace_end = now_ms() + kExitGraceMs;
         fds[2].fd = -1;
       } else if (fds[2].fd >= 0 && (fds[2].revents & POLLIN)) {
@@ -466,7 +566,12 @@ class PmiJob final : public Bootstrap {
     }
     int32_t code = 0;
     if (::read(self->request_[0], &code, sizeof code) != sizeof code) return nullptr;
-    if (self->remote_ranks_) self->svc_->tell_remote_exit(code);
+    if (self->remote_ranks_) {
+      int64_t first = self->board_ ? static_cast<int64_t>(self->board_->first.load() & 0xffffffffu)
+                                   : self->remote_code_.load();
+      self->send_exit(first >= 0 ? static_cast<int32_t>(first) : code);
+      self->svc_->tell_remote_exit(code);
+    }
     self->svc_->finalize();
     char c = 'f';
     (void)!::write(self->ack_[1], &c, 1);
@@ -488,6 +593,11 @@ class PmiJob final : public Bootstrap {
   ExitBoard *board_ = nullptr;
   int board_event_ = -1;
   bool remote_ranks_ = false;
+  uint64_t job_hash_ = 0;
+  int exit_sock_ = -1;                   // first ranks of a multi-host job
+  std::vector<sockaddr_in> exit_peers_;  // the other hosts' first ranks
+  std::atomic<bool> exit_sent_{false};
+  int remote_write_ = -1;
 };
 
 }  // namespace
