@@ -163,7 +163,7 @@ class Pmi2Service final : public PmiService {
     std::string text = util::hex(static_cast<const uint8_t *>(bytes), n);
     size_t chunks = std::max<size_t>(1, (text.size() + kChunkHex - 1) / kChunkHex);
     for (size_t i = 0; i < chunks; ++i) {
-      std::string k = i == 0 ? key : key + "." + std::to_string(i);
+      std::string k = key_of(rank_, key, i);
       std::string v = text.substr(i * kChunkHex, kChunkHex);
       if (i == 0) v = std::to_string(chunks) + ":" + v;
       if (api_.kvs_put(k.c_str(), v.c_str()) != kSuccess)
@@ -181,7 +181,7 @@ class Pmi2Service final : public PmiService {
     std::string text;
     size_t chunks = 1;
     for (size_t i = 0; i < chunks; ++i) {
-      std::string k = i == 0 ? key : key + "." + std::to_string(i);
+      std::string k = key_of(rank, key, i);
       char value[kMaxValue + 1] = {};
       int len = 0;
       int rc =
@@ -216,6 +216,13 @@ class Pmi2Service final : public PmiService {
   void abort(int, const char *reason) override { api_.abort(1, reason); }
 
  private:
+  // Slurm's KVS is one space for the whole job (the rank given to a get
+  // is a hint): each rank's keys carry its rank.
+  static std::string key_of(uint32_t rank, const std::string &key, size_t chunk) {
+    std::string k = std::to_string(rank) + "/" + key;
+    return chunk == 0 ? k : k + "." + std::to_string(chunk);
+  }
+
   Pmi2Api api_;
   uint32_t rank_ = 0, size_ = 1;
   std::string name_;

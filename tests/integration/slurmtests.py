@@ -462,18 +462,20 @@ def case_pmi2_exits():
         pmixtests.case_kill(c.srun, 4)()
 
 
-def case_two_hosts():
+def case_two_hosts(mpi="pmix", programs=(("amcheck_ofi", ()), ("rmacheck_ofi", ("1048576",)),
+                                          ("barrierconf_ofi", ()))):
     """Two Slurm hosts in network namespaces (TwoHostCluster), one srun job of
     4 ranks placed cyclically (0 and 2 on ha, 1 and 3 on hb) on the ofi
     conduit with the default supernode: peers on one host share memory,
     the others talk tcp across the veth link. Checked: each rank's host and
     neighbourhood, AM, RMA (1 MiB) and barrier conformance with data, and an
     exit on hb that ends the ranks of both hosts with its code. Both PMIx's
-    per-host exchanges and its exit event cross hosts here."""
+    per-host exchanges and the exit datagrams between hosts' first ranks are
+    exercised here."""
     prog = pmixtests.prog("topocheck_ofi")
     if not os.path.exists(prog):
         skip("the ofi conduit is not built here (no libfabric found at configure time)")
-    with TwoHostCluster() as c:
+    with TwoHostCluster(mpi) as c:
         env = {"GASNET_OFI_PROVIDER": jobtests.OFI_PROVIDERS["tcp"], "GASNET_VERBOSEENV": "1"}
         cyclic = ["--ntasks-per-node=2", "--distribution=cyclic"]
 
@@ -481,7 +483,8 @@ def case_two_hosts():
             before = shm_entries()
             job = c.srun(4, [pmixtests.prog(program)] + list(args), env, cyclic)
             job.wait(timeout=200).expect(0)
-            check("started by PMIx" in job.stderr, job.show())
+            check("started by " + {"pmix": "PMIx", "pmi2": "PMI-2"}[mpi] in job.stderr,
+                  job.show())
             job.assert_nothing_left(before)
             return job
         job = run("topocheck_ofi")
@@ -492,8 +495,7 @@ def case_two_hosts():
         for r, line in want.items():
             check("topo rank %d: %s" % (r, line) in job.stdout,
                   "rank %d placement%s" % (r, job.show()))
-        for program, args in (("amcheck_ofi", ()), ("rmacheck_ofi", ("1048576",)),
-                              ("barrierconf_ofi", ())):
+        for program, args in programs:
             job = run(program, args)
             pmixtests.passed(job, program[:-len("_ofi")], 4)
         # Rank 1 (on hb) calls gasnet_exit(3); the others (two on ha) catch
@@ -507,8 +509,17 @@ def case_two_hosts():
         check(caught == [0, 2, 3], "ranks that caught SIGQUIT: %s%s" % (caught, job.show()))
         job.assert_nothing_left(before)
 
+def case_two_hosts_pmi2():
+    """two_hosts under srun --mpi=pmi2: placement, AM conformance and the remote
+    exit (PMI-2's one KVS space, keys per rank, across two hosts)."""
+    if not have_libpmi2():
+        skip("Slurm's libpmi2 is not installed (Debian: libpmi2-0)")
+    case_two_hosts("pmi2", (("amcheck_ofi", ()),))
+
+
 CASES = {"jobs": case_jobs, "ofi": case_ofi, "exits": case_exits, "spawner": case_spawner,
-         "pmi2": case_pmi2, "pmi2_exits": case_pmi2_exits, "two_hosts": case_two_hosts}
+         "pmi2": case_pmi2, "pmi2_exits": case_pmi2_exits, "two_hosts": case_two_hosts,
+         "two_hosts_pmi2": case_two_hosts_pmi2}
 
 
 def main():
@@ -517,7 +528,7 @@ def main():
         signal.signal(sig, lambda s, f: sys.exit(128 + s))
     if sys.argv[1:] == ["--list"]:
         for name in sorted(CASES):
-            print("%s %s" % (name, "integration,slurm,ofi" if name in ("ofi", "pmi2", "two_hosts")
+            print("%s %s" % (name, "integration,slurm,ofi" if name in ("ofi", "pmi2", "two_hosts", "two_hosts_pmi2")
                              else "integration,slurm"))
         return 0
 
