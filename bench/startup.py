@@ -12,9 +12,10 @@ usage: bench/startup.py [--build build] [--runs 7] [--scaling [--max-ranks 1024]
 --launcher compares start-up under another launcher with gasnetrun's local
 spawner: the same probe (1 MiB segment) on the same rank counts, the two
 alternated run by run, medians of the whole job's wall time and of
-gasnet_init. srun (--mpi=pmix, or --mpi pmi2) runs in a one-host Slurm cluster started for the purpose
-(tests/integration/slurmtests.py's, torn down after; needs root, slurm-wlm,
-munge); mpirun is Open MPI's (with --oversubscribe).
+gasnet_init. srun (--mpi=pmix, or --mpi=pmi2 with `--mpi pmi2`) runs in a
+one-host Slurm cluster started for the purpose (tests/integration/
+slurmtests.py's, torn down after; needs root, slurm-wlm, munge, and
+libpmi2 for pmi2); mpirun is Open MPI's (with --oversubscribe).
 
 With --scaling, runs instead `gasnetrun -n N startup_probe 64KiB` for N up
 to --max-ranks (default 1024), doubling from 64, and prints the job's wall

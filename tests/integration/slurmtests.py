@@ -528,8 +528,8 @@ def main():
         signal.signal(sig, lambda s, f: sys.exit(128 + s))
     if sys.argv[1:] == ["--list"]:
         for name in sorted(CASES):
-            print("%s %s" % (name, "integration,slurm,ofi" if name in ("ofi", "pmi2", "two_hosts", "two_hosts_pmi2")
-                             else "integration,slurm"))
+            ofi = name in ("ofi", "pmi2", "two_hosts", "two_hosts_pmi2")
+            print("%s %s" % (name, "integration,slurm,ofi" if ofi else "integration,slurm"))
         return 0
 
     def take_args(args):
