@@ -244,6 +244,21 @@ class PmiJob final : public Bootstrap {
     pids_.assign(size_, 0);
     size_t off = 0;
     for (uint32_t r : host_ranks_) pids_[r] = static_cast<pid_t>(get_u64(pids, off));
+    // The other hosts' exit addresses, to every rank of this host: any of
+    // them may be the one that tells an exit (its first rank may be the
+    // rank that died).
+    if (host_size() > 1 && host_size() < size_) {
+      if (index_in_host() == 0) {
+        std::string fields;
+        for (const auto &f : exit_fields_) fields += (fields.empty() ? "" : ";") + f;
+        local_.gather(nullptr, 0);
+        local_.answer_all(std::vector<uint8_t>(fields.begin(), fields.end()));
+      } else {
+        auto b = local_.ask_leader(nullptr, 0);
+        for (const auto &f : util::split(std::string(b.begin(), b.end()), ";")) add_exit_peer(f);
+        exit_sock_ = ::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+      }
+    }
   }
 
   // The launcher did not name this host's ranks: host names decide, from a
@@ -306,7 +321,8 @@ class PmiJob final : public Bootstrap {
   }
 
   void add_exit_peer(const std::string &field) {
-    if (field == "-") return;
+    if (field == "-" || field.empty()) return;
+    exit_fields_.push_back(field);
     auto words = util::split(field, ",");
     auto port = config::parse_int(words.empty() ? "" : words[0]);
     if (!port || *port <= 0 || *port > 65535)
@@ -319,8 +335,8 @@ class PmiJob final : public Bootstrap {
     }
   }
 
-  // The first rank of a host: tells the first ranks of the others that a
-  // rank of this host left with `code` (once; twice each, datagrams).
+  // Tells the first ranks of the other hosts that a rank of this host left
+  // with `code` (once; twice each, datagrams).
   void send_exit(int32_t code) {
     if (exit_sent_ || exit_sock_ < 0) return;
     exit_sent_ = true;
@@ -594,8 +610,9 @@ class PmiJob final : public Bootstrap {
   int board_event_ = -1;
   bool remote_ranks_ = false;
   uint64_t job_hash_ = 0;
-  int exit_sock_ = -1;                   // first ranks of a multi-host job
-  std::vector<sockaddr_in> exit_peers_;  // the other hosts' first ranks
+  int exit_sock_ = -1;  // multi-host jobs: exits to (and, first ranks, from) other hosts
+  std::vector<sockaddr_in> exit_peers_;   // the other hosts' first ranks
+  std::vector<std::string> exit_fields_;  // the same as published
   std::atomic<bool> exit_sent_{false};
   int remote_write_ = -1;
 };

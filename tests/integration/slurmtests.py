@@ -508,6 +508,14 @@ def case_two_hosts(mpi="pmix", programs=(("amcheck_ofi", ()), ("rmacheck_ofi", (
                                                    job.stdout))
         check(caught == [0, 2, 3], "ranks that caught SIGQUIT: %s%s" % (caught, job.show()))
         job.assert_nothing_left(before)
+        # Rank 1, hb's first rank, vanishes (_exit(9), telling nobody): rank 3
+        # notices it and tells ha, and every rank ends; srun alone would wait.
+        before = shm_entries()
+        job = c.srun(4, [pmixtests.prog("exitcheck_ofi"), "vanish", "9", "1"], env, cyclic)
+        job.wait(timeout=60)
+        check(job.code != 0, "job exit 0 after a rank vanished%s" % job.show())
+        check(job.took() < pmixtests.HANG_SECONDS, "took %.1f s%s" % (job.took(), job.show()))
+        job.assert_nothing_left(before)
 
 def case_two_hosts_pmi2():
     """two_hosts under srun --mpi=pmi2: placement, AM conformance and the remote
