@@ -7,14 +7,15 @@ gasnet_init, gasnet_attach, and touching every page of the segment once.
 Prints figures only; never fails on speed.
 
 usage: bench/startup.py [--build build] [--runs 7] [--scaling [--max-ranks 1024]]
-       bench/startup.py --launcher srun|mpirun [--ranks 64] [--runs 7]
+       bench/startup.py --launcher srun|mpirun [--mpi pmix|pmi2] [--ranks 64] [--runs 7]
 
 --launcher compares start-up under another launcher with gasnetrun's local
 spawner: the same probe (1 MiB segment) on the same rank counts, the two
 alternated run by run, medians of the whole job's wall time and of
-gasnet_init. srun runs in a one-host Slurm cluster started for the purpose
-(tests/integration/slurmtests.py's, torn down after; needs root, slurm-wlm,
-munge); mpirun is Open MPI's (with --oversubscribe).
+gasnet_init. srun (--mpi=pmix, or --mpi=pmi2 with `--mpi pmi2`) runs in a
+one-host Slurm cluster started for the purpose (tests/integration/
+slurmtests.py's, torn down after; needs root, slurm-wlm, munge, and
+libpmi2 for pmi2); mpirun is Open MPI's (with --oversubscribe).
 
 With --scaling, runs instead `gasnetrun -n N startup_probe 64KiB` for N up
 to --max-ranks (default 1024), doubling from 64, and prints the job's wall
@@ -54,7 +55,7 @@ def compare_launchers(a):
     env = dict(os.environ)
     cluster = None
     if a.launcher == "srun":
-        cluster = slurmtests.Cluster().__enter__()
+        cluster = slurmtests.Cluster(a.mpi).__enter__()
         env.update(cluster.env)
     else:
         env.update({"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1"})
@@ -62,7 +63,7 @@ def compare_launchers(a):
         print("%-6s %12s %12s %8s %12s %12s" % ("ranks", "local_job_ms", a.launcher + "_job_ms",
                                              "ratio", "local_init", a.launcher + "_init"))
         for ranks in [int(r) for r in a.ranks.split(",")]:
-            other = (["srun", "--mpi=pmix", "-n", str(ranks)] if a.launcher == "srun" else
+            other = (["srun", "--mpi=" + a.mpi, "-n", str(ranks)] if a.launcher == "srun" else
                      ["mpirun", "--oversubscribe", "-n", str(ranks)])
             local_rows, other_rows = [], []
             for _ in range(a.runs):
@@ -81,6 +82,8 @@ def main():
     p.add_argument("--build", default="build")
     p.add_argument("--runs", type=int, default=7)
     p.add_argument("--launcher", choices=("srun", "mpirun"))
+    p.add_argument("--mpi", choices=("pmix", "pmi2"), default="pmix",
+                   help="with --launcher srun: the PMI srun serves")
     p.add_argument("--ranks", default="1,4,16,64", help="with --launcher: rank counts")
     p.add_argument("--scaling", action="store_true")
     p.add_argument("--max-ranks", type=int, default=1024)

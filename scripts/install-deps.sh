@@ -111,16 +111,18 @@ fi
 # ---- Test dependencies: PMIx launchers (issue 24) ----------------------------
 # Optional, for the tests only (pmixtests.py, slurmtests.py): PMIx's headers
 # (without them ranks cannot join mpirun/srun jobs, and those tests skip),
-# Open MPI's mpirun, and Slurm with munge for the one-host cluster the tests
-# start in a scratch directory. No service is enabled or started: the
+# Open MPI's mpirun, Slurm with munge for the Slurm clusters the tests
+# start in a scratch directory, and Slurm's libpmi2 (ranks open it at run
+# time under srun --mpi=pmi2). No service is enabled or started: the
 # install runs with a policy-rc.d that refuses service starts, and the tests
 # run their own daemons. GEXX_NO_PMIX=1 skips this block.
 pmix_test_deps_ok() {
   pkg-config --exists pmix 2>/dev/null && have mpirun && have srun &&
-    { have slurmd || [[ -x /usr/sbin/slurmd ]]; } && { have munged || [[ -x /usr/sbin/munged ]]; }
+    { have slurmd || [[ -x /usr/sbin/slurmd ]]; } && { have munged || [[ -x /usr/sbin/munged ]]; } &&
+    /sbin/ldconfig -p 2>/dev/null | grep -q 'libpmi2\.so\.0'
 }
 if [[ ${GEXX_NO_PMIX:-0} != 1 ]] && ! pmix_test_deps_ok; then
-  optional+=(libpmix-dev openmpi-bin libopenmpi-dev slurm-wlm munge)
+  optional+=(libpmix-dev openmpi-bin libopenmpi-dev slurm-wlm munge libpmi2-0)
 fi
 
 # Packages with daemons (munge, slurm) must not start them on install: a

@@ -11,6 +11,7 @@
 #include <mutex>
 
 #include "bootstrap/bootstrap.hpp"
+#include "bootstrap/pmi2.hpp"
 #include "bootstrap/pmix.hpp"
 #include "bootstrap/pshm.hpp"
 #include "bootstrap/wire.hpp"
@@ -309,8 +310,7 @@ std::unique_ptr<Bootstrap> join_job() {
   // Started by srun, mpirun or another PMI launcher (bootstrap/pmix.cpp).
   LaunchGuess launch = guess_launch();
   if (launch.how == Launch::Pmix) return join_pmix_job(launch.why);
-  if (launch.how == Launch::Pmi2)
-    util::fatal("join_job: PMI-2 (%s) is not implemented; use srun --mpi=pmix", launch.why.c_str());
+  if (launch.how == Launch::Pmi2) return join_pmi2_job(launch.why);
   if (launch.how == Launch::Unserved) util::fatal("join_job: %s", launch.why.c_str());
   // Reported once here, before the ranks are started, rather than by each.
   config::validate_environment();

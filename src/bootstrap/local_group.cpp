@@ -183,7 +183,15 @@ std::vector<std::vector<int>> LocalGroup::exchange_fds(const std::vector<int> &m
 }
 
 std::vector<uint8_t> LocalGroup::ask_leader(const void *data, size_t len) {
+  tell_leader(data, len);
+  return leader_answer();
+}
+
+void LocalGroup::tell_leader(const void *data, size_t len) {
   if (!send_message(peers_[0], Op::Exchange, 0, data, len)) lost("the first");
+}
+
+std::vector<uint8_t> LocalGroup::leader_answer() {
   Header h;
   std::vector<uint8_t> payload;
   read_message(peers_[0], h, payload);

@@ -36,6 +36,10 @@ class LocalGroup {
   // `data` and gets the leader's answer; the leader gathers every member's
   // bytes (by member index, its own first) and then answers them all.
   std::vector<uint8_t> ask_leader(const void *data, size_t len);
+  // ask_leader in two halves, for a member that must enter a job-wide
+  // collective between them.
+  void tell_leader(const void *data, size_t len);
+  std::vector<uint8_t> leader_answer();
   std::vector<std::vector<uint8_t>> gather(const void *data, size_t len);
   void answer_all(const std::vector<uint8_t> &answer);
 

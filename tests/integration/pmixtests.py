@@ -106,16 +106,17 @@ def conduit(ofi, name):
     return prog(name + ("_ofi" if ofi else ""))
 
 
-def case_check(start, program, n, ofi=None, args=()):
+def case_check(start, program, n, ofi=None, args=(), started="PMIx"):
     """A conformance program on n ranks, started by `start`; data checked by the
-    program (its PASS lines), nothing left behind."""
+    program (its PASS lines), the ranks joined through `started` (PMIx, PMI-2),
+    nothing left behind."""
     def run():
         env = jobtests.ofi_env(ofi) if ofi else {}
         env["GASNET_VERBOSEENV"] = "1"  # rank 0 says how the job started
         before = shm_entries()
         job = start(n, [conduit(ofi, program)] + list(args), env).wait(timeout=200).expect(0)
         passed(job, program, n)
-        check("started by PMIx" in job.stderr, job.show())
+        check("started by " + started in job.stderr, job.show())
         if ofi:
             check("libfabric provider %s" % jobtests.OFI_PROVIDERS[ofi] in job.stderr,
                   job.show())
@@ -176,8 +177,6 @@ def case_detect():
         ({"SLURM_STEP_ID": "0", "SLURM_STEP_NUM_TASKS": "4"},
          r"srun started 4 tasks without a PMI gexx speaks: run srun --mpi=pmix"),
         ({"OMPI_COMM_WORLD_SIZE": "3"}, r"mpirun started 3 ranks without PMIx"),
-        ({"PMI_FD": "9", "PMI_RANK": "0", "PMI_SIZE": "2"},
-         r"join_job: PMI-2 \(PMI_FD/PMI_RANK\) is not implemented"),
     ]
     for env, message in cases:
         job = Job([jobcheck, "data", "65536"], env=env, launcher=False).wait(timeout=30)
@@ -187,6 +186,11 @@ def case_detect():
               launcher=False).wait(timeout=30)
     job.expect(0)
     passed(job, "jobcheck", 1)
+    # PMI-2 variables with no server behind them: fails loudly, naming PMI-2.
+    job = Job([jobcheck, "data", "65536"], env={"PMI_FD": "9", "PMI_RANK": "0", "PMI_SIZE": "2"},
+              launcher=False).wait(timeout=30)
+    check(job.code != 0 and re.search(r"PMI2_Init failed|cannot load libpmi2", job.stderr),
+          job.show())
     if built_with_pmix():
         # PMIx variables with no server behind them: PMIx_Init fails, loudly.
         job = Job([jobcheck, "data", "65536"], env={"PMIX_RANK": "0", "PMIX_NAMESPACE": "none"},
