@@ -668,14 +668,14 @@ static void flood(void) {
 /* ---- ping-pong: rank 0 sends a request, rank 1 replies, each waits in its
  * own gasnet_AMPoll loop; every rank joins a barrier after each block. Run
  * on one CPU, a waiter that never yields leaves its peer no core until the
- * scheduler preempts it: a round trip then takes two time slices. The run
- * times itself: about 0.1 s when waiters yield, 25 s when they do not, so
- * the bound below fails the second and leaves the first room for a loaded
- * host. `pingpong spin` sets GASNET_WAIT_SPIN, the waiter that never yields,
- * to show that the bound catches it. ---- */
+ * scheduler preempts it: a round trip then takes two time slices (about
+ * 0.1 s for the run when waiters yield, 25 s when they do not). The run
+ * prints its time but asserts no bound on it (tests make no timed
+ * assertions): it checks that every round trip completes, and the job's
+ * timeout catches a livelock. `pingpong spin` sets GASNET_WAIT_SPIN, the
+ * waiter that never yields; bench/ is where its time is compared. ---- */
 #define PINGPONG_BLOCKS 30
 #define PINGPONG_BLOCK 100
-#define PINGPONG_MAX_SECONDS 5.0
 static volatile long pp_requests, pp_replies;
 static gex_AM_Entry_t pp_table[2];
 
@@ -726,9 +726,6 @@ static void pingpong(const char *waitmode) {
     CHECK(pp_replies == PINGPONG_BLOCKS * PINGPONG_BLOCK, "%ld replies", pp_replies);
     printf("amcheck: ping-pong of %ld round trips in %.3f s\n", pp_replies, took);
   }
-  CHECK(took < PINGPONG_MAX_SECONDS,
-        "ping-pong took %.3f s on rank %u, over the %.1f s bound: do waiting ranks yield?", took,
-        me, PINGPONG_MAX_SECONDS);
   if (me == 1) CHECK(pp_requests == PINGPONG_BLOCKS * PINGPONG_BLOCK, "%ld requests", pp_requests);
 }
 

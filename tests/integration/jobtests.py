@@ -1200,10 +1200,10 @@ def case_am_pingpong_1cpu(ofi=None):
     the state of a busy or shared host. A waiter that never yields its core
     lets its peer run only when the scheduler preempts it, and each round trip
     then costs two time slices (about 8 ms: 25 s for the run); one that
-    yields after a short spin takes well under a second. The program times
-    the round trips itself and fails above its bound (amcheck.c,
-    PINGPONG_MAX_SECONDS); `amcheck pingpong spin` shows the bound catching
-    a waiter that never yields."""
+    yields after a short spin takes well under a second. The program prints
+    its time but asserts no bound on it (no timed assertions in tests): the
+    case checks that every round trip and reply arrived, and the job's
+    timeout catches a livelock."""
     def run():
         env = ofi_env(ofi) if ofi else {}
         before = shm_entries()
