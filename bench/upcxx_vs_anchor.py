@@ -130,6 +130,11 @@ def figures(bench, text):
     return out
 
 
+def short(key):
+    """A figure's name without the build constants UPC++'s reports repeat."""
+    return re.sub(r" opnew(_inline)?=\S*", "", key)
+
+
 def human_rate(v):
     for unit, div in (("GB/s", 1e9), ("MB/s", 1e6), ("KB/s", 1e3)):
         if v >= div:
@@ -148,9 +153,10 @@ def main():
     p.add_argument("--runs", type=int, default=5, help="runs of each side per benchmark")
     p.add_argument("--ranks", type=int, default=2)
     p.add_argument("--bench", default=",".join(BENCHES))
-    p.add_argument("--sizes", default="8,64,512,4096,32768,262144,1048576",
-                   help="put_flood's sizes (its env var `sizes`)")
-    p.add_argument("--nebr-sizes", default="1024,65536", help="nebr_exchange's sizes")
+    p.add_argument("--sizes", default="8 512 4096 65536 1048576",
+                   help="put_flood's sizes (its env var `sizes`: separated by spaces; "
+                   "UPC++'s parser reads '8,64' as 8)")
+    p.add_argument("--nebr-sizes", default="1024 65536", help="nebr_exchange's sizes")
     p.add_argument("--misc-iters", default="20000", help="misc_perf's iterations")
     p.add_argument("--wait-secs", default="0.5",
                    help="put_flood's and nebr_exchange's seconds per figure")
@@ -203,9 +209,9 @@ def main():
         mg, mn = statistics.median(g), statistics.median(n)
         fmt = human_rate if rate else (lambda v: "%.3f us" % v)
         ratio = (mg / mn if mn else float("nan")) if rate else (mn / mg if mg else float("nan"))
-        print("%-70s %22s %22s %6.2f" % (k[:70], fmt(mg), fmt(mn), ratio))
-        print("%-70s %22s %22s" % ("", "(%s-%s)" % (fmt(min(g)).split()[0], fmt(max(g))),
-                                   "(%s-%s)" % (fmt(min(n)).split()[0], fmt(max(n)))))
+        print("%-70s %22s %22s %6.2f" % (short(k)[:70], fmt(mg), fmt(mn), ratio))
+        print("%-70s %22s %22s" % ("", "(%s - %s)" % (fmt(min(g)), fmt(max(g))),
+                                   "(%s - %s)" % (fmt(min(n)), fmt(max(n)))))
     return 0
 
 
