@@ -23,6 +23,10 @@ that install's `upcxx-run -n RANKS` alternately (gexx, anchor, anchor, gexx, ...
 and prints, per figure, the median of each side, the spread, and the ratio
 (gexx/anchor for rates, anchor/gexx for times: above 1 means gexx is faster).
 
+--bench probe adds bench/upcxx_probe.c, built with each install's GASNet
+(gasnet.opt/include/smp-conduit/smp-seq.mak): the GASNet-EX calls under those
+benchmarks (poll, PutNB + Test, AD ops, AMs to oneself), one at a time.
+
 Figures: put_flood and nebr_exchange report bytes per second (report_file=-:
 their emit(...) lines); misc_perf prints a time per operation (us). The
 script never fails on speed; it fails when a build or a run fails.
@@ -42,6 +46,8 @@ BENCHES = ("put_flood", "misc_perf", "nebr_exchange")
 EMIT = re.compile(r"^emit\(\[(.*?)\],\s*(.*)\)\s*$")
 PAIR = re.compile(r'(\w+)=("(?:[^"]*)"|[^,]+)')
 # misc_perf: "N: description     : total s   avg us"
+# upcxx_probe: "name   12.3 ns"
+PROBE = re.compile(r"^(\S.*?)\s+([0-9.]+) ns$")
 MISC = re.compile(r"^\s*(\d+):\s*(.*?)\s*:\s*[0-9.]+\s*s\s+([0-9.]+)\s*us\s*$")
 
 
@@ -95,6 +101,30 @@ def compile_benches(side, inst, out, benches):
     return exes
 
 
+def compile_probe(side, inst, out):
+    """bench/upcxx_probe.c against the GASNet under this UPC++ install (its smp-seq.mak)."""
+    frag = os.path.join(inst, "gasnet.opt", "include", "smp-conduit", "smp-seq.mak")
+    if not os.path.exists(frag):
+        die("no " + frag)
+    exe = os.path.join(out, "upcxx_probe-" + side)
+    mk = exe + ".mk"
+    with open(mk, "w") as f:
+        f.write("include %s\n%s: %s\n\t$(GASNET_CC) $(GASNET_CPPFLAGS) $(GASNET_CFLAGS) -o $@ $< "
+                "$(GASNET_LDFLAGS) $(GASNET_LIBS)\n" % (frag, exe, os.path.join(HERE,
+                                                                         "upcxx_probe.c")))
+    sh(["make", "-s", "-B", "-f", mk, exe], exe + ".compile.log")
+    return exe
+
+
+def run_probe(exe, ranks):
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GASNET_")}
+    env["GASNET_PSHM_NODES"] = str(ranks)
+    r = subprocess.run([exe], env=env, capture_output=True, text=True, timeout=900)
+    if r.returncode != 0:
+        die("%s failed (%d):\n%s%s" % (exe, r.returncode, r.stdout[-3000:], r.stderr[-3000:]))
+    return r.stdout
+
+
 def run_one(inst, exe, ranks, env_extra, args):
     env = dict(os.environ, report_file="-", **env_extra)
     for k in [k for k in env if k.startswith("GASNET_") or k.startswith("UPCXX_")]:
@@ -124,6 +154,10 @@ def figures(bench, text):
                     key = "%s %s %s" % (bench, " ".join("%s=%s" % kv for kv in keep), d)
                     out[key] = (float(vals[0]), True)
             continue
+        m = PROBE.match(line)
+        if m:
+            out["%s %s" % (bench, m.group(1))] = (float(m.group(2)), False)
+            continue
         m = MISC.match(line)
         if m:
             out["%s rank%s %s" % (bench, m.group(1), m.group(2))] = (float(m.group(3)), False)
@@ -152,7 +186,10 @@ def main():
                                                            "GASNet-2020.10.0.tar.gz"))
     p.add_argument("--runs", type=int, default=5, help="runs of each side per benchmark")
     p.add_argument("--ranks", type=int, default=2)
-    p.add_argument("--bench", default=",".join(BENCHES))
+    p.add_argument("--bench", default=",".join(BENCHES),
+                   help="comma-separated: put_flood, misc_perf, nebr_exchange, and probe "
+                   "(bench/upcxx_probe.c: the gex calls under them, built with each side's "
+                   "GASNet)")
     p.add_argument("--sizes", default="8 512 4096 65536 1048576",
                    help="put_flood's sizes (its env var `sizes`: separated by spaces; "
                    "UPC++'s parser reads '8,64' as 8)")
@@ -170,7 +207,7 @@ def main():
         build_upcxx(a.anchor_gasnet, sides["anchor"])
     benches = [b for b in a.bench.split(",") if b]
     for b in benches:
-        if b not in BENCHES:
+        if b not in BENCHES + ("probe",):
             die("unknown benchmark %s (one of %s)" % (b, ", ".join(BENCHES)))
     out = os.path.join(a.work, "upcxx-bench")
     os.makedirs(out, exist_ok=True)
@@ -179,18 +216,23 @@ def main():
         inst = os.path.join(w, "inst")
         if not os.path.exists(os.path.join(inst, "bin", "upcxx-run")):
             die("no UPC++ install at %s (run with --build first)" % inst)
-        exes[side] = compile_benches(side, inst, out, benches)
+        exes[side] = compile_benches(side, inst, out, [b for b in benches if b != "probe"])
+        if "probe" in benches:
+            exes[side]["probe"] = compile_probe(side, inst, out)
     env = {"put_flood": {"sizes": a.sizes, "wait_secs": a.wait_secs},
            "nebr_exchange": {"sizes": a.nebr_sizes, "nebrs": "1", "wait_secs": a.wait_secs},
-           "misc_perf": {}}
+           "misc_perf": {}, "probe": {}}
     args = {"misc_perf": [a.misc_iters]}
     results = {"gexx": {}, "anchor": {}}
     order = []
     for b in benches:
         for i in range(a.runs):
             for side in (("gexx", "anchor") if i % 2 == 0 else ("anchor", "gexx")):
-                text = run_one(os.path.join(sides[side], "inst"), exes[side][b], a.ranks,
-                               env[b], args.get(b, []))
+                if b == "probe":
+                    text = run_probe(exes[side][b], a.ranks)
+                else:
+                    text = run_one(os.path.join(sides[side], "inst"), exes[side][b], a.ranks,
+                                   env[b], args.get(b, []))
                 for k, (v, rate) in figures(b, text).items():
                     if k not in results[side]:
                         results[side][k] = ([], rate)
@@ -207,7 +249,8 @@ def main():
         g, rate = results["gexx"][k]
         n, _ = results["anchor"][k]
         mg, mn = statistics.median(g), statistics.median(n)
-        fmt = human_rate if rate else (lambda v: "%.3f us" % v)
+        unit = "ns" if k.startswith("probe ") else "us"
+        fmt = human_rate if rate else (lambda v, u=unit: ("%.1f ns" if u == "ns" else "%.3f us") % v)
         ratio = (mg / mn if mn else float("nan")) if rate else (mn / mg if mg else float("nan"))
         print("%-70s %22s %22s %6.2f" % (short(k)[:70], fmt(mg), fmt(mn), ratio))
         print("%-70s %22s %22s" % ("", "(%s - %s)" % (fmt(min(g)), fmt(max(g))),
