@@ -333,7 +333,7 @@ TEST(InEffect, SaysWhereEachValueComesFrom) {
     return std::find(lines.begin(), lines.end(), line) != lines.end();
   };
   EXPECT_TRUE(has("GASNET_BARRIER=central (environment)"));
-  EXPECT_TRUE(has("GASNET_MAX_SEGSIZE=0.5 (default)"));
+  EXPECT_TRUE(has("GASNET_MAX_SEGSIZE=0.5/H (default)"));
   EXPECT_TRUE(has("GASNET_TMPDIR unset"));
   EXPECT_EQ(lines.back(), "GASNET_CSPAWN_CMD=x (environment; a GASNet variable gexx does not use)");
 }
