@@ -20,12 +20,12 @@ GEXX_KNOB_GROUP_DEFINE(
          "Ranks to start when an smp-conduit program runs without gasnetrun "
          "(GASNET_PSHM_NODES=4 ./prog runs 4 ranks).",
          true, 1, 1 << 20},
-        {"GASNET_MAX_SEGSIZE", Kind::Size, "0.5",
-         "Largest segment a rank may attach: a size per rank (decimals, K/KB, M/MB, G/GB, T "
-         "suffixes: 512M, 2GB, 128.0MB), or a fraction of physical memory shared by the ranks of "
-         "a host (0.5, 5/8). GASNet's /P and /H suffixes say it: 128.0MB/P is each rank's limit, "
-         "4GB/H and 0.85/H the host's, divided among its ranks, 0.25/P a quarter of memory per "
-         "rank.",
+        {"GASNET_MAX_SEGSIZE", Kind::Size, "0.5/H",
+         "Largest segment a rank may attach, in GASNet's syntax SIZE[/P|/H]: SIZE is bytes "
+         "(decimals, K/KB, M/MB, G/GB, T suffixes: 512M, 2GB, 128.0MB) or a fraction of physical "
+         "memory (0.85, 5/8); /P (or no suffix) makes it each rank's limit, /H the host's, "
+         "divided among its ranks. 128.0MB and 128.0MB/P: 128 MiB per rank; 0.25: a quarter of "
+         "memory per rank; 0.5/H and 4GB/H: half of memory, 4 GiB, shared by the host's ranks.",
          false},
         {"GASNET_VERBOSEENV", Kind::Bool, "0",
          "Print every variable's value in effect, the conduit, the spawner, the segment sizes and "
@@ -264,7 +264,7 @@ constexpr const char *kBoolAccepted = "use 1 or 0 (also yes/no, true/false, on/o
 constexpr const char *kSecondsAccepted = "use a number of seconds, such as 2 or 0.5";
 constexpr const char *kSizeAccepted =
     "use a size with an optional K, M, G or T suffix (512M, 2G), or a fraction of physical "
-    "memory (0.5, 5/8)";
+    "memory (0.5, 5/8), then optionally /P (per rank, the default) or /H (per host)";
 constexpr const char *kBytesAccepted =
     "use a number of bytes with an optional K, M, G or T suffix (0, 4096, 64K)";
 
@@ -438,12 +438,12 @@ std::optional<SizeSpec> parse_size_spec(std::string_view text) {
   std::string t = trim(text);
   // GASNet's scope suffix: /P (per process) or /H (per host), either case.
   SizeSpec::Scope scope = SizeSpec::Scope::Unstated;
-  if (t.size() > 2 && t[t.size() - 2] == '/') {
-    char c = static_cast<char>(std::tolower(static_cast<unsigned char>(t.back())));
-    if (c == 'p' || c == 'h') {
-      scope = c == 'p' ? SizeSpec::Scope::PerProcess : SizeSpec::Scope::PerHost;
-      t = trim(t.substr(0, t.size() - 2));
-    }
+  // GASNet also takes the letter without the slash (2GBp, 0.85H).
+  char c = t.empty() ? '\0' : static_cast<char>(std::tolower(static_cast<unsigned char>(t.back())));
+  if (c == 'p' || c == 'h') {
+    scope = c == 'p' ? SizeSpec::Scope::PerProcess : SizeSpec::Scope::PerHost;
+    t = trim(t.substr(0, t.size() - 1));
+    if (!t.empty() && t.back() == '/') t = trim(t.substr(0, t.size() - 1));
   }
   auto spec = parse_size_amount(t);
   if (spec) spec->scope = scope;

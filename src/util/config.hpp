@@ -60,8 +60,9 @@ const char *group_of(std::string_view name);
 // GASNET_MAX_SEGSIZE's syntax, GASNet's: SIZE[/P|/H], where SIZE is bytes
 // (decimals and K/KB/M/MB/G/GB/T suffixes: 2GB, 128.0MB) or a fraction of
 // physical memory (0.85, 5/8). /P: the limit of each process; /H: the limit
-// of the host, shared by its processes. Without a suffix, bytes are per
-// process and a fraction is the host's.
+// of the host, shared by its processes. Without a suffix the limit is each
+// process's, a fraction as well as bytes (GASNet's README: "empty, which
+// means P"); the letter may also follow SIZE without the slash (2GBp).
 struct SizeSpec {
   enum class Scope { Unstated, PerProcess, PerHost };
   bool fraction = false;  // true: `share` of physical memory, false: `bytes`
@@ -69,9 +70,7 @@ struct SizeSpec {
   uint64_t bytes = 0;
   Scope scope = Scope::Unstated;
   // Whether the amount is shared by the processes of a host.
-  bool per_host() const {
-    return scope == Scope::PerHost || (scope == Scope::Unstated && fraction);
-  }
+  bool per_host() const { return scope == Scope::PerHost; }
 };
 std::optional<uint64_t> parse_bytes(std::string_view text);
 std::optional<SizeSpec> parse_size_spec(std::string_view text);

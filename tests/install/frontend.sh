@@ -113,6 +113,10 @@ if command -v flock >/dev/null; then
   grep -q "flock .*gexx-build/.build-lock .*--build" <<<"$seq_recipe" ||
     fail "the seq target does not take the build lock"
 fi
+# upcxx-run finds a conduit's launcher in the build tree where GASNet has it.
+launcher=$work/debug/smp-conduit/contrib/gasnetrun_smp
+[[ -L $launcher && $(readlink "$launcher") == "$(cd "$work/debug" && pwd -P)/gexx-build/gasnetrun_smp" ]] ||
+  fail "smp-conduit/contrib/gasnetrun_smp does not name gexx-build/gasnetrun_smp"
 out=$(make -C "$work/debug/smp-conduit" parsync 2>&1) &&
   fail "a disabled thread mode's target succeeded"
 grep -q 'configured without the parsync thread mode' <<<"$out" ||

@@ -761,7 +761,8 @@ def case_segment_too_big():
 
 
 SIZE_ACCEPTED = ("use a size with an optional K, M, G or T suffix (512M, 2G), or a fraction of "
-                 "physical memory (0.5, 5/8)")
+                 "physical memory (0.5, 5/8), then optionally /P (per rank, the default) or /H "
+                 "(per host)")
 BOOL_ACCEPTED = "use 1 or 0 (also yes/no, true/false, on/off)"
 BAD_ENV = [
     ("GASNET_MAX_SEGSIZE", "lots", SIZE_ACCEPTED),
@@ -829,7 +830,7 @@ def case_verboseenv():
           "a rank other than 0 reported:%s" % job.show())
     expected = [r"environment in effect:",
                 r"  GASNET_BARRIER=central \(environment\)",
-                r"  GASNET_MAX_SEGSIZE=0\.5 \(default\)",
+                r"  GASNET_MAX_SEGSIZE=0\.5/H \(default\)",
                 r"  GASNET_TMPDIR unset",
                 r"  GASNET_VERBOSEENV=1 \(environment\)",
                 r"  GASNET_CSPAWN_CMD=x \(environment; a GASNet variable gexx does not use\)",
@@ -912,7 +913,7 @@ def case_inner_small_shm():
                   env={"GASNET_SHM_BACKING": "shm"}).wait()
         job.expect(1, stderr_has=[
             r"gasnet_attach asked for a 8 MiB segment, but at most [0-9.]+ KiB is available to "
-            r"each rank \(GASNET_MAX_SEGSIZE=0.5 allows [0-9.]+ GiB per rank; an unnamed file in "
+            r"each rank \(GASNET_MAX_SEGSIZE=0\.5/H allows [0-9.]+ GiB per rank; an unnamed file in "
             r"/dev/shm has [0-9.]+ [KM]iB free for the 2 rank\(s\) of this host "
             r"\(GASNET_SHM_BACKING=shm\)\)", r"raise GASNET_MAX_SEGSIZE"])
         check(os.listdir("/dev/shm") == [], "/dev/shm: %s" % os.listdir("/dev/shm"))
@@ -2087,6 +2088,40 @@ def case_harden_inner_segmax():
                                   r"counted when GASNET_SHM_BACKING lists it\)" % re.escape(tmp)])
 
 
+# GASNET_MAX_SEGSIZE's scope (issue 21, upcxx2).
+def allowed_per_rank(job):
+    """Bytes per rank that the over-sized attach's message says GASNET_MAX_SEGSIZE allows."""
+    m = re.search(r"GASNET_MAX_SEGSIZE=\S+ allows ([0-9.]+) (B|KiB|MiB|GiB|TiB) per rank",
+                  job.stderr)
+    check(m is not None, "no 'allows ... per rank' in the message%s" % job.show())
+    unit = {"B": 0, "KiB": 10, "MiB": 20, "GiB": 30, "TiB": 40}[m.group(2)]
+    return float(m.group(1)) * (1 << unit)
+
+
+def case_upcxx2_segsize_scope():
+    """GASNET_MAX_SEGSIZE as GASNet reads it: without a suffix the limit is each rank's, a
+    fraction of memory as well as bytes; /H divides it among the host's ranks. An attach
+    far beyond the limit prints what the value allows per rank; compare those."""
+    ranks = 4
+    seen = {}
+    for value in ("64MB", "64MB/P", "64MBp", "64MB/H", "1/64", "0.015625/P", "1/64/H",
+                  "0.015625H"):
+        job = Job([jobcheck(), "attach", str(1 << 50)], ranks=ranks,
+                  env={"GASNET_MAX_SEGSIZE": value}).wait()
+        job.expect(1, stderr_has=[r"GASNET_MAX_SEGSIZE=%s allows" % re.escape(value)])
+        seen[value] = allowed_per_rank(job)
+    for value in ("64MB", "64MB/P", "64MBp"):
+        check(seen[value] == 64 << 20, "%s allows %d per rank" % (value, seen[value]))
+    check(seen["64MB/H"] == (64 << 20) / ranks, "64MB/H allows %d per rank" % seen["64MB/H"])
+    # The fractions print rounded to 0.1 of their unit: compare within 1%.
+    for each, host in (("1/64", "1/64/H"), ("0.015625/P", "0.015625H")):
+        ratio = seen[each] / seen[host]
+        check(abs(ratio - ranks) < 0.01 * ranks,
+              "%s allows %.0f per rank, %s %.0f: not %d times" % (each, seen[each], host,
+                                                                 seen[host], ranks))
+    check(abs(seen["1/64"] / seen["0.015625/P"] - 1) < 0.01, "1/64 and 0.015625/P differ")
+
+
 MATRIX = [
     # Active messages.
     ("am_1", lambda ofi: case_am(1, ofi=ofi), (SMP,)),
@@ -2270,6 +2305,8 @@ CASES = {
     "harden_deps_lists": case_harden_deps_lists,
     "harden_segmax_small_shm": case_harden_segmax_small_shm,
     "harden_inner_segmax": case_harden_inner_segmax,
+    # GASNET_MAX_SEGSIZE's scope (issue 21, upcxx2).
+    "upcxx2_segsize_scope": case_upcxx2_segsize_scope,
 }
 # Run by other cases (in a private /dev/shm), not registered as tests.
 HELPER_CASES = {"inner_small_shm", "inner_absent_shm", "harden_inner_segmax"}

@@ -140,11 +140,45 @@ TEST(ParseSizeSpec, GasnetSyntax) {
   auto eighths = parse_size_spec("5/8/H");
   ASSERT_TRUE(eighths && eighths->fraction && eighths->per_host());
   EXPECT_DOUBLE_EQ(eighths->share, 0.625);
-  auto bare = parse_size_spec("0.5");  // a fraction without a suffix: the host's
-  ASSERT_TRUE(bare && bare->per_host());
+  auto bare = parse_size_spec("0.5");  // a fraction without a suffix: each process's, as GASNet
+  ASSERT_TRUE(bare && bare->fraction);
+  EXPECT_EQ(bare->scope, Scope::Unstated);
+  EXPECT_FALSE(bare->per_host());
+  auto bare_eighths = parse_size_spec("5/8");
+  ASSERT_TRUE(bare_eighths && bare_eighths->fraction);
+  EXPECT_FALSE(bare_eighths->per_host());
   for (const char *bad : {"/P", "128MB/", "128MB/X", "128MB/PP", "0/H", "1.5/H", "9/8/P", "MB/P",
                           "-1MB/P", "128MB /Q"})
     EXPECT_FALSE(parse_size_spec(bad).has_value()) << bad;
+}
+
+// GASNet strips the scope letter with or without its slash (2GBp, 0.85H).
+TEST(ParseSizeSpec, ScopeLetterWithoutSlash) {
+  using Scope = SizeSpec::Scope;
+  auto p = parse_size_spec("2GBp");
+  ASSERT_TRUE(p);
+  EXPECT_EQ(p->bytes, 2ull << 30);
+  EXPECT_EQ(p->scope, Scope::PerProcess);
+  auto h = parse_size_spec("0.85H");
+  ASSERT_TRUE(h && h->fraction);
+  EXPECT_DOUBLE_EQ(h->share, 0.85);
+  EXPECT_TRUE(h->per_host());
+  auto spaced = parse_size_spec(" 64 MB / h ");
+  ASSERT_TRUE(spaced);
+  EXPECT_EQ(spaced->bytes, 64ull << 20);
+  EXPECT_TRUE(spaced->per_host());
+  for (const char *bad : {"P", "H", "/H", "hp", "2GB/HP", "0.5//H", "2GBx"})
+    EXPECT_FALSE(parse_size_spec(bad).has_value()) << bad;
+}
+
+// The default, 0.5/H, keeps half of memory for the ranks of a host together.
+TEST(ParseSizeSpec, DefaultIsTheHostsHalf) {
+  const Var *v = find("GASNET_MAX_SEGSIZE");
+  ASSERT_NE(v, nullptr);
+  auto d = parse_size_spec(v->default_value);
+  ASSERT_TRUE(d && d->fraction);
+  EXPECT_DOUBLE_EQ(d->share, 0.5);
+  EXPECT_TRUE(d->per_host());
 }
 
 TEST(ParseSeconds, NonNegativeNumbers) {
@@ -166,13 +200,13 @@ TEST(CheckValue, EveryMalformedValueSaysWhatIsAccepted) {
       {"GASNET_PSHM_NODES", "4.0", "use a whole number from 1 to 1048576"},
       {"GASNET_MAX_SEGSIZE", "lots",
        "use a size with an optional K, M, G or T suffix (512M, 2G), or a fraction of physical "
-       "memory (0.5, 5/8)"},
+       "memory (0.5, 5/8), then optionally /P (per rank, the default) or /H (per host)"},
       {"GASNET_MAX_SEGSIZE", "9/8",
        "use a size with an optional K, M, G or T suffix (512M, 2G), or a fraction of physical "
-       "memory (0.5, 5/8)"},
+       "memory (0.5, 5/8), then optionally /P (per rank, the default) or /H (per host)"},
       {"GASNET_MAX_SEGSIZE", "0",
        "use a size with an optional K, M, G or T suffix (512M, 2G), or a fraction of physical "
-       "memory (0.5, 5/8)"},
+       "memory (0.5, 5/8), then optionally /P (per rank, the default) or /H (per host)"},
       {"GASNET_SHM_BACKING", "memfd,nfs",
        "'nfs' is not one of: memfd, shm, file (separate them with commas)"},
       {"GASNET_SHM_BACKING", "", "list one or more of: memfd, shm, file"},
@@ -299,7 +333,7 @@ TEST(InEffect, SaysWhereEachValueComesFrom) {
     return std::find(lines.begin(), lines.end(), line) != lines.end();
   };
   EXPECT_TRUE(has("GASNET_BARRIER=central (environment)"));
-  EXPECT_TRUE(has("GASNET_MAX_SEGSIZE=0.5 (default)"));
+  EXPECT_TRUE(has("GASNET_MAX_SEGSIZE=0.5/H (default)"));
   EXPECT_TRUE(has("GASNET_TMPDIR unset"));
   EXPECT_EQ(lines.back(), "GASNET_CSPAWN_CMD=x (environment; a GASNet variable gexx does not use)");
 }

@@ -295,7 +295,7 @@ class SmpTransport final : public Transport {
       ::sysinfo(&si);
       amount = static_cast<double>(si.totalram) * si.mem_unit * spec.share;
     }
-    // A host-wide limit (a bare fraction, or the /H suffix) is shared by its ranks.
+    // A host-wide limit (the /H suffix) is shared by its ranks; any other is each rank's.
     per_rank = static_cast<uint64_t>(spec.per_host() ? amount / n : amount);
     limits_ = util::format("GASNET_MAX_SEGSIZE=%s allows %s per rank",
                            config::get_string("GASNET_MAX_SEGSIZE").c_str(),

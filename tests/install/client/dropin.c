@@ -61,6 +61,7 @@ int main(int argc, char **argv) {
   char line[64];
   snprintf(line, sizeof line, "%" PRIuPTR " %" PRIuSZ, (uintptr_t)7, (size_t)8);
   CHECK(strcmp(line, "7 8") == 0);
+  CHECK(MAX(3, 9) == 9 && MIN(3, 9) == 3 && MAX(-1.5, -2.5) == -1.5);
 
   /* limits a client keeps in an int */
   CHECK(gasnet_AMMaxLongRequest() <= INT_MAX && gasnet_AMMaxLongReply() <= INT_MAX);
