@@ -116,6 +116,20 @@ void pair_runs(Runs &dst, Runs &src, F &&f) {
   }
 }
 
+// Puts the dimensions of a strided transfer in the order of the remote
+// side's strides, smallest first, and makes each remote stride of a
+// dimension with more than one element positive (moving both bases to that
+// dimension's other end). Both sides change together, so element k of one
+// side still meets element k of the other; the remote side is then walked in
+// increasing address order and its contiguous dimensions fold into long runs
+// (a transposition toward a network peer costs one operation per remote run,
+// not per element). `rs`, `ls` and `count` have `levels` entries the caller
+// owns. strided_in_remote_order: nothing to do (the common case, checked on
+// the caller's arrays before any copy).
+bool strided_in_remote_order(const ptrdiff_t *rs, const size_t *count, size_t levels);
+void strided_remote_order(char *&rbase, ptrdiff_t *rs, char *&lbase, ptrdiff_t *ls, size_t *count,
+                          size_t levels);
+
 // The checks. Each returns an empty string when the shape is good, else a
 // sentence saying what is wrong (the caller makes it fatal, naming itself).
 // *total receives the bytes the shape holds.

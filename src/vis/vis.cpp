@@ -159,6 +159,103 @@ class GetPacker {
   wire::GetChunk *chunk_ = nullptr;
 };
 
+// Without AMPIPE: put pieces go by RMA, and pieces whose remote ranges
+// follow one another (a remote run split by the local side: strided shapes
+// walk the remote side in address order) are gathered into one buffer of up
+// to the transport's inline put and move as one operation; a piece at least
+// that long goes on its own from the source.
+class PutGather {
+ public:
+  PutGather(transport::Transport &tp, uint32_t rank, RmaCompletion *c, size_t cap)
+      : tp_(tp), rank_(rank), c_(c), cap_(cap) {
+    t_pack.resize(cap);
+  }
+  // Returns true when the piece was posted from `src` (busy until complete).
+  bool add(uint64_t dest, const char *src, size_t n) {
+    if (used_ && dest == start_ + used_ && used_ + n <= cap_) {
+      std::memcpy(t_pack.data() + used_, src, n);
+      used_ += n;
+      return false;
+    }
+    flush();
+    if (n >= cap_) return tp_.rma_put(rank_, dest, src, n, *c_) != transport::Result::done;
+    start_ = dest;
+    std::memcpy(t_pack.data(), src, n);
+    used_ = n;
+    return false;
+  }
+  void flush() {
+    if (!used_) return;
+    // At most the inline put: copied at once, so the buffer is free again.
+    if (tp_.rma_put(rank_, start_, t_pack.data(), used_, *c_) != transport::Result::done)
+      util::fatal("VIS: a gathered put of %zu bytes was not copied at once (a gexx bug)", used_);
+    used_ = 0;
+  }
+
+ private:
+  transport::Transport &tp_;
+  uint32_t rank_;
+  RmaCompletion *c_;
+  size_t cap_, start_ = 0, used_ = 0;
+};
+
+// Without AMPIPE, the get side: pieces whose remote ranges follow one
+// another are read as one RMA into a staging buffer, which is scattered
+// into the pieces when a batch of up to kStage bytes has arrived (so these
+// gets complete before the call returns); a piece of kRun bytes or more is
+// read straight into place.
+thread_local std::vector<char> t_stage;
+class GetScatter {
+ public:
+  static constexpr size_t kRun = 65536, kStage = size_t{1} << 20;
+  GetScatter(transport::Transport &tp, uint32_t rank, RmaCompletion *c)
+      : tp_(tp), rank_(rank), c_(c) {
+    t_stage.resize(kStage);
+  }
+  void add(char *dest, uint64_t src, size_t n) {
+    if (n >= kRun) {
+      tp_.rma_get(dest, rank_, src, n, *c_);
+      return;
+    }
+    if (!(run_len_ && src == run_src_ + run_len_ && run_len_ + n <= kRun && used_ + n <= kStage)) {
+      close_run();
+      if (used_ + n > kStage) drain();
+      run_src_ = src;
+      run_off_ = used_;
+    }
+    run_len_ += n;
+    used_ += n;
+    pieces_.push_back({dest, n});
+  }
+  // Everything read and scattered.
+  void drain() {
+    close_run();
+    if (pieces_.empty()) return;
+    core::events::wait(staged_);
+    const char *p = t_stage.data();
+    for (const Run &r : pieces_) {
+      std::memcpy(r.addr, p, r.len);
+      p += r.len;
+    }
+    pieces_.clear();
+    used_ = 0;
+  }
+
+ private:
+  void close_run() {
+    if (!run_len_) return;
+    tp_.rma_get(t_stage.data() + run_off_, rank_, run_src_, run_len_, staged_);
+    run_len_ = 0;
+  }
+  transport::Transport &tp_;
+  uint32_t rank_;
+  RmaCompletion *c_;
+  RmaCompletion staged_;
+  uint64_t run_src_ = 0;
+  size_t run_off_ = 0, run_len_ = 0, used_ = 0;
+  std::vector<Run> pieces_;
+};
+
 // Whether `rank`'s segment is mapped here, judged (and bounds-checked) on
 // the first run of its side; the walk is rewound.
 bool mapped_here(const char *api, uint32_t rank, Runs &remote) {
@@ -223,16 +320,25 @@ gex_Event_t put(const Call &c, uint32_t rank, Runs &dst, Runs &src, uint64_t tot
   }
   Counter counter(c.sync, true, pc.armed);
   bool posted = false;
-  PutPacker packer(c.api, rank, counter.c, k.maxchunk);
-  pair_runs(dst, src, [&](char *d, char *s, size_t n) {
-    rt.locate(c.api, rank, d, n);  // bounds check
-    if (k.ampipe && n <= k.rma_cutover) {
-      packer.add(addr_of(d), s, n);
-    } else if (tp.rma_put(rank, addr_of(d), s, n, *counter.c) != transport::Result::done) {
-      posted = true;
-    }
-  });
-  packer.flush();
+  if (k.ampipe) {
+    PutPacker packer(c.api, rank, counter.c, k.maxchunk);
+    pair_runs(dst, src, [&](char *d, char *s, size_t n) {
+      rt.locate(c.api, rank, d, n);  // bounds check
+      if (n <= k.rma_cutover) {
+        packer.add(addr_of(d), s, n);
+      } else if (tp.rma_put(rank, addr_of(d), s, n, *counter.c) != transport::Result::done) {
+        posted = true;
+      }
+    });
+    packer.flush();
+  } else {
+    PutGather gather(tp, rank, counter.c, std::min<size_t>(tp.capabilities().inline_put, 65536));
+    pair_runs(dst, src, [&](char *d, char *s, size_t n) {
+      rt.locate(c.api, rank, d, n);  // bounds check
+      posted |= gather.add(addr_of(d), s, n);
+    });
+    gather.flush();
+  }
   // The source is free when the call returns: wait for puts sent from it.
   gex_Event_t e = counter.finish(c.sync, posted || pc.armed);
   if (pc.armed) send_peer_completion(c.api, rank, pc);
@@ -267,15 +373,24 @@ gex_Event_t get(const Call &c, Runs &dst, uint32_t rank, Runs &src, uint64_t tot
     return GEX_EVENT_INVALID;
   }
   Counter counter(c.sync, false, false);
-  GetPacker packer(c.api, rank, counter.c, k.maxchunk);
-  pair_runs(dst, src, [&](char *d, char *s, size_t n) {
-    rt.locate(c.api, rank, s, n);  // bounds check
-    if (k.ampipe && n <= k.rma_cutover)
-      packer.add(d, addr_of(s), n);
-    else
-      tp.rma_get(d, rank, addr_of(s), n, *counter.c);
-  });
-  packer.flush();
+  if (k.ampipe) {
+    GetPacker packer(c.api, rank, counter.c, k.maxchunk);
+    pair_runs(dst, src, [&](char *d, char *s, size_t n) {
+      rt.locate(c.api, rank, s, n);  // bounds check
+      if (n <= k.rma_cutover)
+        packer.add(d, addr_of(s), n);
+      else
+        tp.rma_get(d, rank, addr_of(s), n, *counter.c);
+    });
+    packer.flush();
+  } else {
+    GetScatter scatter(tp, rank, counter.c);
+    pair_runs(dst, src, [&](char *d, char *s, size_t n) {
+      rt.locate(c.api, rank, s, n);  // bounds check
+      scatter.add(d, addr_of(s), n);
+    });
+    scatter.drain();
+  }
   return counter.finish(c.sync, false);
 }
 

@@ -15,7 +15,11 @@
 # the rank counts of the smp runs (the whole EX suite at the first, the
 # expected list at the others; default 2); SUITES_OFI_PROVIDERS ("tcp net")
 # adds the EX list on ofi, every peer through the network, once per
-# provider, at SUITES_OFI_NODES ranks (default 2). EXSUITE_TIMEOUT and
+# provider, at SUITES_OFI_NODES ranks (default 2). tests/suites/variants-ex.txt
+# names EX tests run once more with other settings (as GASNet's harness runs
+# testvis_pack: testvis with VIS's pipelining knobs on), on the conduits it
+# names, after the expected list of each smp rank count and each ofi
+# provider; each must pass. EXSUITE_TIMEOUT and
 # G1_TIMEOUT (seconds per run, default 180 here) only guard against hangs:
 # testcore2 at 8 ranks is byte-by-byte checking that takes ~50 s on a loaded
 # 2-core machine, past the runners' own 60 s default.
@@ -45,6 +49,27 @@ check_ex() {
   done
 }
 
+# run_variants <conduit> <ranks> <tag>: the lines of variants-ex.txt for that
+# conduit (NAME TEST CONDUITS VAR=value...), each TEST alone with the
+# VAR=value words put in front of its launch (run-ex.sh's EXSUITE_RUNCMD), so
+# they override the runner's own settings for TEST.
+run_variants() {
+  local conduit=$1 nodes=$2 tag=$3 name test conds vars launcher verdict
+  while read -r name test conds vars; do
+    case ",$conds," in *",$conduit,"*) ;; *) continue ;; esac
+    launcher=""
+    [ "$conduit" = smp ] || launcher="$prefix/bin/gasnetrun_$conduit -n $nodes"
+    echo "=== EX variant $name: $test with $vars ($tag)"
+    EXSUITE_NODES=$nodes EXSUITE_WORK=$work/var-$name-$tag EXSUITE_TESTS=$test \
+      EXSUITE_RUNCMD="env $vars $launcher" bash "$suites/run-ex.sh" "$prefix" "$conduit"
+    verdict=$(awk -F'\t' -v t="$test" '$1 == t { print $5 }' "$work/var-$name-$tag/results.tsv" 2>/dev/null)
+    if [ "$verdict" != PASS ]; then
+      echo "run-suites: EX variant $name is expected to pass ($tag): ${verdict:-did not run}"
+      failed=1
+    fi
+  done < <(expected "$here/variants-ex.txt")
+}
+
 if [ -z "$only" ] || [ "$only" = ex ]; then
   first=1
   for n in ${SUITES_EX_NODES:-2}; do
@@ -60,6 +85,7 @@ if [ -z "$only" ] || [ "$only" = ex ]; then
         bash "$suites/run-ex.sh" "$prefix" smp
       check_ex "$work/ex-$n/results.tsv" "smp, $n ranks"
     fi
+    run_variants smp "$n" "smp-$n"
   done
   # Optional: the expected list on the ofi conduit with every peer sent
   # through the network, once per provider named in SUITES_OFI_PROVIDERS
@@ -73,6 +99,7 @@ if [ -z "$only" ] || [ "$only" = ex ]; then
       EXSUITE_TESTS="$(expected "$here/expected-ex.txt" | tr '\n' ' ')" \
       bash "$suites/run-ex.sh" "$prefix" ofi
     check_ex "$work/ex-ofi-$prov/results.tsv" "ofi $prov"
+    GASNET_SUPERNODE_MAXSIZE=1 GASNET_OFI_PROVIDER=$prov run_variants ofi "$ofi_nodes" "ofi-$prov"
   done
 fi
 
