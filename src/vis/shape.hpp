@@ -40,6 +40,50 @@ class Runs {
   // The number of runs the walk yields (after folding).
   uint64_t runs() const { return runs_; }
 
+  // Calls f(addr, len) for each run in order, inline (no call per run); the
+  // walk's own position is not used or moved.
+  template <typename F>
+  void each_run(F &&f) {
+    if (kind_ == Kind::Strided) {
+      if (runs_ == 0) return;
+      if (ndims_ == 0) {
+        f(base_, len_);
+        return;
+      }
+      const Dim *dm = ndims_ <= kInlineDims ? inline_dims_ : heap_dims_.data();
+      if (ndims_ == 1) {
+        char *p = base_;
+        for (size_t i = 0; i < dm[0].count; ++i, p += dm[0].stride) f(p, len_);
+        return;
+      }
+      // Odometer over the dimensions above the first; the first is a loop.
+      size_t idx[kInlineDims];
+      std::vector<size_t> heap_idx;
+      size_t *ix = ndims_ <= kInlineDims ? idx : (heap_idx.resize(ndims_), heap_idx.data());
+      for (size_t i = 1; i < ndims_; ++i) ix[i] = 0;
+      char *row = base_;
+      for (;;) {
+        char *p = row;
+        for (size_t i = 0; i < dm[0].count; ++i, p += dm[0].stride) f(p, len_);
+        size_t d = 1;
+        for (; d < ndims_; ++d) {
+          row += dm[d].stride;
+          if (++ix[d] < dm[d].count) break;
+          row -= dm[d].stride * static_cast<ptrdiff_t>(dm[d].count);
+          ix[d] = 0;
+        }
+        if (d == ndims_) return;
+      }
+    }
+    if (kind_ == Kind::Indexed) {
+      if (len_)
+        for (size_t i = 0; i < count_; ++i) f(static_cast<char *>(ilist_[i]), len_);
+      return;
+    }
+    for (size_t i = 0; i < count_; ++i)
+      if (vlist_[i].gex_len) f(static_cast<char *>(vlist_[i].gex_addr), vlist_[i].gex_len);
+  }
+
   // When both sides are vector lists whose entries have the same lengths
   // pair by pair, indexed lists of the same count and length, or strided
   // shapes whose (folded) runs have one length and number (the common

@@ -12,6 +12,7 @@
 #include "core/handlers.hpp"
 #include "core/runtime.hpp"
 #include "util/config.hpp"
+#include "util/copy.hpp"
 #include "util/log.hpp"
 #include "vis/wire.hpp"
 
@@ -21,7 +22,8 @@ using transport::RmaCompletion;
 
 namespace {
 
-// The peer completion armed for this thread's next put.
+// The peer completion armed for this thread's next put; t_pc_armed is read
+// on every put, so it is a static TLS word (no __tls_get_addr call).
 struct PeerCompletion {
   bool armed = false;
   gex_AM_Index_t handler = 0;
@@ -29,6 +31,55 @@ struct PeerCompletion {
   char bytes[GEX_VIS_MAX_PEERCOMPLETION];
 };
 thread_local PeerCompletion t_pc;
+__attribute__((tls_model("initial-exec"))) thread_local bool t_pc_armed = false;
+
+// Moves the bytes of a call toward or from a mapped peer: `to_remote` (a
+// put) translates the destination side, else the source side. When one side
+// is a single run the other side's runs are walked inline against it;
+// otherwise the pieces come from the lists or from pairing the runs.
+template <bool kPut>
+void copy_mapped(core::Runtime &rt, const char *api, uint32_t rank, Runs &dst, Runs &src) {
+  auto move = [](char *d, const char *s, size_t n) {
+    if (!util::detail::move_small(d, s, n)) std::memmove(d, s, n);
+  };
+  if (src.runs() == 1 || dst.runs() == 1) {
+    bool src_one = src.runs() == 1;
+    Runs &one = src_one ? src : dst;
+    Run r;
+    one.next(r);
+    one.rewind();
+    char *p = r.addr;
+    if (kPut == src_one) {
+      // The single run is local; the walked side is remote.
+      (src_one ? dst : src).each_run([&](char *a, size_t n) {
+        char *ra = rt.translate(api, rank, a, n);
+        if (kPut)
+          move(ra, p, n);
+        else
+          move(p, ra, n);
+        p += n;
+      });
+    } else {
+      // The single run is remote: one translation, then the local side.
+      p = rt.translate(api, rank, r.addr, r.len);
+      (src_one ? dst : src).each_run([&](char *a, size_t n) {
+        if (kPut)
+          move(p, a, n);
+        else
+          move(a, p, n);
+        p += n;
+      });
+    }
+    return;
+  }
+  auto copy = [&](char *d, char *s, size_t n) {
+    if (kPut)
+      move(rt.translate(api, rank, d, n), s, n);
+    else
+      move(d, rt.translate(api, rank, s, n), n);
+  };
+  if (!dst.each_list_pair(src, copy)) pair_runs(dst, src, copy);
+}
 
 // A message's worth of packed bytes, reused by this thread's calls.
 thread_local std::vector<char> t_pack;
@@ -287,15 +338,14 @@ const Knobs &knobs() {
 gex_Event_t put(const Call &c, uint32_t rank, Runs &dst, Runs &src, uint64_t total) {
   core::Runtime &rt = core::Runtime::get(c.api);
   PeerCompletion pc;
-  if (t_pc.armed) {
+  if (t_pc_armed) [[unlikely]] {
     pc = t_pc;
-    t_pc.armed = false;
+    t_pc.armed = t_pc_armed = false;
   }
   if (total == 0 || mapped_here(c.api, rank, dst)) {
-    auto copy = [&](char *d, char *s, size_t n) {
-      std::memmove(rt.translate(c.api, rank, d, n), s, n);
-    };
-    if (!dst.each_list_pair(src, copy)) pair_runs(dst, src, copy);
+    copy_mapped<true>(rt, c.api, rank, dst, src);
+    // Ordered before any later store (a flag put after the data): util/copy.hpp.
+    util::store_fence();
     if (pc.armed) send_peer_completion(c.api, rank, pc);
     return GEX_EVENT_INVALID;
   }
@@ -348,10 +398,7 @@ gex_Event_t put(const Call &c, uint32_t rank, Runs &dst, Runs &src, uint64_t tot
 gex_Event_t get(const Call &c, Runs &dst, uint32_t rank, Runs &src, uint64_t total) {
   core::Runtime &rt = core::Runtime::get(c.api);
   if (total == 0 || mapped_here(c.api, rank, src)) {
-    auto copy = [&](char *d, char *s, size_t n) {
-      std::memmove(d, rt.translate(c.api, rank, s, n), n);
-    };
-    if (!dst.each_list_pair(src, copy)) pair_runs(dst, src, copy);
+    copy_mapped<false>(rt, c.api, rank, dst, src);
     return GEX_EVENT_INVALID;
   }
   transport::Transport &tp = rt.transport();
@@ -408,7 +455,7 @@ void set_peer_completion(const char *api, gex_AM_Index_t handler, const void *so
                 nbytes, GEX_VIS_MAX_PEERCOMPLETION);
   }
   if (nbytes && !source_addr) util::fatal("%s: source_addr is null with nbytes = %zu", api, nbytes);
-  t_pc.armed = true;
+  t_pc.armed = t_pc_armed = true;
   t_pc.handler = handler;
   t_pc.nbytes = nbytes;
   if (nbytes) std::memcpy(t_pc.bytes, source_addr, nbytes);
