@@ -38,10 +38,10 @@ failed=0
 
 expected() { grep -v -e '^#' -e '^[[:space:]]*$' "$1"; }
 
-# check_ex <results.tsv> <what> <conduit>: every test expected there passed
+# check_ex <results.tsv> <what> <conduit> [provider]: every test expected there passed
 check_ex() {
   local t verdict
-  for t in $(expected_on "$3"); do
+  for t in $(expected_on "$3" "${4:-}"); do
     verdict=$(awk -F'\t' -v t="$t" '$1 == t { print $5 }' "$1" 2>/dev/null)
     if [ "$verdict" != PASS ]; then
       echo "run-suites: EX test $t is expected to pass ($2): ${verdict:-did not run}"
@@ -50,23 +50,34 @@ check_ex() {
   done
 }
 
-# The tests that have variants on <conduit>.
-variant_tests() {
-  expected "$here/variants-ex.txt" | awk -v c="$1" '{ if (index("," $3 ",", "," c ",")) print $2 }' | sort -u
+# on_conduit <CONDUITS field> <conduit> [provider]: the field names the
+# conduit (every provider) or conduit:provider.
+on_conduit() {
+  case ",$1," in *",$2,"*) return 0 ;; esac
+  [ -n "${3:-}" ] && case ",$1," in *",$2:$3,"*) return 0 ;; esac
+  return 1
 }
-# The expected list less the tests that have variants on <conduit>.
+# The tests that have variants on <conduit> [provider].
+variant_tests() {
+  local name test conds rest
+  while read -r name test conds rest; do
+    if on_conduit "$conds" "$1" "${2:-}"; then echo "$test"; fi
+  done < <(expected "$here/variants-ex.txt")
+}
+# The expected list less the tests that have variants on <conduit> [provider].
 expected_on() {
-  expected "$here/expected-ex.txt" | grep -v -x -F -f <(variant_tests "$1"; echo '#')
+  expected "$here/expected-ex.txt" | grep -v -x -F -f <(variant_tests "$1" "${2:-}"; echo '#')
 }
 
-# run_variants <conduit> <ranks> <tag>: the lines of variants-ex.txt for that
-# conduit (NAME TEST CONDUITS SECONDS VAR=value...), each TEST alone within
+# run_variants <conduit> <ranks> <tag> [provider]: the lines of
+# variants-ex.txt for that conduit (NAME TEST CONDUITS SECONDS VAR=value...;
+# CONDUITS: a comma list of conduit or conduit:provider), each TEST alone within
 # SECONDS with the VAR=value words put in front of its launch (run-ex.sh's
 # EXSUITE_RUNCMD), so they override the runner's own settings for TEST.
 run_variants() {
-  local conduit=$1 nodes=$2 tag=$3 name test conds secs vars launcher verdict
+  local conduit=$1 nodes=$2 tag=$3 prov=${4:-} name test conds secs vars launcher verdict
   while read -r name test conds secs vars; do
-    case ",$conds," in *",$conduit,"*) ;; *) continue ;; esac
+    on_conduit "$conds" "$conduit" "$prov" || continue
     launcher=""
     [ "$conduit" = smp ] || launcher="$prefix/bin/gasnetrun_$conduit -n $nodes"
     echo "=== EX variant $name: $test with $vars ($tag, up to $secs s)"
@@ -107,10 +118,11 @@ if [ -z "$only" ] || [ "$only" = ex ]; then
     echo "=== GASNet-EX suite (ofi, provider $prov, GASNET_SUPERNODE_MAXSIZE=1, $ofi_nodes ranks)"
     GASNET_SUPERNODE_MAXSIZE=1 GASNET_OFI_PROVIDER=$prov EXSUITE_WORK=$work/ex-ofi-$prov \
       EXSUITE_NODES=$ofi_nodes \
-      EXSUITE_TESTS="$(expected_on ofi | tr '\n' ' ')" \
+      EXSUITE_TESTS="$(expected_on ofi "$prov" | tr '\n' ' ')" \
       bash "$suites/run-ex.sh" "$prefix" ofi
-    check_ex "$work/ex-ofi-$prov/results.tsv" "ofi $prov" ofi
-    GASNET_SUPERNODE_MAXSIZE=1 GASNET_OFI_PROVIDER=$prov run_variants ofi "$ofi_nodes" "ofi-$prov"
+    check_ex "$work/ex-ofi-$prov/results.tsv" "ofi $prov" ofi "$prov"
+    GASNET_SUPERNODE_MAXSIZE=1 GASNET_OFI_PROVIDER=$prov \
+      run_variants ofi "$ofi_nodes" "ofi-$prov" "$prov"
   done
 fi
 
