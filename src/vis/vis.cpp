@@ -33,8 +33,8 @@ struct PeerCompletion {
 thread_local PeerCompletion t_pc;
 __attribute__((tls_model("initial-exec"))) thread_local bool t_pc_armed = false;
 
-// Moves the bytes of a call toward or from a mapped peer: `to_remote` (a
-// put) translates the destination side, else the source side. When one side
+// Moves the bytes of a call toward or from a mapped peer: a put (kPut)
+// translates the destination side, a get the source side. When one side
 // is a single run the other side's runs are walked inline against it;
 // otherwise the pieces come from the lists or from pairing the runs.
 template <bool kPut>
