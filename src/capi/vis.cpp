@@ -4,6 +4,7 @@
 
 #include <cinttypes>
 #include <string>
+#include <vector>
 
 #include "core/objects.hpp"
 #include "util/log.hpp"
@@ -84,8 +85,23 @@ gex_Event_t strided(const char *api, Sync sync, bool put, gex_TM_t tm, gex_Rank_
   uint64_t total = 0;
   check(api, gexx::vis::strided_total(elemsz, count, levels, &total));
   check(api, gexx::vis::strided_overlap(dststrides, elemsz, count, levels));
-  Runs d = Runs::strided(dstaddr, dststrides, elemsz, count, levels);
-  Runs s = Runs::strided(srcaddr, srcstrides, elemsz, count, levels);
+  if (gexx::vis::strided_in_remote_order(put ? dststrides : srcstrides, count, levels)) {
+    Runs d = Runs::strided(dstaddr, dststrides, elemsz, count, levels);
+    Runs s = Runs::strided(srcaddr, srcstrides, elemsz, count, levels);
+    gexx::vis::Call c{api, sync, flags};
+    return put ? gexx::vis::put(c, jr, d, s, total) : gexx::vis::get(c, d, jr, s, total);
+  }
+  // Walk the remote side in increasing address order (vis/shape.hpp), on
+  // copies of the caller's arrays.
+  std::vector<ptrdiff_t> ds(dststrides, dststrides + levels), ss(srcstrides, srcstrides + levels);
+  std::vector<size_t> n(count, count + levels);
+  char *db = static_cast<char *>(dstaddr), *sb = static_cast<char *>(srcaddr);
+  if (put)
+    gexx::vis::strided_remote_order(db, ds.data(), sb, ss.data(), n.data(), levels);
+  else
+    gexx::vis::strided_remote_order(sb, ss.data(), db, ds.data(), n.data(), levels);
+  Runs d = Runs::strided(db, ds.data(), elemsz, n.data(), levels);
+  Runs s = Runs::strided(sb, ss.data(), elemsz, n.data(), levels);
   gexx::vis::Call c{api, sync, flags};
   return put ? gexx::vis::put(c, jr, d, s, total) : gexx::vis::get(c, d, jr, s, total);
 }

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cinttypes>
+#include <cstdint>
+#include <utility>
 
 #include "util/strings.hpp"
 
@@ -108,6 +110,38 @@ bool Runs::next(Run &r) {
       return true;
   }
   return false;
+}
+
+bool strided_in_remote_order(const ptrdiff_t *rs, const size_t *count, size_t levels) {
+  ptrdiff_t prev = 0;
+  for (size_t i = 0; i < levels; ++i) {
+    if (count[i] < 2) continue;
+    if (rs[i] < prev) return false;  // negative, or below the one before
+    prev = rs[i];
+  }
+  return true;
+}
+
+void strided_remote_order(char *&rbase, ptrdiff_t *rs, char *&lbase, ptrdiff_t *ls, size_t *count,
+                          size_t levels) {
+  for (size_t i = 0; i < levels; ++i) {
+    if (count[i] < 2 || rs[i] >= 0) continue;
+    ptrdiff_t last = static_cast<ptrdiff_t>(count[i] - 1);
+    rbase += rs[i] * last;
+    lbase += ls[i] * last;
+    rs[i] = -rs[i];
+    ls[i] = -ls[i];
+  }
+  // Insertion sort by remote stride (stable; levels are few). Dimensions of
+  // one element move nothing and go last.
+  auto key = [&](size_t i) { return count[i] < 2 ? PTRDIFF_MAX : rs[i]; };
+  for (size_t i = 1; i < levels; ++i) {
+    for (size_t j = i; j > 0 && key(j) < key(j - 1); --j) {
+      std::swap(rs[j], rs[j - 1]);
+      std::swap(ls[j], ls[j - 1]);
+      std::swap(count[j], count[j - 1]);
+    }
+  }
 }
 
 std::string vector_total(size_t count, const gex_Memvec_t *list, const char *side,

@@ -40,6 +40,50 @@ class Runs {
   // The number of runs the walk yields (after folding).
   uint64_t runs() const { return runs_; }
 
+  // Calls f(addr, len) for each run in order, inline (no call per run); the
+  // walk's own position is not used or moved.
+  template <typename F>
+  void each_run(F &&f) {
+    if (kind_ == Kind::Strided) {
+      if (runs_ == 0) return;
+      if (ndims_ == 0) {
+        f(base_, len_);
+        return;
+      }
+      const Dim *dm = ndims_ <= kInlineDims ? inline_dims_ : heap_dims_.data();
+      if (ndims_ == 1) {
+        char *p = base_;
+        for (size_t i = 0; i < dm[0].count; ++i, p += dm[0].stride) f(p, len_);
+        return;
+      }
+      // Odometer over the dimensions above the first; the first is a loop.
+      size_t idx[kInlineDims];
+      std::vector<size_t> heap_idx;
+      size_t *ix = ndims_ <= kInlineDims ? idx : (heap_idx.resize(ndims_), heap_idx.data());
+      for (size_t i = 1; i < ndims_; ++i) ix[i] = 0;
+      char *row = base_;
+      for (;;) {
+        char *p = row;
+        for (size_t i = 0; i < dm[0].count; ++i, p += dm[0].stride) f(p, len_);
+        size_t d = 1;
+        for (; d < ndims_; ++d) {
+          row += dm[d].stride;
+          if (++ix[d] < dm[d].count) break;
+          row -= dm[d].stride * static_cast<ptrdiff_t>(dm[d].count);
+          ix[d] = 0;
+        }
+        if (d == ndims_) return;
+      }
+    }
+    if (kind_ == Kind::Indexed) {
+      if (len_)
+        for (size_t i = 0; i < count_; ++i) f(static_cast<char *>(ilist_[i]), len_);
+      return;
+    }
+    for (size_t i = 0; i < count_; ++i)
+      if (vlist_[i].gex_len) f(static_cast<char *>(vlist_[i].gex_addr), vlist_[i].gex_len);
+  }
+
   // When both sides are vector lists whose entries have the same lengths
   // pair by pair, indexed lists of the same count and length, or strided
   // shapes whose (folded) runs have one length and number (the common
@@ -115,6 +159,20 @@ void pair_runs(Runs &dst, Runs &src, F &&f) {
     if (s.len == 0) hs = src.next(s);
   }
 }
+
+// Puts the dimensions of a strided transfer in the order of the remote
+// side's strides, smallest first, and makes each remote stride of a
+// dimension with more than one element positive (moving both bases to that
+// dimension's other end). Both sides change together, so element k of one
+// side still meets element k of the other; the remote side is then walked in
+// increasing address order and its contiguous dimensions fold into long runs
+// (a transposition toward a network peer costs one operation per remote run,
+// not per element). `rs`, `ls` and `count` have `levels` entries the caller
+// owns. strided_in_remote_order: nothing to do (the common case, checked on
+// the caller's arrays before any copy).
+bool strided_in_remote_order(const ptrdiff_t *rs, const size_t *count, size_t levels);
+void strided_remote_order(char *&rbase, ptrdiff_t *rs, char *&lbase, ptrdiff_t *ls, size_t *count,
+                          size_t levels);
 
 // The checks. Each returns an empty string when the shape is good, else a
 // sentence saying what is wrong (the caller makes it fatal, naming itself).

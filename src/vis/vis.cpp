@@ -12,6 +12,7 @@
 #include "core/handlers.hpp"
 #include "core/runtime.hpp"
 #include "util/config.hpp"
+#include "util/copy.hpp"
 #include "util/log.hpp"
 #include "vis/wire.hpp"
 
@@ -21,7 +22,8 @@ using transport::RmaCompletion;
 
 namespace {
 
-// The peer completion armed for this thread's next put.
+// The peer completion armed for this thread's next put; t_pc_armed is read
+// on every put, so it is a static TLS word (no __tls_get_addr call).
 struct PeerCompletion {
   bool armed = false;
   gex_AM_Index_t handler = 0;
@@ -29,6 +31,55 @@ struct PeerCompletion {
   char bytes[GEX_VIS_MAX_PEERCOMPLETION];
 };
 thread_local PeerCompletion t_pc;
+__attribute__((tls_model("initial-exec"))) thread_local bool t_pc_armed = false;
+
+// Moves the bytes of a call toward or from a mapped peer: a put (kPut)
+// translates the destination side, a get the source side. When one side
+// is a single run the other side's runs are walked inline against it;
+// otherwise the pieces come from the lists or from pairing the runs.
+template <bool kPut>
+void copy_mapped(core::Runtime &rt, const char *api, uint32_t rank, Runs &dst, Runs &src) {
+  auto move = [](char *d, const char *s, size_t n) {
+    if (!util::detail::move_small(d, s, n)) std::memmove(d, s, n);
+  };
+  if (src.runs() == 1 || dst.runs() == 1) {
+    bool src_one = src.runs() == 1;
+    Runs &one = src_one ? src : dst;
+    Run r;
+    one.next(r);
+    one.rewind();
+    char *p = r.addr;
+    if (kPut == src_one) {
+      // The single run is local; the walked side is remote.
+      (src_one ? dst : src).each_run([&](char *a, size_t n) {
+        char *ra = rt.translate(api, rank, a, n);
+        if (kPut)
+          move(ra, p, n);
+        else
+          move(p, ra, n);
+        p += n;
+      });
+    } else {
+      // The single run is remote: one translation, then the local side.
+      p = rt.translate(api, rank, r.addr, r.len);
+      (src_one ? dst : src).each_run([&](char *a, size_t n) {
+        if (kPut)
+          move(p, a, n);
+        else
+          move(a, p, n);
+        p += n;
+      });
+    }
+    return;
+  }
+  auto copy = [&](char *d, char *s, size_t n) {
+    if (kPut)
+      move(rt.translate(api, rank, d, n), s, n);
+    else
+      move(d, rt.translate(api, rank, s, n), n);
+  };
+  if (!dst.each_list_pair(src, copy)) pair_runs(dst, src, copy);
+}
 
 // A message's worth of packed bytes, reused by this thread's calls.
 thread_local std::vector<char> t_pack;
@@ -159,6 +210,103 @@ class GetPacker {
   wire::GetChunk *chunk_ = nullptr;
 };
 
+// Without AMPIPE: put pieces go by RMA, and pieces whose remote ranges
+// follow one another (a remote run split by the local side: strided shapes
+// walk the remote side in address order) are gathered into one buffer of up
+// to the transport's inline put and move as one operation; a piece at least
+// that long goes on its own from the source.
+class PutGather {
+ public:
+  PutGather(transport::Transport &tp, uint32_t rank, RmaCompletion *c, size_t cap)
+      : tp_(tp), rank_(rank), c_(c), cap_(cap) {
+    t_pack.resize(cap);
+  }
+  // Returns true when the piece was posted from `src` (busy until complete).
+  bool add(uint64_t dest, const char *src, size_t n) {
+    if (used_ && dest == start_ + used_ && used_ + n <= cap_) {
+      std::memcpy(t_pack.data() + used_, src, n);
+      used_ += n;
+      return false;
+    }
+    flush();
+    if (n >= cap_) return tp_.rma_put(rank_, dest, src, n, *c_) != transport::Result::done;
+    start_ = dest;
+    std::memcpy(t_pack.data(), src, n);
+    used_ = n;
+    return false;
+  }
+  void flush() {
+    if (!used_) return;
+    // At most the inline put: copied at once, so the buffer is free again.
+    if (tp_.rma_put(rank_, start_, t_pack.data(), used_, *c_) != transport::Result::done)
+      util::fatal("VIS: a gathered put of %zu bytes was not copied at once (a gexx bug)", used_);
+    used_ = 0;
+  }
+
+ private:
+  transport::Transport &tp_;
+  uint32_t rank_;
+  RmaCompletion *c_;
+  size_t cap_, start_ = 0, used_ = 0;
+};
+
+// Without AMPIPE, the get side: pieces whose remote ranges follow one
+// another are read as one RMA into a staging buffer, which is scattered
+// into the pieces when a batch of up to kStage bytes has arrived (so these
+// gets complete before the call returns); a piece of kRun bytes or more is
+// read straight into place.
+thread_local std::vector<char> t_stage;
+class GetScatter {
+ public:
+  static constexpr size_t kRun = 65536, kStage = size_t{1} << 20;
+  GetScatter(transport::Transport &tp, uint32_t rank, RmaCompletion *c)
+      : tp_(tp), rank_(rank), c_(c) {
+    t_stage.resize(kStage);
+  }
+  void add(char *dest, uint64_t src, size_t n) {
+    if (n >= kRun) {
+      tp_.rma_get(dest, rank_, src, n, *c_);
+      return;
+    }
+    if (!(run_len_ && src == run_src_ + run_len_ && run_len_ + n <= kRun && used_ + n <= kStage)) {
+      close_run();
+      if (used_ + n > kStage) drain();
+      run_src_ = src;
+      run_off_ = used_;
+    }
+    run_len_ += n;
+    used_ += n;
+    pieces_.push_back({dest, n});
+  }
+  // Everything read and scattered.
+  void drain() {
+    close_run();
+    if (pieces_.empty()) return;
+    core::events::wait(staged_);
+    const char *p = t_stage.data();
+    for (const Run &r : pieces_) {
+      std::memcpy(r.addr, p, r.len);
+      p += r.len;
+    }
+    pieces_.clear();
+    used_ = 0;
+  }
+
+ private:
+  void close_run() {
+    if (!run_len_) return;
+    tp_.rma_get(t_stage.data() + run_off_, rank_, run_src_, run_len_, staged_);
+    run_len_ = 0;
+  }
+  transport::Transport &tp_;
+  uint32_t rank_;
+  RmaCompletion *c_;
+  RmaCompletion staged_;
+  uint64_t run_src_ = 0;
+  size_t run_off_ = 0, run_len_ = 0, used_ = 0;
+  std::vector<Run> pieces_;
+};
+
 // Whether `rank`'s segment is mapped here, judged (and bounds-checked) on
 // the first run of its side; the walk is rewound.
 bool mapped_here(const char *api, uint32_t rank, Runs &remote) {
@@ -190,15 +338,14 @@ const Knobs &knobs() {
 gex_Event_t put(const Call &c, uint32_t rank, Runs &dst, Runs &src, uint64_t total) {
   core::Runtime &rt = core::Runtime::get(c.api);
   PeerCompletion pc;
-  if (t_pc.armed) {
+  if (t_pc_armed) [[unlikely]] {
     pc = t_pc;
-    t_pc.armed = false;
+    t_pc.armed = t_pc_armed = false;
   }
   if (total == 0 || mapped_here(c.api, rank, dst)) {
-    auto copy = [&](char *d, char *s, size_t n) {
-      std::memmove(rt.translate(c.api, rank, d, n), s, n);
-    };
-    if (!dst.each_list_pair(src, copy)) pair_runs(dst, src, copy);
+    copy_mapped<true>(rt, c.api, rank, dst, src);
+    // Ordered before any later store (a flag put after the data): util/copy.hpp.
+    util::store_fence();
     if (pc.armed) send_peer_completion(c.api, rank, pc);
     return GEX_EVENT_INVALID;
   }
@@ -223,16 +370,25 @@ gex_Event_t put(const Call &c, uint32_t rank, Runs &dst, Runs &src, uint64_t tot
   }
   Counter counter(c.sync, true, pc.armed);
   bool posted = false;
-  PutPacker packer(c.api, rank, counter.c, k.maxchunk);
-  pair_runs(dst, src, [&](char *d, char *s, size_t n) {
-    rt.locate(c.api, rank, d, n);  // bounds check
-    if (k.ampipe && n <= k.rma_cutover) {
-      packer.add(addr_of(d), s, n);
-    } else if (tp.rma_put(rank, addr_of(d), s, n, *counter.c) != transport::Result::done) {
-      posted = true;
-    }
-  });
-  packer.flush();
+  if (k.ampipe) {
+    PutPacker packer(c.api, rank, counter.c, k.maxchunk);
+    pair_runs(dst, src, [&](char *d, char *s, size_t n) {
+      rt.locate(c.api, rank, d, n);  // bounds check
+      if (n <= k.rma_cutover) {
+        packer.add(addr_of(d), s, n);
+      } else if (tp.rma_put(rank, addr_of(d), s, n, *counter.c) != transport::Result::done) {
+        posted = true;
+      }
+    });
+    packer.flush();
+  } else {
+    PutGather gather(tp, rank, counter.c, std::min<size_t>(tp.capabilities().inline_put, 65536));
+    pair_runs(dst, src, [&](char *d, char *s, size_t n) {
+      rt.locate(c.api, rank, d, n);  // bounds check
+      posted |= gather.add(addr_of(d), s, n);
+    });
+    gather.flush();
+  }
   // The source is free when the call returns: wait for puts sent from it.
   gex_Event_t e = counter.finish(c.sync, posted || pc.armed);
   if (pc.armed) send_peer_completion(c.api, rank, pc);
@@ -242,10 +398,7 @@ gex_Event_t put(const Call &c, uint32_t rank, Runs &dst, Runs &src, uint64_t tot
 gex_Event_t get(const Call &c, Runs &dst, uint32_t rank, Runs &src, uint64_t total) {
   core::Runtime &rt = core::Runtime::get(c.api);
   if (total == 0 || mapped_here(c.api, rank, src)) {
-    auto copy = [&](char *d, char *s, size_t n) {
-      std::memmove(d, rt.translate(c.api, rank, s, n), n);
-    };
-    if (!dst.each_list_pair(src, copy)) pair_runs(dst, src, copy);
+    copy_mapped<false>(rt, c.api, rank, dst, src);
     return GEX_EVENT_INVALID;
   }
   transport::Transport &tp = rt.transport();
@@ -267,15 +420,24 @@ gex_Event_t get(const Call &c, Runs &dst, uint32_t rank, Runs &src, uint64_t tot
     return GEX_EVENT_INVALID;
   }
   Counter counter(c.sync, false, false);
-  GetPacker packer(c.api, rank, counter.c, k.maxchunk);
-  pair_runs(dst, src, [&](char *d, char *s, size_t n) {
-    rt.locate(c.api, rank, s, n);  // bounds check
-    if (k.ampipe && n <= k.rma_cutover)
-      packer.add(d, addr_of(s), n);
-    else
-      tp.rma_get(d, rank, addr_of(s), n, *counter.c);
-  });
-  packer.flush();
+  if (k.ampipe) {
+    GetPacker packer(c.api, rank, counter.c, k.maxchunk);
+    pair_runs(dst, src, [&](char *d, char *s, size_t n) {
+      rt.locate(c.api, rank, s, n);  // bounds check
+      if (n <= k.rma_cutover)
+        packer.add(d, addr_of(s), n);
+      else
+        tp.rma_get(d, rank, addr_of(s), n, *counter.c);
+    });
+    packer.flush();
+  } else {
+    GetScatter scatter(tp, rank, counter.c);
+    pair_runs(dst, src, [&](char *d, char *s, size_t n) {
+      rt.locate(c.api, rank, s, n);  // bounds check
+      scatter.add(d, addr_of(s), n);
+    });
+    scatter.drain();
+  }
   return counter.finish(c.sync, false);
 }
 
@@ -293,7 +455,7 @@ void set_peer_completion(const char *api, gex_AM_Index_t handler, const void *so
                 nbytes, GEX_VIS_MAX_PEERCOMPLETION);
   }
   if (nbytes && !source_addr) util::fatal("%s: source_addr is null with nbytes = %zu", api, nbytes);
-  t_pc.armed = true;
+  t_pc.armed = t_pc_armed = true;
   t_pc.handler = handler;
   t_pc.nbytes = nbytes;
   if (nbytes) std::memcpy(t_pc.bytes, source_addr, nbytes);

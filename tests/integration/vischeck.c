@@ -90,9 +90,20 @@ static void model(int put, size_t nbytes) {
 static void rand_strides(ptrdiff_t *st, long *base, size_t elemsz, const size_t *cnt, size_t levels,
                          int nested) {
   long extent = (long)elemsz, lo = 0, hi = (long)elemsz;
-  for (size_t i = 0; i < levels; ++i) {
+  /* Nested strides grow in the order `ord`: half the time a permutation of
+     the dimensions (a transposition: the side's contiguous dimension is not
+     the first). */
+  size_t ord[3] = {0, 1, 2};
+  if (nested && rnd(0, 1))
+    for (size_t i = levels; i > 1; --i) {
+      size_t j = rnd(0, i - 1), t = ord[i - 1];
+      ord[i - 1] = ord[j];
+      ord[j] = t;
+    }
+  for (size_t q = 0; q < levels; ++q) {
+    size_t i = ord[q];
     long s = nested ? extent + (long)rnd(0, 5) : (long)rnd(0, 3 * elemsz);
-    if (nested && rnd(0, 3) == 0 && i == 0) s = extent; /* foldable */
+    if (nested && rnd(0, 3) == 0 && q == 0) s = extent; /* foldable */
     if (rnd(0, 3) == 0) s = -s;
     st[i] = s;
     long span = s * (long)(cnt[i] ? cnt[i] - 1 : 0);

@@ -15,7 +15,12 @@
 # the rank counts of the smp runs (the whole EX suite at the first, the
 # expected list at the others; default 2); SUITES_OFI_PROVIDERS ("tcp net")
 # adds the EX list on ofi, every peer through the network, once per
-# provider, at SUITES_OFI_NODES ranks (default 2). EXSUITE_TIMEOUT and
+# provider, at SUITES_OFI_NODES ranks (default 2). tests/suites/variants-ex.txt
+# names EX test runs with settings of their own (as GASNet's harness runs
+# testvis and testvis_pack with VIS's pipelining knobs off and on) and a time
+# limit of their own, on the conduits it names, after the expected list of
+# each smp rank count and each ofi provider; each must pass, and a test that
+# has variants on a conduit leaves that conduit's expected-list run. EXSUITE_TIMEOUT and
 # G1_TIMEOUT (seconds per run, default 180 here) only guard against hangs:
 # testcore2 at 8 ranks is byte-by-byte checking that takes ~50 s on a loaded
 # 2-core machine, past the runners' own 60 s default.
@@ -33,10 +38,10 @@ failed=0
 
 expected() { grep -v -e '^#' -e '^[[:space:]]*$' "$1"; }
 
-# check_ex <results.tsv> <what>: every expected EX test passed there
+# check_ex <results.tsv> <what> <conduit> [provider]: every test expected there passed
 check_ex() {
   local t verdict
-  for t in $(expected "$here/expected-ex.txt"); do
+  for t in $(expected_on "$3" "${4:-}"); do
     verdict=$(awk -F'\t' -v t="$t" '$1 == t { print $5 }' "$1" 2>/dev/null)
     if [ "$verdict" != PASS ]; then
       echo "run-suites: EX test $t is expected to pass ($2): ${verdict:-did not run}"
@@ -45,21 +50,64 @@ check_ex() {
   done
 }
 
+# on_conduit <CONDUITS field> <conduit> [provider]: the field names the
+# conduit (every provider) or conduit:provider.
+on_conduit() {
+  case ",$1," in *",$2,"*) return 0 ;; esac
+  [ -n "${3:-}" ] && case ",$1," in *",$2:$3,"*) return 0 ;; esac
+  return 1
+}
+# The tests that have variants on <conduit> [provider].
+variant_tests() {
+  local name test conds rest
+  while read -r name test conds rest; do
+    if on_conduit "$conds" "$1" "${2:-}"; then echo "$test"; fi
+  done < <(expected "$here/variants-ex.txt")
+}
+# The expected list less the tests that have variants on <conduit> [provider].
+expected_on() {
+  expected "$here/expected-ex.txt" | grep -v -x -F -f <(variant_tests "$1" "${2:-}"; echo '#')
+}
+
+# run_variants <conduit> <ranks> <tag> [provider]: the lines of
+# variants-ex.txt for that conduit (NAME TEST CONDUITS SECONDS VAR=value...;
+# CONDUITS: a comma list of conduit or conduit:provider), each TEST alone within
+# SECONDS with the VAR=value words put in front of its launch (run-ex.sh's
+# EXSUITE_RUNCMD), so they override the runner's own settings for TEST.
+run_variants() {
+  local conduit=$1 nodes=$2 tag=$3 prov=${4:-} name test conds secs vars launcher verdict
+  while read -r name test conds secs vars; do
+    on_conduit "$conds" "$conduit" "$prov" || continue
+    launcher=""
+    [ "$conduit" = smp ] || launcher="$prefix/bin/gasnetrun_$conduit -n $nodes"
+    echo "=== EX variant $name: $test with $vars ($tag, up to $secs s)"
+    EXSUITE_NODES=$nodes EXSUITE_WORK=$work/var-$name-$tag EXSUITE_TESTS=$test \
+      EXSUITE_TIMEOUT=$secs EXSUITE_RUNCMD="env $vars $launcher" \
+      bash "$suites/run-ex.sh" "$prefix" "$conduit"
+    verdict=$(awk -F'\t' -v t="$test" '$1 == t { print $5 }' "$work/var-$name-$tag/results.tsv" 2>/dev/null)
+    if [ "$verdict" != PASS ]; then
+      echo "run-suites: EX variant $name is expected to pass ($tag): ${verdict:-did not run}"
+      failed=1
+    fi
+  done < <(expected "$here/variants-ex.txt")
+}
+
 if [ -z "$only" ] || [ "$only" = ex ]; then
   first=1
   for n in ${SUITES_EX_NODES:-2}; do
     if [ "$first" = 1 ]; then
       echo "=== GASNet-EX suite (smp, $n ranks) against $prefix"
       EXSUITE_NODES=$n EXSUITE_WORK=$work/ex bash "$suites/run-ex.sh" "$prefix" smp
-      check_ex "$work/ex/results.tsv" "smp, $n ranks"
+      check_ex "$work/ex/results.tsv" "smp, $n ranks" smp
       first=0
     else
       echo "=== GASNet-EX suite (smp, $n ranks; the expected list) against $prefix"
       EXSUITE_NODES=$n EXSUITE_WORK=$work/ex-$n \
-        EXSUITE_TESTS="$(expected "$here/expected-ex.txt" | tr '\n' ' ')" \
+        EXSUITE_TESTS="$(expected_on smp | tr '\n' ' ')" \
         bash "$suites/run-ex.sh" "$prefix" smp
-      check_ex "$work/ex-$n/results.tsv" "smp, $n ranks"
+      check_ex "$work/ex-$n/results.tsv" "smp, $n ranks" smp
     fi
+    run_variants smp "$n" "smp-$n"
   done
   # Optional: the expected list on the ofi conduit with every peer sent
   # through the network, once per provider named in SUITES_OFI_PROVIDERS
@@ -70,9 +118,11 @@ if [ -z "$only" ] || [ "$only" = ex ]; then
     echo "=== GASNet-EX suite (ofi, provider $prov, GASNET_SUPERNODE_MAXSIZE=1, $ofi_nodes ranks)"
     GASNET_SUPERNODE_MAXSIZE=1 GASNET_OFI_PROVIDER=$prov EXSUITE_WORK=$work/ex-ofi-$prov \
       EXSUITE_NODES=$ofi_nodes \
-      EXSUITE_TESTS="$(expected "$here/expected-ex.txt" | tr '\n' ' ')" \
+      EXSUITE_TESTS="$(expected_on ofi "$prov" | tr '\n' ' ')" \
       bash "$suites/run-ex.sh" "$prefix" ofi
-    check_ex "$work/ex-ofi-$prov/results.tsv" "ofi $prov"
+    check_ex "$work/ex-ofi-$prov/results.tsv" "ofi $prov" ofi "$prov"
+    GASNET_SUPERNODE_MAXSIZE=1 GASNET_OFI_PROVIDER=$prov \
+      run_variants ofi "$ofi_nodes" "ofi-$prov" "$prov"
   done
 fi
 
