@@ -12,7 +12,8 @@ usage: bench/startup.py [--build build] [--runs 7] [--scaling [--max-ranks 1024]
 --launcher compares start-up under another launcher with gasnetrun's local
 spawner: the same probe (1 MiB segment) on the same rank counts, the two
 alternated run by run, medians of the whole job's wall time and of
-gasnet_init. srun (--mpi=pmix, or --mpi=pmi2 with `--mpi pmi2`) runs in a
+gasnet_init, and (last column) the launcher alone starting as many
+/bin/true, its own floor. srun (--mpi=pmix, or --mpi=pmi2 with `--mpi pmi2`) runs in a
 one-host Slurm cluster started for the purpose (tests/integration/
 slurmtests.py's, torn down after; needs root, slurm-wlm, munge, and
 libpmi2 for pmi2); mpirun is Open MPI's (with --oversubscribe).
@@ -60,18 +61,24 @@ def compare_launchers(a):
     else:
         env.update({"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1"})
     try:
-        print("%-6s %12s %12s %8s %12s %12s" % ("ranks", "local_job_ms", a.launcher + "_job_ms",
-                                             "ratio", "local_init", a.launcher + "_init"))
+        print("%-6s %12s %12s %8s %12s %12s %12s" % (
+            "ranks", "local_job_ms", a.launcher + "_job_ms", "ratio", "local_init",
+            a.launcher + "_init", a.launcher + "_true_ms"))
         for ranks in [int(r) for r in a.ranks.split(",")]:
             other = (["srun", "--mpi=" + a.mpi, "-n", str(ranks)] if a.launcher == "srun" else
                      ["mpirun", "--oversubscribe", "-n", str(ranks)])
-            local_rows, other_rows = [], []
+            local_rows, other_rows, bare = [], [], []
             for _ in range(a.runs):
                 local_rows.append(probe_once([run, "-n", str(ranks), probe, size]))
                 other_rows.append(probe_once(other + [probe, size], env))
+                # The launcher's own cost: the same ranks running /bin/true.
+                t = time.perf_counter()
+                subprocess.run(other + ["/bin/true"], env=env, check=True)
+                bare.append((time.perf_counter() - t) * 1e3)
             lj, li = (statistics.median(c) for c in zip(*local_rows))
             oj, oi = (statistics.median(c) for c in zip(*other_rows))
-            print("%-6d %12.1f %12.1f %8.2f %12.1f %12.1f" % (ranks, lj, oj, oj / lj, li, oi))
+            print("%-6d %12.1f %12.1f %8.2f %12.1f %12.1f %12.1f" % (
+                ranks, lj, oj, oj / lj, li, oi, statistics.median(bare)))
     finally:
         if cluster:
             cluster.__exit__(None, None, None)

@@ -43,14 +43,8 @@ struct Pmi2Api {
       candidates = {"libpmi2.so.0", "libpmi2.so", "/usr/lib/x86_64-linux-gnu/slurm/libpmi2.so",
                     "/usr/lib64/slurm/libpmi2.so"};
     }
-    void *lib = nullptr;
     std::string errors;
-    for (const auto &c : candidates) {
-      lib = ::dlopen(c.c_str(), RTLD_NOW | RTLD_GLOBAL);
-      if (lib) break;
-      const char *e = ::dlerror();
-      errors += (errors.empty() ? "" : "; ") + std::string(e ? e : c);
-    }
+    void *lib = open_first_library(candidates, errors);
     if (!lib) {
       util::fatal(
           "cannot load libpmi2 to join the PMI-2 job (%s); install Slurm's libpmi2 (Debian: "

@@ -4,6 +4,7 @@
 #include "bootstrap/pmi_job.hpp"
 
 #include <arpa/inet.h>
+#include <dlfcn.h>
 #include <ifaddrs.h>
 #include <net/if.h>
 #include <netinet/in.h>
@@ -622,6 +623,15 @@ class PmiJob final : public Bootstrap {
 std::unique_ptr<Bootstrap> join_pmi_job(std::unique_ptr<PmiService> service,
                                         const std::string &why) {
   return std::make_unique<PmiJob>(std::move(service), why);
+}
+
+void *open_first_library(const std::vector<std::string> &candidates, std::string &errors) {
+  for (const auto &c : candidates) {
+    if (void *lib = ::dlopen(c.c_str(), RTLD_NOW | RTLD_GLOBAL)) return lib;
+    const char *e = ::dlerror();
+    errors += (errors.empty() ? "" : "; ") + std::string(e ? e : c);
+  }
+  return nullptr;
 }
 
 }  // namespace gexx::bootstrap

@@ -73,4 +73,9 @@ class QuietSignals {
 std::unique_ptr<Bootstrap> join_pmi_job(std::unique_ptr<PmiService> service,
                                         const std::string &why);
 
+// dlopen()s the first of `candidates` that loads (RTLD_NOW | RTLD_GLOBAL),
+// so that the build depends on no PMI library; nullptr when none does, with
+// every loader message, "; "-separated, in `errors`.
+void *open_first_library(const std::vector<std::string> &candidates, std::string &errors);
+
 }  // namespace gexx::bootstrap

@@ -114,14 +114,8 @@ struct Api {
       candidates.emplace_back("libpmix.so.2");
       candidates.emplace_back("libpmix.so");
     }
-    void *lib = nullptr;
     std::string errors;
-    for (const auto &c : candidates) {
-      lib = ::dlopen(c.c_str(), RTLD_NOW | RTLD_GLOBAL);
-      if (lib) break;
-      const char *e = ::dlerror();
-      errors += (errors.empty() ? "" : "; ") + std::string(e ? e : c);
-    }
+    void *lib = open_first_library(candidates, errors);
     if (!lib) {
       util::fatal(
           "cannot load libpmix to join the PMIx job (%s); set GEXX_PMIX_LIBRARY to its path",

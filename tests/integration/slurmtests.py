@@ -86,6 +86,34 @@ class Cluster:
     def path(self, *parts):
         return os.path.join(self.dir, *parts)
 
+    def common_conf(self, ctld_host, per_node):
+        """slurm.conf lines every cluster of these tests shares: its own ports,
+        munge socket and state folder; `per_node` ("" or "-%n") names the
+        slurmd spool, pid and log files apart when one host runs several."""
+        return [
+            "ClusterName=gexx%d" % random.randrange(1 << 20),
+            "SlurmctldHost=" + ctld_host,
+            "SlurmctldPort=%d" % free_port(), "SlurmdPort=%d" % free_port(),
+            "SlurmUser=root", "SlurmdUser=root",
+            "AuthType=auth/munge", "CredType=cred/munge",
+            "AuthInfo=socket=" + self.munge_socket,
+            "StateSaveLocation=" + self.path("state"),
+            "SlurmdSpoolDir=" + self.path("spool" + per_node),
+            "SlurmctldPidFile=" + self.path("slurmctld.pid"),
+            "SlurmdPidFile=" + self.path("slurmd%s.pid" % per_node),
+            "SlurmctldLogFile=" + self.path("log", "slurmctld.log"),
+            "SlurmdLogFile=" + self.path("log", "slurmd%s.log" % per_node),
+            "PlugStackConfig=" + self.path("plugstack.conf"),
+            # No cgroups: processes are tracked by their parentage.
+            "ProctrackType=proctrack/linuxproc", "TaskPlugin=task/none",
+            "SelectType=select/cons_tres", "SelectTypeParameters=CR_Core",
+            "SwitchType=switch/none", "MpiDefault=none",
+            "JobAcctGatherType=jobacct_gather/none",
+            "AccountingStorageType=accounting_storage/none",
+            "ReturnToService=2", "InactiveLimit=0", "KillWait=5", "MinJobAge=5",
+            # Job ids apart from any other cluster a side-by-side test runs.
+            "FirstJobId=%d" % random.randrange(1000, 1 << 24)]
+
     def _start(self):
         for sub in ("munge", "state", "spool", "log", "pmix"):
             os.mkdir(self.path(sub), 0o700)
@@ -101,28 +129,7 @@ class Cluster:
         self.conf = self.path("slurm.conf")
         with open(self.conf, "w") as f:
             f.write("\n".join([
-                "ClusterName=gexx%d" % random.randrange(1 << 20),
-                "SlurmctldHost=%s(127.0.0.1)" % host,
-                "SlurmctldPort=%d" % free_port(), "SlurmdPort=%d" % free_port(),
-                "SlurmUser=root", "SlurmdUser=root",
-                "AuthType=auth/munge", "CredType=cred/munge",
-                "AuthInfo=socket=" + self.munge_socket,
-                "StateSaveLocation=" + self.path("state"),
-                "SlurmdSpoolDir=" + self.path("spool"),
-                "SlurmctldPidFile=" + self.path("slurmctld.pid"),
-                "SlurmdPidFile=" + self.path("slurmd.pid"),
-                "SlurmctldLogFile=" + self.path("log", "slurmctld.log"),
-                "SlurmdLogFile=" + self.path("log", "slurmd.log"),
-                "PlugStackConfig=" + self.path("plugstack.conf"),
-                # No cgroups: processes are tracked by their parentage.
-                "ProctrackType=proctrack/linuxproc", "TaskPlugin=task/none",
-                "SelectType=select/cons_tres", "SelectTypeParameters=CR_Core",
-                "SwitchType=switch/none", "MpiDefault=none",
-                "JobAcctGatherType=jobacct_gather/none",
-                "AccountingStorageType=accounting_storage/none",
-                "ReturnToService=2", "InactiveLimit=0", "KillWait=5", "MinJobAge=5",
-                # Job ids apart from any other cluster a side-by-side test runs.
-                "FirstJobId=%d" % random.randrange(1000, 1 << 24),
+                *self.common_conf("%s(127.0.0.1)" % host, ""),
                 # More CPUs than the host has, so that 4 or 64 ranks fit.
                 "SlurmdParameters=config_overrides",
                 "NodeName=%s NodeAddr=127.0.0.1 CPUs=64 State=UNKNOWN" % host,
@@ -302,26 +309,7 @@ class TwoHostCluster(Cluster):
         self.conf = self.path("slurm.conf")
         with open(self.conf, "w") as f:
             f.write("\n".join([
-                "ClusterName=gexx%d" % random.randrange(1 << 20),
-                "SlurmctldHost=ha(%s)" % self.ip["ha"],
-                "SlurmctldPort=%d" % free_port(), "SlurmdPort=%d" % free_port(),
-                "SlurmUser=root", "SlurmdUser=root",
-                "AuthType=auth/munge", "CredType=cred/munge",
-                "AuthInfo=socket=" + self.munge_socket,
-                "StateSaveLocation=" + self.path("state"),
-                "SlurmdSpoolDir=" + self.path("spool-%n"),
-                "SlurmctldPidFile=" + self.path("slurmctld.pid"),
-                "SlurmdPidFile=" + self.path("slurmd-%n.pid"),
-                "SlurmctldLogFile=" + self.path("log", "slurmctld.log"),
-                "SlurmdLogFile=" + self.path("log", "slurmd-%n.log"),
-                "PlugStackConfig=" + self.path("plugstack.conf"),
-                "ProctrackType=proctrack/linuxproc", "TaskPlugin=task/none",
-                "SelectType=select/cons_tres", "SelectTypeParameters=CR_Core",
-                "SwitchType=switch/none", "MpiDefault=none",
-                "JobAcctGatherType=jobacct_gather/none",
-                "AccountingStorageType=accounting_storage/none",
-                "ReturnToService=2", "InactiveLimit=0", "KillWait=5", "MinJobAge=5",
-                "FirstJobId=%d" % random.randrange(1000, 1 << 24),
+                *self.common_conf("ha(%s)" % self.ip["ha"], "-%n"),
                 "SlurmdParameters=config_overrides",
                 "NodeName=ha NodeHostname=ha NodeAddr=%s CPUs=8 State=UNKNOWN" % self.ip["ha"],
                 "NodeName=hb NodeHostname=hb NodeAddr=%s CPUs=8 State=UNKNOWN" % self.ip["hb"],
