@@ -114,9 +114,8 @@ class Cluster:
             # Job ids apart from any other cluster a side-by-side test runs.
             "FirstJobId=%d" % random.randrange(1000, 1 << 24)]
 
-    def _start(self):
-        for sub in ("munge", "state", "spool", "log", "pmix"):
-            os.mkdir(self.path(sub), 0o700)
+    def _start_munge(self):
+        """munged with a fresh key and its own socket in the scratch folder."""
         with open(self.path("munge", "munge.key"), "wb") as f:
             f.write(os.urandom(1024))
         os.chmod(self.path("munge", "munge.key"), 0o400)
@@ -125,6 +124,11 @@ class Cluster:
                       "--socket=" + self.munge_socket, "--pid-file=" + self.path("munged.pid"),
                       "--log-file=" + self.path("log", "munged.log"),
                       "--seed-file=" + self.path("munge", "seed")], self.path("munged.pid"))
+
+    def _start(self):
+        for sub in ("munge", "state", "spool", "log", "pmix"):
+            os.mkdir(self.path(sub), 0o700)
+        self._start_munge()
         host = socket.gethostname().split(".")[0]
         self.conf = self.path("slurm.conf")
         with open(self.conf, "w") as f:
@@ -298,14 +302,7 @@ class TwoHostCluster(Cluster):
         self._netns()
         for sub in ("munge", "state", "log", "pmix"):
             os.mkdir(self.path(sub), 0o700)
-        with open(self.path("munge", "munge.key"), "wb") as f:
-            f.write(os.urandom(1024))
-        os.chmod(self.path("munge", "munge.key"), 0o400)
-        self.munge_socket = self.path("munge", "munge.sock")
-        self._daemon([tool("munged"), "-f", "--key-file=" + self.path("munge", "munge.key"),
-                      "--socket=" + self.munge_socket, "--pid-file=" + self.path("munged.pid"),
-                      "--log-file=" + self.path("log", "munged.log"),
-                      "--seed-file=" + self.path("munge", "seed")], self.path("munged.pid"))
+        self._start_munge()
         self.conf = self.path("slurm.conf")
         with open(self.conf, "w") as f:
             f.write("\n".join([
