@@ -65,6 +65,8 @@ extern gexx_rma_inline_t gexx_rma_inline;
 
 #if GEXX_INLINE_RMA
 
+#include <gexx_copy.h>
+
 /* Where [addr, addr + n) of job rank `rank` is in this process, or null. */
 static inline __attribute__((always_inline)) char *gexx_rma_here_(gex_Rank_t rank, const void *addr,
                                                                   size_t n) {
@@ -121,21 +123,21 @@ static inline __attribute__((always_inline)) int gexx_rma_move_small_(void *dst,
   }
 }
 
-/* A put's copy: longer ones by memmove and a store fence, so a later put of
- * a flag is never seen before this data (the library's util/copy.hpp does
- * the same). */
+/* A put's copy: ordinary stores up to GEXX_COPY_INLINE_MAX bytes (no
+ * fence needed: a later put of a flag is never seen before this data),
+ * memmove and a store fence beyond (include/gexx_copy.h; the library's
+ * util/copy.hpp makes the same copy). Sizes 1, 2, 4 and 8 known at compile
+ * time are one load and one store. */
 static inline __attribute__((always_inline)) void gexx_rma_put_copy_(void *dst, const void *src,
                                                                      size_t n) {
-  if (gexx_rma_move_small_(dst, src, n)) return;
-  memmove(dst, src, n);
-#if defined(__x86_64__) || defined(__i386__)
-  __builtin_ia32_sfence();
-#endif
+  if (__builtin_constant_p(n) && gexx_rma_move_small_(dst, src, n)) return;
+  gexx_copy_put_(dst, src, n);
 }
 
 static inline __attribute__((always_inline)) void gexx_rma_get_copy_(void *dst, const void *src,
                                                                      size_t n) {
-  if (!gexx_rma_move_small_(dst, src, n)) memmove(dst, src, n);
+  if (__builtin_constant_p(n) && gexx_rma_move_small_(dst, src, n)) return;
+  gexx_copy_get_(dst, src, n);
 }
 
 /* The low-order n bytes of a value, n one of 1, 2, 4, 8 (the caller checks). */

@@ -3,21 +3,30 @@
 //
 // GASNet's memory model: a blocking put is complete when it returns, so a
 // client may put data, then put a flag, and a peer that sees the flag sees
-// the data (testacc passes a lock that way). On x86 plain stores keep that
-// order, but the C library's memmove need not use plain stores: on an AMD
-// EPYC with FSRM and AVX-512 (glibc 2.36) a 4-byte memmove put followed by a
-// 4-byte flag put let a peer see the flag first, about once in 10^5 rounds
-// (tests/integration/rmaorder.c reproduces it: job.rma_order_2). So:
+// the data (testacc passes a lock that way). On x86 ordinary stores keep
+// that order whatever their width; fast-string (rep movsb) and non-temporal
+// stores do not, and the C library's memmove uses them for some sizes (on
+// an AMD EPYC with FSRM and AVX-512, glibc 2.36, a memmove put followed by
+// a flag put let a peer see the flag first, about once in 10^5 rounds:
+// tests/integration/rmaorder.c, job.rma_order_2). So (include/gexx_copy.h,
+// shared with the client's inline put and get):
 //  * 1, 2, 4 and 8 bytes move as one load and one store of that size (what
 //    a typed assignment compiles to; also the cheapest copy there is);
-//  * a longer put is memmove followed by a store fence, which orders every
-//    store of the copy before any later store.
+//  * up to GEXX_COPY_INLINE_MAX (2048) bytes, ordinary loads and stores
+//    (16-byte vectors, or a call to a 32-byte AVX2 loop above 128 bytes):
+//    no fence, and faster than memmove's call at these sizes
+//    (bench/copy_bench.c);
+//  * a longer put, or one whose ranges overlap, is memmove followed by a
+//    store fence, which orders every store of the copy before any later
+//    store.
 // Loads need nothing: reads through memmove were never seen out of order.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+
+#include "gexx_copy.h"
 
 namespace gexx::util {
 
@@ -53,22 +62,19 @@ inline bool move_small(void *dst, const void *src, size_t n) {
 // Orders the stores before it (a memmove's or memset's included) before
 // every store after it.
 inline void store_fence() {
-#if defined(__x86_64__) || defined(__i386__)
-  __builtin_ia32_sfence();
-#endif
+  gexx_copy_store_fence_();
 }
 
 // A put's copy: its stores are ordered before every later store.
 inline void put_copy(void *dst, const void *src, size_t n) {
   if (detail::move_small(dst, src, n)) return;
-  std::memmove(dst, src, n);
-  store_fence();
+  gexx_copy_put_(dst, src, n);
 }
 
 // A get's copy.
 inline void get_copy(void *dst, const void *src, size_t n) {
   if (detail::move_small(dst, src, n)) return;
-  std::memmove(dst, src, n);
+  gexx_copy_get_(dst, src, n);
 }
 
 }  // namespace gexx::util

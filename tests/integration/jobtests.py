@@ -1536,15 +1536,16 @@ def case_vis_misuse():
 
 # RMA ordering (src/util/copy.hpp): a lock passed around the ring with
 # blocking puts; a record put before the lock must be seen with it.
-def case_rma_order(n, rounds="1000000"):
+def case_rma_order(n, rounds="1000000", sizes=None):
     """rmaorder.c: ranks hand a lock and a record back and forth with puts
     and gets; a reordered store shows in about one round in 10^5, so a
     million rounds (ten expected failures on that bug) keep the run within
-    the 120 s case limit on a loaded host."""
+    the 120 s case limit on a loaded host. `sizes` (rmaorder's second
+    argument) narrows the record sizes to some copy paths."""
     def run():
         before = shm_entries()
         prog = os.path.join(ARGS.bin_dir, "tests", "integration", "rmaorder")
-        job = Job([prog, rounds], ranks=n).wait(timeout=300).expect(0)
+        job = Job([prog, rounds] + ([sizes] if sizes else []), ranks=n).wait(timeout=300).expect(0)
         ranks = sorted(int(r) for r in re.findall(
             r"rmaorder rank (\d+) of %d: PASS \(%s rounds, 0 bad\)" % (n, rounds), job.stdout))
         check(ranks == list(range(n)), job.show())
@@ -2311,6 +2312,8 @@ CASES = {
     "harden_inner_segmax": case_harden_inner_segmax,
     # GASNET_MAX_SEGSIZE's scope (issue 21, upcxx2).
     "upcxx2_segsize_scope": case_upcxx2_segsize_scope,
+    # Same-host copies (issue 23, smp3: include/gexx_copy.h): the vector paths alone.
+    "rma_order_vec_2": case_rma_order(2, "500000", "16,64,1024,2048"),
 }
 # Run by other cases (in a private /dev/shm), not registered as tests.
 HELPER_CASES = {"inner_small_shm", "inner_absent_shm", "harden_inner_segmax"}

@@ -8,11 +8,13 @@
  * visible after a later put's (seen with glibc's memmove on an AMD EPYC: see
  * src/util/copy.hpp), about once in 10^5 rounds there.
  *
- * The record is read and written in three sizes on alternate rounds: 4
- * bytes (the value forms), 8 bytes, and 40 bytes (a put the C library
- * copies, followed by a store fence).
+ * The record (2048 bytes) is read and written in turn in the sizes given,
+ * by default 4 (the value forms), 8, 16, 40, 64, 1024 and 2048 bytes: the
+ * first `size` bytes in one put, the rest in a second one. Every size moves
+ * through include/gexx_copy.h's ordinary-store paths (one load and store;
+ * overlapping 16-byte vectors; the 32-byte AVX2 loop), none fenced.
  *
- *   rmaorder [rounds]    (default 1000000 rounds per rank)
+ *   rmaorder [rounds] [size,size,...]    (default 1000000 rounds per rank)
  * The lock is spun on with blocking gets alone (each polls when it must).
  */
 #include <gasnetex.h>
@@ -23,8 +25,10 @@
 
 #include "check.h"
 
+#define RECORD_WORDS 512
+
 typedef struct {
-  uint32_t seq[10];
+  uint32_t seq[RECORD_WORDS];
 } record_t;
 
 int main(int argc, char **argv) {
@@ -35,6 +39,17 @@ int main(int argc, char **argv) {
   CHECK(gex_Client_Init(&client, &ep, &tm, "rmaorder", &argc, &argv, 0) == GASNET_OK, "init");
   CHECK(gex_Segment_Attach(&seg, tm, 1 << 16) == GASNET_OK, "attach");
   long rounds = argc > 1 ? atol(argv[1]) : 1000000;
+  size_t sizes[16], nsizes = 0;
+  {
+    const char *spec = argc > 2 ? argv[2] : "4,8,16,40,64,1024,2048";
+    for (char *end; *spec && nsizes < 16; spec = *end ? end + 1 : end) {
+      sizes[nsizes] = strtoul(spec, &end, 10);
+      CHECK(end != spec && sizes[nsizes] >= 4 && sizes[nsizes] % 4 == 0 &&
+                sizes[nsizes] <= sizeof(record_t),
+            "bad size list %s", argv[2]);
+      ++nsizes;
+    }
+  }
   gex_Rank_t me = gex_TM_QueryRank(tm), n = gex_TM_QuerySize(tm);
   check_rank = me;
   CHECK(n >= 2, "rmaorder needs 2 or more ranks");
@@ -55,8 +70,9 @@ int main(int argc, char **argv) {
      * spinning out the time slice; the handover itself is untouched. */
     for (unsigned misses = 0; gex_RMA_GetBlockingVal(tm, 0, lock, sizeof *lock, 0) != me;)
       if (++misses % 4096 == 0) sched_yield();
-    record_t r;
-    size_t len = i % 3 == 0 ? 4 : i % 3 == 1 ? 8 : sizeof r;
+    static record_t r;
+    size_t len = sizes[i % nsizes];
+    if (len > sizeof r) __builtin_unreachable(); /* checked above; tells the compiler */
     uint32_t got;
     if (len == 4) {
       got = (uint32_t)gex_RMA_GetBlockingVal(tm, n - 1, rec, 4, 0);
@@ -70,7 +86,7 @@ int main(int argc, char **argv) {
     }
     /* The whole record, in two puts: the first len bytes (a value put for
      * 4), then the rest. */
-    for (size_t k = 0; k < 10; ++k) r.seq[k] = expect + 1;
+    for (size_t k = 0; k < RECORD_WORDS; ++k) r.seq[k] = expect + 1;
     if (len == 4)
       gex_RMA_PutBlockingVal(tm, n - 1, rec, expect + 1, 4, 0);
     else

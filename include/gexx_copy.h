@@ -1,0 +1,192 @@
+/* gexx_copy.h: the copy of a same-host put or get, inline.
+ *
+ * Included by gexx_inline_rma.h (the client's inline put and get) and by the
+ * library's util/copy.hpp, so both make the same copy; not for direct use.
+ *
+ * Ordering: GASNet's blocking put is complete when it returns, so a client
+ * may put data, then put a flag, and a peer that sees the flag must see the
+ * data. On x86 ordinary stores become visible in program order, whatever
+ * their width; fast-string (rep movsb) and non-temporal stores do not, and
+ * the C library's memmove uses both for some sizes. So a put up to
+ * GEXX_COPY_INLINE_MAX bytes is made here from ordinary loads and stores of
+ * at most 16 bytes (SSE2, x86-64's baseline, through GCC's generic vectors),
+ * and needs no fence; a longer one is memmove followed by a store fence.
+ *
+ * gexx_copy_fwd_ copies forward: it is wrong when dst lies inside (src, src
+ * + n); the callers give those to memmove. */
+#ifndef GEXX_COPY_H
+#define GEXX_COPY_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+/* Above this a put is memmove and a store fence (the C library's bulk
+ * paths win there and the fence is paid once per many lines). */
+#define GEXX_COPY_INLINE_MAX 2048
+/* Above this (and up to GEXX_COPY_INLINE_MAX) the copy is a call to the
+ * 32-byte AVX2 loop below when the CPU has AVX2: a core stores one vector a
+ * cycle, whatever its width, so 16-byte stores take twice as long. */
+#define GEXX_COPY_VEC16_MAX 128
+
+typedef char gexx_v16_ __attribute__((vector_size(16)));
+
+#if defined(__x86_64__) || defined(__i386__)
+#define GEXX_COPY_X86_ 1
+/* Keeps the compiler from turning a copy loop back into a memcpy call. */
+#define GEXX_OPAQUE4_(a, b, c, e) __asm__("" : "+x"(a), "+x"(b), "+x"(c), "+x"(e))
+#else
+#define GEXX_COPY_X86_ 0
+#define GEXX_OPAQUE4_(a, b, c, e) __asm__("" : : : "memory")
+#endif
+
+#define GEXX_LD16_(p)                    \
+  __extension__({                        \
+    gexx_v16_ gexx_v_;                   \
+    __builtin_memcpy(&gexx_v_, (p), 16); \
+    gexx_v_;                             \
+  })
+#define GEXX_ST16_(p, v)                 \
+  do {                                   \
+    gexx_v16_ gexx_w_ = (v);             \
+    __builtin_memcpy((p), &gexx_w_, 16); \
+  } while (0)
+
+/* n bytes from s to d, forward, in ordinary loads and stores of up to 16
+ * bytes. Up to 64 bytes every load comes before every store. */
+static inline __attribute__((always_inline)) void gexx_copy_fwd16_(void *dst, const void *src,
+                                                                   size_t n) {
+  char *d = (char *)dst;
+  const char *s = (const char *)src;
+  if (n < 16) {
+    if (n >= 8) {
+      uint64_t a, b;
+      __builtin_memcpy(&a, s, 8);
+      __builtin_memcpy(&b, s + n - 8, 8);
+      __builtin_memcpy(d, &a, 8);
+      __builtin_memcpy(d + n - 8, &b, 8);
+    } else if (n >= 4) {
+      uint32_t a, b;
+      __builtin_memcpy(&a, s, 4);
+      __builtin_memcpy(&b, s + n - 4, 4);
+      __builtin_memcpy(d, &a, 4);
+      __builtin_memcpy(d + n - 4, &b, 4);
+    } else if (n >= 2) {
+      uint16_t a, b;
+      __builtin_memcpy(&a, s, 2);
+      __builtin_memcpy(&b, s + n - 2, 2);
+      __builtin_memcpy(d, &a, 2);
+      __builtin_memcpy(d + n - 2, &b, 2);
+    } else if (n) {
+      *d = *s;
+    }
+    return;
+  }
+  if (n <= 32) {
+    gexx_v16_ a = GEXX_LD16_(s), b = GEXX_LD16_(s + n - 16);
+    GEXX_ST16_(d, a);
+    GEXX_ST16_(d + n - 16, b);
+    return;
+  }
+  if (n <= 64) {
+    gexx_v16_ a = GEXX_LD16_(s), b = GEXX_LD16_(s + 16);
+    gexx_v16_ c = GEXX_LD16_(s + n - 32), e = GEXX_LD16_(s + n - 16);
+    GEXX_ST16_(d, a);
+    GEXX_ST16_(d + 16, b);
+    GEXX_ST16_(d + n - 32, c);
+    GEXX_ST16_(d + n - 16, e);
+    return;
+  }
+  {
+    /* The last 64 bytes first (they may overlap the loop's last block),
+     * then 64-byte blocks from the start, then the tail. */
+    gexx_v16_ t0 = GEXX_LD16_(s + n - 64), t1 = GEXX_LD16_(s + n - 48);
+    gexx_v16_ t2 = GEXX_LD16_(s + n - 32), t3 = GEXX_LD16_(s + n - 16);
+    size_t i;
+    for (i = 0; i + 64 < n; i += 64) {
+      gexx_v16_ a = GEXX_LD16_(s + i), b = GEXX_LD16_(s + i + 16);
+      gexx_v16_ c = GEXX_LD16_(s + i + 32), e = GEXX_LD16_(s + i + 48);
+      GEXX_OPAQUE4_(a, b, c, e);
+      GEXX_ST16_(d + i, a);
+      GEXX_ST16_(d + i + 16, b);
+      GEXX_ST16_(d + i + 32, c);
+      GEXX_ST16_(d + i + 48, e);
+    }
+    GEXX_ST16_(d + n - 64, t0);
+    GEXX_ST16_(d + n - 48, t1);
+    GEXX_ST16_(d + n - 32, t2);
+    GEXX_ST16_(d + n - 16, t3);
+  }
+}
+
+#if GEXX_COPY_X86_ && defined(__GNUC__)
+typedef char gexx_v32_ __attribute__((vector_size(32)));
+
+/* The same, n > 64, in 32-byte AVX2 loads and stores: called only when the
+ * CPU has AVX2 (a call, since a client built for x86-64's baseline cannot
+ * inline AVX2 code; one per translation unit that uses it). */
+static __attribute__((target("avx2"), noinline, unused)) void gexx_copy_avx2_(void *dst,
+                                                                              const void *src,
+                                                                              size_t n) {
+  char *d = (char *)dst;
+  const char *s = (const char *)src;
+  gexx_v32_ t0, t1;
+  size_t i;
+  __builtin_memcpy(&t0, s + n - 64, 32);
+  __builtin_memcpy(&t1, s + n - 32, 32);
+  for (i = 0; i + 64 < n; i += 64) {
+    gexx_v32_ a, b;
+    __builtin_memcpy(&a, s + i, 32);
+    __builtin_memcpy(&b, s + i + 32, 32);
+    __asm__("" : "+x"(a), "+x"(b));
+    __builtin_memcpy(d + i, &a, 32);
+    __builtin_memcpy(d + i + 32, &b, 32);
+  }
+  __builtin_memcpy(d + n - 64, &t0, 32);
+  __builtin_memcpy(d + n - 32, &t1, 32);
+}
+#define GEXX_COPY_HAVE_AVX2_() __builtin_cpu_supports("avx2")
+#else
+#define gexx_copy_avx2_ gexx_copy_fwd16_
+#define GEXX_COPY_HAVE_AVX2_() 0
+#endif
+
+/* Orders every store before it before every store after it. */
+static inline __attribute__((always_inline)) void gexx_copy_store_fence_(void) {
+#if GEXX_COPY_X86_
+  __builtin_ia32_sfence();
+#endif
+}
+
+/* A copy in ordinary stores when it can be one (fenced == 0), else memmove,
+ * then a fence when fenced. */
+static inline __attribute__((always_inline)) void gexx_copy_(void *dst, const void *src, size_t n,
+                                                             int fenced) {
+  if (n <= 64) {
+    gexx_copy_fwd16_(dst, src, n);
+  } else if (__builtin_expect(
+                 n <= GEXX_COPY_INLINE_MAX && (uintptr_t)dst - (uintptr_t)src >= (uintptr_t)n, 1)) {
+    /* dst is not inside [src, src + n): a forward copy is right. */
+    if (n > GEXX_COPY_VEC16_MAX && GEXX_COPY_HAVE_AVX2_())
+      gexx_copy_avx2_(dst, src, n);
+    else
+      gexx_copy_fwd16_(dst, src, n);
+  } else {
+    memmove(dst, src, n);
+    if (fenced) gexx_copy_store_fence_();
+  }
+}
+
+/* A put's copy: its stores become visible before any later store. */
+static inline __attribute__((always_inline)) void gexx_copy_put_(void *dst, const void *src,
+                                                                 size_t n) {
+  gexx_copy_(dst, src, n, 1);
+}
+
+/* A get's copy (loads are never reordered with later loads on x86). */
+static inline __attribute__((always_inline)) void gexx_copy_get_(void *dst, const void *src,
+                                                                 size_t n) {
+  gexx_copy_(dst, src, n, 0);
+}
+
+#endif /* GEXX_COPY_H */
