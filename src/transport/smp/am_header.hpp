@@ -10,6 +10,16 @@
 
 namespace gexx::transport::smp {
 
+// Asks for the line holding p in a state this core may write, ahead of the
+// stores (a hint: no effect on what memory holds).
+inline void prefetch_for_write(const void *p) {
+#if defined(__x86_64__)
+  asm volatile("prefetchw %0" : : "m"(*static_cast<const char *>(p)));
+#else
+  __builtin_prefetch(p, 1, 3);
+#endif
+}
+
 template <typename Slot>
 void store_header(Slot &s, const AmHeader &h) {
   s.kind = h.kind;

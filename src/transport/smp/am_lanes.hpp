@@ -65,14 +65,6 @@ struct alignas(64) AmLaneSlot {
 };
 static_assert(sizeof(AmLaneSlot) == 64, "one cache line per header");
 
-inline void prefetch_for_write(const void *p) {
-#if defined(__x86_64__)
-  asm volatile("prefetchw %0" : : "m"(*static_cast<const char *>(p)));
-#else
-  __builtin_prefetch(p, 1, 3);
-#endif
-}
-
 class AmLanes {
  public:
   static constexpr uint32_t kMaxDepth = 256;

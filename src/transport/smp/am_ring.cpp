@@ -1,5 +1,6 @@
 #include "transport/smp/am_ring.hpp"
 
+#include <algorithm>
 #include <cstring>
 
 #include "transport/smp/am_header.hpp"
@@ -27,6 +28,15 @@ bool AmRing::reserve(unsigned nargs, size_t payload, std::atomic<uint64_t> &head
     if (ctl_->tail.compare_exchange_weak(t, end, std::memory_order_acquire,
                                          std::memory_order_relaxed))
       break;
+  }
+  // Whether the slots a record as long as this one would take next are
+  // free: commit then asks for their lines (prefetch_next).
+  {
+    const uint64_t end = t + skip + n;
+    const uint64_t head = head_cache.load(std::memory_order_relaxed);
+    const uint32_t off = static_cast<uint32_t>(end & (kSlots - 1));
+    next_free_.store(end + n - head <= kSlots && off + n <= kSlots ? end + 1 : 0,
+                     std::memory_order_relaxed);
   }
   if (skip) {
     AmRingSlot &s = slots_[t & (kSlots - 1)];
@@ -59,6 +69,25 @@ void AmRing::commit(const AmSlot &slot, const AmHeader &h, const int32_t *args, 
   // must be seen before the stamp (util/copy.hpp says why).
   if (h.nbytes || h.nargs > kInlineArgs) util::store_fence();
   s.stamp.store(slot.where + 1, std::memory_order_release);
+  prefetch_next(slot);
+}
+
+// The next record will most likely start where this one ends and be as
+// long: ask for its header slot and blocks now, while the receiver is done
+// with them, so that the next copy's stores find the lines in this core's
+// cache instead of each waiting for one on the next message's critical
+// path (an AM round trip's copies are; these requests, made after the
+// stamp, are not). Only slots reserve saw free, up to kPrefetchBytes of
+// payload. A hint: under GASNET_PAR another thread's reserve may have moved
+// it; that costs a useless prefetch, nothing else.
+void AmRing::prefetch_next(const AmSlot &slot) {
+  const uint64_t next = next_free_.load(std::memory_order_relaxed);
+  if (next != slot.where + slot.length + 1) return;
+  const uint32_t off = static_cast<uint32_t>((next - 1) & (kSlots - 1));
+  prefetch_for_write(&slots_[off]);
+  const char *b = blocks_ + size_t{off} * kBlock;
+  const size_t bytes = std::min(size_t{slot.length} * kBlock, kPrefetchBytes);
+  for (size_t i = 0; i < bytes; i += 64) prefetch_for_write(b + i);
 }
 
 int AmRing::drain(int budget, AmSink &sink) {

@@ -12,7 +12,10 @@
 // head. Positions never repeat (64 bits), only first slots are stamped and
 // payloads live apart from the slots, so an old stamp or a payload byte can
 // never pass for a new message, and the consumer never writes a slot: each
-// header line moves once per message, producer to consumer.
+// header line moves once per message, producer to consumer. After each
+// commit the producer prefetches for write the slots its next record of the
+// same length would take (when free), so that record's stores do not each
+// wait for a line the receiver read a lap ago.
 //
 // The claim is a locked instruction, which waits for the producer's earlier
 // stores (the previous header, whose line the receiver has just read) to
@@ -61,6 +64,8 @@ class AmRing {
   static constexpr uint8_t kOpensLane =
       0x80;  // the sender's lane of this kind opens (am_lanes.hpp)
   static constexpr size_t kMaxMedium = 65536;
+  // Payload bytes of the next record a producer asks for ahead (reserve).
+  static constexpr size_t kPrefetchBytes = 2048;
 
   static size_t bytes() { return sizeof(AmRingControl) + kSlots * (sizeof(AmRingSlot) + kBlock); }
   // Zeroed shared memory is an empty ring; nothing else to initialise.
@@ -104,6 +109,11 @@ class AmRing {
   char *blocks_ = nullptr;
   // Consumer state, private to the owner process.
   std::atomic<uint64_t> head_{0};
+  // Producer state, private to this process: 1 + the position where the
+  // next record starts when its slots (as many as the last record's) are
+  // free, else 0 (reserve sets it, commit prefetches there).
+  std::atomic<uint64_t> next_free_{0};
+  void prefetch_next(const AmSlot &slot);
   std::atomic<bool> busy_{false};  // a thread is draining (only with concurrent_)
   bool concurrent_ = true;
   OpenHook open_hook_ = nullptr;
