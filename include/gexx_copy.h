@@ -8,12 +8,15 @@
  * data. On x86 ordinary stores become visible in program order, whatever
  * their width; fast-string (rep movsb) and non-temporal stores do not, and
  * the C library's memmove uses both for some sizes. So a put up to
- * GEXX_COPY_INLINE_MAX bytes is made here from ordinary loads and stores of
- * at most 16 bytes (SSE2, x86-64's baseline, through GCC's generic vectors),
- * and needs no fence; a longer one is memmove followed by a store fence.
+ * GEXX_COPY_INLINE_MAX bytes is made here from ordinary loads and stores
+ * (16-byte vectors, x86-64's baseline, through GCC's generic vectors; above
+ * GEXX_COPY_VEC16_MAX a call to a 32-byte AVX2 loop when the CPU has AVX2)
+ * and needs no fence; a longer one, or one whose ranges overlap, is memmove
+ * followed by a store fence (bench/copy_bench.c measures the choices).
  *
- * gexx_copy_fwd_ copies forward: it is wrong when dst lies inside (src, src
- * + n); the callers give those to memmove. */
+ * gexx_copy_fwd16_ and gexx_copy_avx2_ copy forward: above 64 bytes they are
+ * wrong when dst lies inside (src, src + n); gexx_copy_ gives those to
+ * memmove. */
 #ifndef GEXX_COPY_H
 #define GEXX_COPY_H
 
