@@ -23,6 +23,13 @@ that install's `upcxx-run -n RANKS` alternately (gexx, anchor, anchor, gexx, ...
 and prints, per figure, the median of each side, the spread, and the ratio
 (gexx/anchor for rates, anchor/gexx for times: above 1 means gexx is faster).
 
+--gexx-lib DIR runs the gexx side against the shared libraries in DIR (a
+gexx build folder, e.g. ./build) instead of the ones its UPC++ install was
+built with (LD_LIBRARY_PATH comes before their RUNPATH): a tree's runtime
+measured without rebuilding UPC++, valid while the tree's public headers
+are the install's (the script checks they are; the anchor's GASNet is
+linked statically and is not affected).
+
 --bench probe adds bench/upcxx_probe.c, built with each install's GASNet
 (gasnet.opt/include/smp-conduit/smp-seq.mak): the GASNet-EX calls under those
 benchmarks (poll, PutNB + Test, AD ops, AMs to oneself), one at a time.
@@ -116,8 +123,10 @@ def compile_probe(side, inst, out):
     return exe
 
 
-def run_probe(exe, ranks):
+def run_probe(exe, ranks, lib=None):
     env = {k: v for k, v in os.environ.items() if not k.startswith("GASNET_")}
+    if lib:
+        env["LD_LIBRARY_PATH"] = lib
     env["GASNET_PSHM_NODES"] = str(ranks)
     r = subprocess.run([exe], env=env, capture_output=True, text=True, timeout=900)
     if r.returncode != 0:
@@ -125,11 +134,13 @@ def run_probe(exe, ranks):
     return r.stdout
 
 
-def run_one(inst, exe, ranks, env_extra, args):
+def run_one(inst, exe, ranks, env_extra, args, lib=None):
     env = dict(os.environ, report_file="-", **env_extra)
     for k in [k for k in env if k.startswith("GASNET_") or k.startswith("UPCXX_")]:
         if k not in env_extra:
             del env[k]
+    if lib:
+        env["LD_LIBRARY_PATH"] = lib
     cmd = [os.path.join(inst, "bin", "upcxx-run"), "-n", str(ranks), exe] + args
     r = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=900)
     if r.returncode != 0 or "SUCCESS" not in r.stdout:
@@ -169,6 +180,23 @@ def short(key):
     return re.sub(r" opnew(_inline)?=\S*", "", key)
 
 
+def check_gexx_lib(lib, inst):
+    """--gexx-lib: DIR holds the smp libraries and its tree's headers are the install's."""
+    lib = os.path.abspath(lib)
+    if not os.path.exists(os.path.join(lib, "libgasnet-smp-seq.so.2026")):
+        die("no libgasnet-smp-seq.so.2026 in " + lib)
+    tree_inc = os.path.join(os.path.dirname(HERE), "include")
+    inst_inc = os.path.join(inst, "gasnet.opt", "include")
+    for name in sorted(os.listdir(inst_inc)):
+        mine = os.path.join(tree_inc, name)
+        if name.endswith(".h") and os.path.exists(mine):
+            with open(mine, "rb") as a, open(os.path.join(inst_inc, name), "rb") as b:
+                if a.read() != b.read():
+                    die("--gexx-lib: include/%s differs from the UPC++ install's; rebuild UPC++ "
+                        "(--build) instead" % name)
+    return lib
+
+
 def human_rate(v):
     for unit, div in (("GB/s", 1e9), ("MB/s", 1e6), ("KB/s", 1e3)):
         if v >= div:
@@ -184,6 +212,8 @@ def main():
     p.add_argument("--gexx-gasnet", help="gexx source release (make dist tarball) for --build")
     p.add_argument("--anchor-gasnet", default=os.path.join(SHARED, "anchors",
                                                            "GASNet-2020.10.0.tar.gz"))
+    p.add_argument("--gexx-lib", help="run the gexx side against the shared libraries in this "
+                   "folder (a gexx build, e.g. ./build), not its install's")
     p.add_argument("--runs", type=int, default=5, help="runs of each side per benchmark")
     p.add_argument("--ranks", type=int, default=2)
     p.add_argument("--bench", default=",".join(BENCHES),
@@ -209,6 +239,7 @@ def main():
     for b in benches:
         if b not in BENCHES + ("probe",):
             die("unknown benchmark %s (one of %s)" % (b, ", ".join(BENCHES)))
+    lib = check_gexx_lib(a.gexx_lib, os.path.join(sides["gexx"], "inst")) if a.gexx_lib else None
     out = os.path.join(a.work, "upcxx-bench")
     os.makedirs(out, exist_ok=True)
     exes = {}
@@ -228,11 +259,12 @@ def main():
     for b in benches:
         for i in range(a.runs):
             for side in (("gexx", "anchor") if i % 2 == 0 else ("anchor", "gexx")):
+                side_lib = lib if side == "gexx" else None
                 if b == "probe":
-                    text = run_probe(exes[side][b], a.ranks)
+                    text = run_probe(exes[side][b], a.ranks, side_lib)
                 else:
                     text = run_one(os.path.join(sides[side], "inst"), exes[side][b], a.ranks,
-                                   env[b], args.get(b, []))
+                                   env[b], args.get(b, []), side_lib)
                 for k, (v, rate) in figures(b, text).items():
                     if k not in results[side]:
                         results[side][k] = ([], rate)

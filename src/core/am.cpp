@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <cstring>
+#include <memory>
 #include <utility>
 #include <vector>
 
@@ -391,12 +392,14 @@ bool Engine::acquire_credit(uint32_t rank, gex_Flags_t flags, const char *api) {
 
 int Engine::request(gex_Rank_t rank, const Message &m) {
   check_client_handler(m.api, m.handler);
-  int rc = internal_request(rank, m);
-  // A request to oneself is delivered before the call returns (GASNet's
-  // tests rely on it): another thread of this rank may be waiting for it in
-  // a loop that never polls (blocking puts to shared-memory peers do not).
-  if (rank == rank_ && rc == 0 && !tl_token) tp_.poll(false);
-  return rc;
+  // A request to oneself runs its handler before the call returns (GASNet's
+  // loopback does, and its tests rely on it: another thread of this rank
+  // may wait for the handler in a loop that never polls).
+  if (rank == rank_) {
+    check_request(m.api, rank);
+    return loopback(m, kRequest);
+  }
+  return internal_request(rank, m);
 }
 
 int Engine::internal_request(gex_Rank_t rank, const Message &m) {
@@ -435,6 +438,11 @@ int Engine::reply(gex_Token_t token, const Message &m) {
 
 int Engine::internal_reply(gex_Token_t token, const Message &m) {
   gexx_token_s *t = reply_token(m.api, token);
+  if (t->loopback) {
+    // Marked first: the reply handler runs inside this call.
+    t->replied = true;
+    return loopback(m, kReply);
+  }
   check_payload(m, true);
   LongPlan lp = plan_long(m, t->src);
   if (m.category == kLong && !lp.packed) {
@@ -452,6 +460,58 @@ int Engine::internal_reply(gex_Token_t token, const Message &m) {
     sent(m, t->src, kReply);
   }
   t->replied = true;
+  return 0;
+}
+
+namespace {
+// A loopback Medium's payload up to this size is copied to the stack;
+// larger ones to this thread's buffer (one for requests, one for replies:
+// a reply runs inside its request's handler).
+constexpr size_t kLoopbackStackBytes = 256;
+struct alignas(16) MediumChunk {
+  char bytes[16];
+};
+thread_local std::unique_ptr<MediumChunk[]> tl_loopback_medium[2];
+
+#if defined(__SANITIZE_THREAD__)
+// ThreadSanitizer sees no order between a loopback Long payload written by
+// one thread and a later payload to the same place that another process
+// writes and a third thread of ours reads in its handler: the real order
+// runs through that process (our request, its reply), which the sanitizer
+// cannot see. This counter states it (sanitized builds only).
+std::atomic<uint64_t> g_loopback_long_order{0};
+#endif
+
+[[gnu::noinline]] void *loopback_medium_buffer(Kind kind, size_t max_medium) {
+  std::unique_ptr<MediumChunk[]> &b = tl_loopback_medium[kind == kReply];
+  if (!b) b.reset(new MediumChunk[(max_medium + sizeof(MediumChunk) - 1) / sizeof(MediumChunk)]);
+  return b.get();
+}
+}  // namespace
+
+int Engine::loopback(const Message &m, Kind kind) {
+  check_payload(m, kind == kReply);
+  alignas(16) char small[kLoopbackStackBytes];
+  void *buf = nullptr;
+  if (m.category == kMedium) {
+    // The handler owns its buffer (it may write to it) and gets it 16-byte
+    // aligned: a copy, never the client's source.
+    buf = m.nbytes <= sizeof small ? small : loopback_medium_buffer(kind, max_medium_);
+    if (m.nbytes) std::memcpy(buf, m.src, m.nbytes);
+  } else if (m.category == kLong) {
+    buf = m.dest;
+    if (m.nbytes) {
+      char *dst = segments_.locate(m.api, rank_, m.dest, m.nbytes);
+      // Source and destination may both lie in this rank's segment.
+      std::memmove(dst, m.src, m.nbytes);
+      buf = dst;
+#if defined(__SANITIZE_THREAD__)
+      g_loopback_long_order.fetch_add(1, std::memory_order_acq_rel);
+#endif
+    }
+  }
+  sent(m, rank_, kind);  // copied: complete locally before the handler runs
+  dispatch(header(m, kind, 0), m.args, buf, true);
   return 0;
 }
 
@@ -480,6 +540,18 @@ void Engine::deliver(const transport::AmHeader &h, const int32_t *args, void *pa
   // A packed Long: its payload goes where the sender named, in our segment.
   if (h.flags & transport::wire::kPackedLong)
     util::put_copy(reinterpret_cast<void *>(h.dest), payload, h.nbytes);
+  void *buf = h.category == kLong ? reinterpret_cast<void *>(h.dest) : payload;
+#if defined(__SANITIZE_THREAD__)
+  if (h.category == kLong) (void)g_loopback_long_order.load(std::memory_order_acquire);
+#endif
+  if (!dispatch(h, args, buf, false) && h.kind == kRequest) {
+    // The hidden reply: bank the credit, return the bank when it is full.
+    uint32_t owed = add(peers_[h.src].owed, 1u);
+    if (owed >= slack_) send_credits(h.src);
+  }
+}
+
+bool Engine::dispatch(const transport::AmHeader &h, const int32_t *args, void *buf, bool loopback) {
   const HandlerEntry &e = handlers_.entry(h.handler);
   gex_AM_Fn_t fn = e.fn.load(std::memory_order_acquire);
   if (!fn) {
@@ -512,6 +584,7 @@ void Engine::deliver(const transport::AmHeader &h, const int32_t *args, void *pa
   tok.handler = h.handler;
   tok.category = h.category;
   tok.is_req = h.kind == kRequest;
+  tok.loopback = loopback;
   tok.entry = &e;
   tok.outer = tl_token;
   tl_token = &tok;
@@ -519,15 +592,10 @@ void Engine::deliver(const transport::AmHeader &h, const int32_t *args, void *pa
   if (h.category == kShort) {
     kShortCalls[n](fn, &tok, args);
   } else {
-    void *buf = h.category == kLong ? reinterpret_cast<void *>(h.dest) : payload;
     kPayloadCalls[n](fn, &tok, buf, h.nbytes, args);
   }
   tl_token = tok.outer;
-  if (tok.is_req && !tok.replied) {
-    // The hidden reply: bank the credit, return the bank when it is full.
-    uint32_t owed = add(peers_[h.src].owed, 1u);
-    if (owed >= slack_) send_credits(h.src);
-  }
+  return tok.replied;
 }
 
 }  // namespace gexx::core::am

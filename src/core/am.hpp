@@ -94,7 +94,10 @@ class Engine {
          const Limits &limits);
 
   // Return 0, or 1 when GEX_FLAG_IMMEDIATE was given and nothing was sent.
-  // A client's AM names a client handler index (fatal otherwise).
+  // A client's AM names a client handler index (fatal otherwise). A client's
+  // request to this rank runs its handler inside the call (and a reply from
+  // that handler runs its own inside the reply call), as GASNet's loopback
+  // does; gexx's internal requests to this rank go through the transport.
   int request(gex_Rank_t rank, const Message &m);
   int reply(gex_Token_t token, const Message &m);
   // A request of gexx itself, to one of its InternalHandler indices.
@@ -179,6 +182,13 @@ class Engine {
   void send(const Message &m, transport::AmSlot &slot, Kind kind, uint32_t credits, bool in_place,
             char *long_dst);
   void send_credits(uint32_t peer);
+  // A client AM to this rank (a request, or the reply of a request that
+  // came that way): the payload copied, the handler run here.
+  int loopback(const Message &m, Kind kind);
+  // Runs the handler a message names with a token on this thread's stack
+  // (`loopback`: the message never left this call); true when a request
+  // handler replied.
+  bool dispatch(const transport::AmHeader &h, const int32_t *args, void *buf, bool loopback);
   [[noreturn]] void bad_handler(const transport::AmHeader &h, const char *why);
 
   transport::Transport &tp_;

@@ -132,7 +132,9 @@ void Engine::commit(const char *api, gex_AM_SrcDesc_t sdp, bool reply, Category 
   m.lc_opt = sd.lc_opt;
   m.flags = sd.flags;
   sd.active = false;
-  uint32_t credits = take_owed(sd.peer) + (reply ? 1 : 0);
+  // A reply returns its request's credit; a request to oneself that ran in
+  // its call (a loopback token) took none.
+  uint32_t credits = take_owed(sd.peer) + (reply && !sd.token->loopback ? 1 : 0);
   Kind kind = reply ? kReply : kRequest;
   if (sd.in_place) {
     send(m, sd.slot, kind, credits, true, nullptr);

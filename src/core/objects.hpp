@@ -59,6 +59,7 @@ struct gexx_token_s {
   uint8_t category = 0;  // core::am::Category
   bool is_req = false;
   bool replied = false;
+  bool loopback = false;  // a request to oneself, run inside its request call: so is its reply
   const gexx::core::HandlerEntry *entry = nullptr;
   gexx_token_s *outer = nullptr;  // the handler this one runs inside (reply drained in a request)
 };

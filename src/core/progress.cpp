@@ -4,6 +4,7 @@
 
 #include <sched.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <cstdint>
@@ -14,6 +15,8 @@
 namespace gexx::core {
 
 namespace {
+// More ranks on this host than CPUs this process may run on: waits yield at
+// once, and a client's own poll loop yields after a short spin.
 bool g_oversubscribed = false;
 // The transport every poll drives; set once the runtime is up (before
 // that, polls do nothing: no AM engine exists to take deliveries).
@@ -38,12 +41,13 @@ void run_poll_hooks(unsigned set) {
 // (milliseconds).
 constexpr uint64_t kSpinNs = 20000;
 // This thread's current spin: when it began and when it last polled in vain
-// (0: not spinning).
-thread_local uint64_t t_spin_since = 0;
-thread_local uint64_t t_spin_last = 0;
-// Idle polls since the clock was last read: it is read every kClockEvery,
-// so an idle smp poll (a few ns) does not pay for a clock read each time.
-thread_local uint32_t t_idle_polls = 0;
+// (0: not spinning). Initial-exec: this code lives in a shared library.
+__attribute__((tls_model("initial-exec"))) thread_local uint64_t t_spin_since = 0;
+__attribute__((tls_model("initial-exec"))) thread_local uint64_t t_spin_last = 0;
+// Idle polls since the clock was last read (oversubscribed hosts only): it
+// is read every kClockEvery, so an idle poll does not pay for a clock read
+// each time.
+__attribute__((tls_model("initial-exec"))) thread_local uint32_t t_idle_polls = 0;
 constexpr uint32_t kClockEvery = 32;
 // Longer than this between two clock reads of a spin (kClockEvery polls):
 // the thread was computing, not spinning, and its spin starts anew.
@@ -67,6 +71,29 @@ bool spun_long_enough(bool restart) {
   return true;
 }
 
+// The CPUs this process may run on (its affinity mask), else the online ones.
+long usable_cpus() {
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof set, &set) == 0) return CPU_COUNT(&set);
+  return sysconf(_SC_NPROCESSORS_ONLN);
+}
+
+// An explicit poll on an oversubscribed host: one that found nothing for
+// kSpinNs yields, or a rank polling in its own loop (gasnet_AMPoll until a
+// flag is set) would hold its core from the rank it waits for until the
+// scheduler preempts it.
+[[gnu::noinline]] void idle_poll_oversubscribed(bool any) {
+  if (any) {
+    t_spin_last = 0;
+    t_idle_polls = 0;
+    return;
+  }
+  if (++t_idle_polls % kClockEvery == 0 &&
+      g_wait_mode.load(std::memory_order_relaxed) != static_cast<int>(WaitMode::Spin) &&
+      spun_long_enough(false))
+    sched_yield();
+}
+
 }  // namespace
 
 void progress_open(bool oversubscribed) {
@@ -74,6 +101,10 @@ void progress_open(bool oversubscribed) {
 }
 
 void progress_start(transport::Transport &tp) {
+  // The transport counts the host's cores; a job pinned to fewer (taskset,
+  // a batch system's cgroup) is oversubscribed when its ranks outnumber them.
+  long cpus = usable_cpus();
+  if (cpus > 0 && tp.ranks_on_host() > static_cast<uint64_t>(cpus)) g_oversubscribed = true;
   g_transport = &tp;
 }
 
@@ -93,15 +124,11 @@ void poll(const char *api) {
   bool any = tp->poll(false);
   if (unsigned set = g_poll_hooks_set.load(std::memory_order_acquire)) [[unlikely]]
     run_poll_hooks(set);
-  if (any) {
-    t_spin_last = 0;
-    t_idle_polls = 0;
-    return;
-  }
-  if (++t_idle_polls % kClockEvery == 0 &&
-      g_wait_mode.load(std::memory_order_relaxed) != static_cast<int>(WaitMode::Spin) &&
-      spun_long_enough(false))
-    sched_yield();
+  // A poll never yields (GASNet's does not either: a client's poll loop is
+  // its own to pace); blocking waits yield in relax. Only an oversubscribed
+  // host, where the rank polled for may have no core, yields here too.
+  if (g_oversubscribed) [[unlikely]]
+    idle_poll_oversubscribed(any);
 }
 
 void set_wait_mode(WaitMode mode) {

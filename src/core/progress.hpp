@@ -1,6 +1,7 @@
 // Waiting: every blocking call polls, and yields the CPU when the host has
-// more ranks than cores (or after a short spin otherwise). A client's own
-// poll loop (gasnet_AMPoll, gasnet_try_syncnb) yields after the same spin.
+// more ranks than usable cores (or after a short spin otherwise). A poll
+// alone (gasnet_AMPoll, gex_Event_Test, gasnet_try_syncnb) never yields,
+// as in GASNet, except on an oversubscribed host, after the same spin.
 #pragma once
 
 #include <cstdint>
@@ -18,9 +19,9 @@ void progress_open(bool oversubscribed);
 void progress_start(transport::Transport &tp);
 
 // Polls the whole transport: runs incoming AMs and completes RMA. `api` names the caller in the
-// error raised when it is called inside an AM handler (handlers may not poll or wait). A thread
-// whose polls have found nothing for a while yields the CPU here, unless
-// the wait mode is GASNET_WAIT_SPIN.
+// error raised when it is called inside an AM handler (handlers may not poll or wait). It yields
+// the CPU only on an oversubscribed host, after its polls have found nothing for a while
+// (and the wait mode is not GASNET_WAIT_SPIN); waits yield in relax().
 void poll(const char *api = "a blocking gexx call (wait, barrier or poll)");
 void relax(uint32_t &spins);  // one step of a polite spin
 

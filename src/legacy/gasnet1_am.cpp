@@ -5,6 +5,7 @@
 #include <cstdarg>
 
 #include "capi/entry.hpp"
+#include "core/progress.hpp"
 #include "util/log.hpp"
 #include "util/trace.hpp"
 
@@ -65,10 +66,14 @@ size_t gasnet_AMMaxLongReply(void) {
 }
 
 int gasnet_AMPoll(void) {
-  uint64_t start = gexx::trace::active(gexx::trace::kPoll) ? gexx::trace::now() : 0;
   gexx::capi::job_tm(__func__);
-  gexx::capi::poll(__func__);
-  if (start) gexx::trace::record(gexx::trace::Op::Poll, -1, 0, start, __func__);
+  if (gexx::trace::active(gexx::trace::kPoll)) [[unlikely]] {
+    uint64_t start = gexx::trace::now();
+    gexx::core::poll(__func__);
+    gexx::trace::record(gexx::trace::Op::Poll, -1, 0, start, __func__);
+    return GASNET_OK;
+  }
+  gexx::core::poll(__func__);  // straight to the engine: the hot path of every poll loop
   return GASNET_OK;
 }
 

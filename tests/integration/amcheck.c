@@ -6,6 +6,8 @@
  *                      ways, lc_opt events, IMMEDIATE under back-pressure,
  *                      token info, GASNet-1 AMs, handler-safe locks
  *   amcheck flood      every rank but 0 floods rank 0 (100000 messages in all)
+ *   amcheck pollchain  requests passed along a chain, each rank in its own poll loop
+ *   amcheck loopback   AMs to oneself run inside their calls (replies too)
  *   amcheck <rule>     breaks one handler rule; the job must end with a message
  *
  * Each rank prints "amcheck rank R of N: PASS (K checks)" or "FAIL: ..." and
@@ -729,6 +731,161 @@ static void pingpong(const char *waitmode) {
   if (me == 1) CHECK(pp_requests == PINGPONG_BLOCKS * PINGPONG_BLOCK, "%ld requests", pp_requests);
 }
 
+/* ---- poll chain: round after round, each rank waits in its own
+ * gasnet_AMPoll loop for its predecessor's request, sends one to every
+ * other rank, then waits for every other rank's. With more ranks than
+ * cores the rank waited for is often descheduled: a poll that never gave
+ * its core up would leave it none until the scheduler preempts the poller.
+ * Checks each sender's requests arrive in round order and all arrive;
+ * prints its time, asserts none. ---- */
+#define CHAIN_ROUNDS 60
+static volatile long chain_from[64]; /* requests from each rank, all rounds */
+static gex_AM_Entry_t chain_table[1];
+
+static void chain_request(gex_Token_t t, gex_AM_Arg_t round) {
+  gex_Token_Info_t info;
+  gex_Token_Info(t, &info, GEX_TI_SRCRANK);
+  gex_Rank_t src = info.gex_srcrank;
+  CHECK(src < n && src != me, "poll chain: a request from rank %u", src);
+  CHECK(round == chain_from[src], "poll chain: rank %u's request for round %d came as number %ld",
+        src, (int)round, chain_from[src]);
+  ++chain_from[src];
+}
+
+static void pollchain(void) {
+  chain_table[0] = (gex_AM_Entry_t){
+      0, (gex_AM_Fn_t)chain_request, GEX_FLAG_AM_SHORT | GEX_FLAG_AM_REQUEST, 1, NULL, "chain"};
+  gex_EP_RegisterHandlers(ep, chain_table, 1);
+  gasnet_barrier(0, GASNET_BARRIERFLAG_ANONYMOUS);
+  double start = pp_now();
+  for (long round = 0; round < CHAIN_ROUNDS; ++round) {
+    if (me > 0)
+      while (chain_from[me - 1] <= round) gasnet_AMPoll();
+    for (gex_Rank_t r = 0; r < n; ++r)
+      if (r != me) gex_AM_RequestShort1(tm, r, chain_table[0].gex_index, 0, (gex_AM_Arg_t)round);
+    for (gex_Rank_t r = 0; r < n; ++r)
+      while (r != me && chain_from[r] <= round) gasnet_AMPoll();
+  }
+  double took = pp_now() - start;
+  for (gex_Rank_t r = 0; r < n; ++r)
+    if (r != me)
+      CHECK(chain_from[r] == CHAIN_ROUNDS, "poll chain: %ld requests from rank %u", chain_from[r],
+            r);
+  if (me == 0)
+    printf("amcheck: poll chain of %d rounds over %u ranks in %.3f s\n", CHAIN_ROUNDS, n, took);
+}
+
+/* ---- loopback: a request to oneself runs its handler inside the request
+ * call, and a reply from that handler runs its own inside the reply call
+ * (GASNet's loopback); a Medium handler gets its own aligned copy (it may
+ * write to it: the sender's buffer stays as it was), a reply's copy apart
+ * from its request's; local completion is immediate. ---- */
+static gex_AM_Entry_t loop_table[4];
+static volatile int loop_req_running, loop_rep_ran;
+static volatile long loop_rep_nbytes;
+
+static void loop_reply(gex_Token_t t, void *buf, size_t nbytes, gex_AM_Arg_t seed) {
+  gex_Token_Info_t info;
+  gex_Token_Info(t, &info, GEX_TI_SRCRANK);
+  CHECK(info.gex_srcrank == me && !info.gex_is_req, "loopback reply token: rank %u, is_req %d",
+        info.gex_srcrank, info.gex_is_req);
+  CHECK(loop_req_running, "loopback reply ran outside its request handler's reply call");
+  CHECK(((uintptr_t)buf & 15) == 0 || nbytes == 0, "loopback reply buffer %p unaligned", buf);
+  size_t bad = first_bad(buf, nbytes, (uint64_t)seed);
+  CHECK(bad == (size_t)-1, "loopback reply of %zu bytes: byte %zu wrong", nbytes, bad);
+  memset(buf, 0xA5, nbytes); /* the handler owns its copy */
+  loop_rep_nbytes = (long)nbytes;
+  ++loop_rep_ran;
+}
+
+static void loop_request(gex_Token_t t, void *buf, size_t nbytes, gex_AM_Arg_t seed) {
+  gex_Token_Info_t info;
+  gex_Token_Info(t, &info, GEX_TI_SRCRANK);
+  CHECK(info.gex_srcrank == me && info.gex_is_req, "loopback request token: rank %u, is_req %d",
+        info.gex_srcrank, info.gex_is_req);
+  CHECK(((uintptr_t)buf & 15) == 0 || nbytes == 0, "loopback request buffer %p unaligned", buf);
+  size_t bad = first_bad(buf, nbytes, (uint64_t)seed);
+  CHECK(bad == (size_t)-1, "loopback request of %zu bytes: byte %zu wrong", nbytes, bad);
+  /* Reply with twice the payload (another copy, the same size class or the
+   * next); this request's buffer must survive the reply. */
+  static unsigned char out[65536];
+  size_t rn = nbytes * 2 > sizeof out ? sizeof out : nbytes * 2;
+  fill(out, rn, (uint64_t)seed + 1);
+  loop_req_running = 1;
+  int before = loop_rep_ran;
+  gex_Event_t lc = (gex_Event_t)1;
+  gex_AM_ReplyMedium1(t, loop_table[1].gex_index, out, rn, &lc, 0, seed + 1);
+  loop_req_running = 0;
+  CHECK(loop_rep_ran == before + 1,
+        "the loopback reply handler had not run when ReplyMedium returned");
+  CHECK(lc == GEX_EVENT_INVALID, "loopback reply: local completion event not complete");
+  bad = first_bad(buf, nbytes, (uint64_t)seed);
+  CHECK(bad == (size_t)-1, "loopback request of %zu bytes: byte %zu changed by the reply", nbytes,
+        bad);
+  memset(buf, 0x5A, nbytes);
+}
+
+static volatile long loop_long_ran;
+static void loop_long(gex_Token_t t, void *buf, size_t nbytes, gex_AM_Arg_t seed) {
+  (void)t;
+  CHECK(buf == seg + 2 * REGION, "loopback Long buffer %p, expected %p", buf,
+        (void *)(seg + 2 * REGION));
+  size_t bad = first_bad(buf, nbytes, (uint64_t)seed);
+  CHECK(bad == (size_t)-1, "loopback Long of %zu bytes: byte %zu wrong", nbytes, bad);
+  ++loop_long_ran;
+}
+static volatile long loop_short_ran;
+static void loop_short(gex_Token_t t, gex_AM_Arg_t a, gex_AM_Arg_t b) {
+  (void)t;
+  CHECK(a == 7 && b == -7, "loopback Short arguments %d %d", (int)a, (int)b);
+  ++loop_short_ran;
+}
+
+static void loopback(void) {
+  loop_table[0] = (gex_AM_Entry_t){
+      0, (gex_AM_Fn_t)loop_request, GEX_FLAG_AM_MEDIUM | GEX_FLAG_AM_REQUEST, 1, NULL, "loop_req"};
+  loop_table[1] = (gex_AM_Entry_t){
+      0, (gex_AM_Fn_t)loop_reply, GEX_FLAG_AM_MEDIUM | GEX_FLAG_AM_REPLY, 1, NULL, "loop_rep"};
+  loop_table[2] = (gex_AM_Entry_t){
+      0, (gex_AM_Fn_t)loop_long, GEX_FLAG_AM_LONG | GEX_FLAG_AM_REQUEST, 1, NULL, "loop_long"};
+  loop_table[3] = (gex_AM_Entry_t){
+      0, (gex_AM_Fn_t)loop_short, GEX_FLAG_AM_SHORT | GEX_FLAG_AM_REQUEST, 2, NULL, "loop_short"};
+  gex_EP_RegisterHandlers(ep, loop_table, 4);
+  static const size_t sizes[] = {0, 1, 15, 16, 128, 200, 256, 257, 4000, 32768, 65536};
+  static unsigned char src[65536], copy[65536];
+  for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; ++i) {
+    size_t nb = sizes[i];
+    uint64_t seed = 0x1000 + i * 77;
+    fill(src, nb, seed);
+    memcpy(copy, src, nb);
+    int before = loop_rep_ran;
+    gex_Event_t lc = (gex_Event_t)1;
+    int rc =
+        gex_AM_RequestMedium1(tm, me, loop_table[0].gex_index, src, nb, i % 2 ? &lc : GEX_EVENT_NOW,
+                              GEX_FLAG_IMMEDIATE, (gex_AM_Arg_t)seed);
+    CHECK(rc == 0, "loopback Medium refused (%d) with GEX_FLAG_IMMEDIATE", rc);
+    CHECK(loop_rep_ran == before + 1,
+          "loopback Medium of %zu bytes: handlers had not run at return", nb);
+    CHECK(loop_rep_nbytes == (long)(nb * 2 > 65536 ? 65536 : nb * 2), "reply of %ld bytes",
+          loop_rep_nbytes);
+    CHECK(!(i % 2) || lc == GEX_EVENT_INVALID, "loopback Medium: local completion not complete");
+    CHECK(memcmp(src, copy, nb) == 0, "loopback Medium: the sender's buffer changed");
+    /* Long to oneself: lands in this rank's loopback region before the handler runs. */
+    long lbefore = loop_long_ran;
+    gex_AM_RequestLong1(tm, me, loop_table[2].gex_index, src, nb, seg + 2 * REGION, &lc, 0,
+                        (gex_AM_Arg_t)seed);
+    CHECK(loop_long_ran == lbefore + 1 && lc == GEX_EVENT_INVALID,
+          "loopback Long of %zu bytes: not run, or not complete, at return", nb);
+    long sbefore = loop_short_ran;
+    gex_AM_RequestShort2(tm, me, loop_table[3].gex_index, 0, 7, -7);
+    CHECK(loop_short_ran == sbefore + 1, "loopback Short: not run at return");
+    /* GASNet-1's form, the same path. */
+    gasnet_AMRequestShort2(me, loop_table[3].gex_index, 7, -7);
+    CHECK(loop_short_ran == sbefore + 2, "gasnet_AMRequestShort2 to oneself: not run at return");
+  }
+  if (me == 0) printf("amcheck: loopback ran every handler inside its call\n");
+}
+
 /* ---- broken rules: each must end the job with a message ---- */
 static const char *rule;
 static gex_Token_t saved_token;
@@ -814,6 +971,10 @@ int main(int argc, char **argv) {
   const char *mode = argc > 1 ? argv[1] : "all";
   if (!strcmp(mode, "flood")) {
     flood();
+  } else if (!strcmp(mode, "pollchain")) {
+    pollchain();
+  } else if (!strcmp(mode, "loopback")) {
+    loopback();
   } else if (!strcmp(mode, "pingpong")) {
     pingpong(argc > 2 ? argv[2] : NULL);
   } else if (!strcmp(mode, "all")) {

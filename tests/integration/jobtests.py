@@ -2127,6 +2127,59 @@ def case_upcxx2_segsize_scope():
     check(abs(seen["1/64"] / seen["0.015625/P"] - 1) < 0.01, "1/64 and 0.015625/P differ")
 
 
+# ---- poll policy (issue 21, poll3): a poll never yields, except on an
+# oversubscribed host ----
+def case_am_pollchain(ranks, one_cpu=False, ofi=None):
+    """`ranks` ranks pass a chain of Short requests round after round, each
+    waiting for its predecessor's request, then for every other rank's, in its
+    own gasnet_AMPoll loop (amcheck pollchain): with more ranks than cores
+    (this host, or `one_cpu`: the whole job on one CPU) the rank polled for is
+    often descheduled, and a poll that never gives its core up would leave it
+    none until the scheduler preempts the poller. Checks every request of
+    every round arrived in order; asserts no time (the job's timeout catches
+    a livelock)."""
+    def run():
+        env = ofi_env(ofi) if ofi else {}
+        before = shm_entries()
+        prog = os.path.join(ARGS.bin_dir, "tests", "integration",
+                            "amcheck_ofi" if ofi else "amcheck")
+        cpus = {min(os.sched_getaffinity(0))} if one_cpu else None
+        job = Job([prog, "pollchain"], env=env, ranks=ranks, cpus=cpus)
+        job.wait(timeout=120).expect(0)
+        check(re.search(r"^amcheck: poll chain of \d+ rounds over %d ranks in \d+\.\d{3} s$"
+                        % ranks, job.stdout, re.M), job.show())
+        check(len(re.findall(r"amcheck rank \d+ of %d: PASS" % ranks, job.stdout)) == ranks,
+              job.show())
+        job.assert_nothing_left(before)
+    return run
+
+
+def case_am_loopback(n, par=False):
+    """AMs to oneself (amcheck loopback): every handler runs inside its
+    request or reply call, with its payload checked, a Medium handler's copy
+    its own, local completion immediate; PAR: the amcheck_par build."""
+    def run():
+        before = shm_entries()
+        job = Job([amcheck(par), "loopback"], ranks=n)
+        job.wait(timeout=120).expect(0)
+        check("amcheck: loopback ran every handler inside its call" in job.stdout, job.show())
+        check(len(re.findall(r"amcheck rank \d+ of %d: PASS" % n, job.stdout)) == n, job.show())
+        job.assert_nothing_left(before)
+    return run
+
+
+def case_am_rules_loopback():
+    """The broken handler rules of case_am_rules on one rank: every AM goes to
+    oneself and runs inside its call, and each rule still ends the job with its
+    message."""
+    for rule, message in AM_RULES:
+        before = shm_entries()
+        job = Job([amcheck(), rule], ranks=1).wait()
+        job.expect(1, stderr_has=[r"gexx: rank 0 on \S+: fatal error: " + message])
+        check("was not caught" not in job.stdout, job.show())
+        job.assert_nothing_left(before)
+
+
 MATRIX = [
     # Active messages.
     ("am_1", lambda ofi: case_am(1, ofi=ofi), (SMP,)),
@@ -2237,6 +2290,12 @@ MATRIX = [
     # three, so each has a leader and two members and a root may be either.
     ("coll_pshm3_6", lambda ofi: case_coll(6, ofi=ofi, knobs={"GASNET_SUPERNODE_MAXSIZE": "3"}),
      ("tcp",)),
+    # Poll policy (issue 21, poll3): ranks polling in their own loops while
+    # the rank they wait for has no core.
+    ("am_pollchain_8", lambda ofi: case_am_pollchain(8, ofi=ofi), (SMP,)),
+    ("am_pollchain_8_1cpu", lambda ofi: case_am_pollchain(8, one_cpu=True, ofi=ofi), (SMP, "tcp")),
+    ("am_loopback_1", lambda ofi: case_am_loopback(1), (SMP,)),
+    ("am_loopback_par_2", lambda ofi: case_am_loopback(2, par=True), (SMP,)),
 ]
 
 
@@ -2314,6 +2373,8 @@ CASES = {
     "upcxx2_segsize_scope": case_upcxx2_segsize_scope,
     # Same-host copies (issue 23, smp3: include/gexx_copy.h): the vector paths alone.
     "rma_order_vec_2": case_rma_order(2, "500000", "16,64,1024,2048"),
+    # AMs to oneself run inside their calls (issue 21, poll3).
+    "am_rules_loopback": case_am_rules_loopback,
 }
 # Run by other cases (in a private /dev/shm), not registered as tests.
 HELPER_CASES = {"inner_small_shm", "inner_absent_shm", "harden_inner_segmax"}

@@ -237,6 +237,23 @@ TEST_F(Credits, ARefusedRequestKeepsItsCreditAndTheBank) {
   EXPECT_EQ(request(1), 1);
 }
 
+// A request to oneself runs its handler, and the reply's, inside the call:
+// nothing reaches the transport, no credit is taken and none is banked.
+TEST_F(Credits, ARequestToOneselfRunsInItsCallAndTakesNoCredit) {
+  start(1, 1);
+  am::Message m{"test request", am::kShort,    kReplies,          0, nullptr, nullptr, 0,
+                nullptr,        GEX_EVENT_NOW, GEX_FLAG_IMMEDIATE};
+  for (int i = 1; i <= 5; ++i) {
+    EXPECT_EQ(engine_->request(0, m), 0);
+    EXPECT_EQ(g_ran, 2 * i) << "the request handler and its reply ran before the call returned";
+  }
+  EXPECT_EQ(request(0), 0);
+  EXPECT_EQ(g_ran, 11) << "a handler that sends no reply";
+  EXPECT_TRUE(transport_.sent.empty()) << "no message, no hidden reply";
+  EXPECT_EQ(request(1), 0) << "credits toward the others untouched";
+  EXPECT_EQ(request(1), 1);
+}
+
 TEST(AmLimits, SlackAndCreditsMustFitTheWire) {
   am::Limits l;
   l.credits_per_peer = 256;
