@@ -146,27 +146,49 @@ GEXX_AD_DECLARE(DBL, double)
   }
 
 /* Floating types: ADD, SUB (a compare-and-swap loop on the word's bits, as
- * the library's), GET, SET, SWAP; the others go to the library. */
-#define GEXX_AD_APPLY_FP(tcode, type)                                                              \
-  static inline __attribute__((always_inline)) int gexx_ad_apply_##tcode(                          \
-      type *p, type *result_p, gex_OP_t op, type a, type b) {                                      \
-    type old, next;                                                                                \
-    (void)b;                                                                                       \
-    if (op & (GEX_OP_ADD | GEX_OP_FADD | GEX_OP_SUB | GEX_OP_FSUB)) {                              \
-      if (op & (GEX_OP_SUB | GEX_OP_FSUB)) a = -a;                                                 \
-      __atomic_load(p, &old, __ATOMIC_SEQ_CST);                                                    \
-      do {                                                                                         \
-        next = old + a;                                                                            \
-      } while (!__atomic_compare_exchange(p, &old, &next, 1, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)); \
-    } else if (op & GEX_OP_GET) {                                                                  \
-      __atomic_load(p, &old, __ATOMIC_SEQ_CST);                                                    \
-    } else if (op & (GEX_OP_SET | GEX_OP_SWAP)) {                                                  \
-      __atomic_exchange(p, &a, &old, __ATOMIC_SEQ_CST);                                            \
-    } else {                                                                                       \
-      return 0;                                                                                    \
-    }                                                                                              \
-    if (op & GEXX_AD_FETCHING) *result_p = old;                                                    \
-    return 1;                                                                                      \
+ * the library's), GET, SET, SWAP; the others go to the library. The word is
+ * reached as an integer of its size (`bits`, may_alias) so that the prior
+ * value stays in a register through the loop. */
+typedef uint32_t __attribute__((may_alias)) gexx_ad_bits32;
+typedef uint64_t __attribute__((may_alias)) gexx_ad_bits64;
+#define GEXX_AD_APPLY_FP(tcode, type, bits)                                                      \
+  static inline __attribute__((always_inline)) type gexx_ad_val_##tcode(bits u) {                \
+    union {                                                                                      \
+      bits u;                                                                                    \
+      type f;                                                                                    \
+    } x;                                                                                         \
+    x.u = u;                                                                                     \
+    return x.f;                                                                                  \
+  }                                                                                              \
+  static inline __attribute__((always_inline)) bits gexx_ad_bits_##tcode(type f) {               \
+    union {                                                                                      \
+      type f;                                                                                    \
+      bits u;                                                                                    \
+    } x;                                                                                         \
+    x.f = f;                                                                                     \
+    return x.u;                                                                                  \
+  }                                                                                              \
+  static inline __attribute__((always_inline)) int gexx_ad_apply_##tcode(                        \
+      type *p, type *result_p, gex_OP_t op, type a, type b) {                                    \
+    bits *w = (bits *)(void *)p;                                                                 \
+    bits old;                                                                                    \
+    (void)b;                                                                                     \
+    if (op & (GEX_OP_ADD | GEX_OP_FADD | GEX_OP_SUB | GEX_OP_FSUB)) {                            \
+      if (op & (GEX_OP_SUB | GEX_OP_FSUB)) a = -a;                                               \
+      old = __atomic_load_n(w, __ATOMIC_SEQ_CST);                                                \
+      while (!__atomic_compare_exchange_n(w, &old,                                               \
+                                          gexx_ad_bits_##tcode(gexx_ad_val_##tcode(old) + a), 1, \
+                                          __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {                 \
+      }                                                                                          \
+    } else if (op & GEX_OP_GET) {                                                                \
+      old = __atomic_load_n(w, __ATOMIC_SEQ_CST);                                                \
+    } else if (op & (GEX_OP_SET | GEX_OP_SWAP)) {                                                \
+      old = __atomic_exchange_n(w, gexx_ad_bits_##tcode(a), __ATOMIC_SEQ_CST);                   \
+    } else {                                                                                     \
+      return 0;                                                                                  \
+    }                                                                                            \
+    if (op & GEXX_AD_FETCHING) *result_p = gexx_ad_val_##tcode(old);                             \
+    return 1;                                                                                    \
   }
 
 /* One form's inline function: the word's operation here, else the library. */
@@ -193,8 +215,8 @@ GEXX_AD_APPLY_INT(I32, int32_t)
 GEXX_AD_APPLY_INT(U32, uint32_t)
 GEXX_AD_APPLY_INT(I64, int64_t)
 GEXX_AD_APPLY_INT(U64, uint64_t)
-GEXX_AD_APPLY_FP(FLT, float)
-GEXX_AD_APPLY_FP(DBL, double)
+GEXX_AD_APPLY_FP(FLT, float, gexx_ad_bits32)
+GEXX_AD_APPLY_FP(DBL, double, gexx_ad_bits64)
 GEXX_AD_INLINE(I32, int32_t)
 GEXX_AD_INLINE(U32, uint32_t)
 GEXX_AD_INLINE(I64, int64_t)
