@@ -91,115 +91,111 @@ GEXX_AD_DECLARE(DBL, double)
    GEX_OP_FMIN | GEX_OP_FMAX | GEX_OP_FINC | GEX_OP_FDEC | GEX_OP_SWAP | GEX_OP_FCAS | GEX_OP_GET)
 
 /* The word of an operation the inline path may perform, else null. */
-#define GEXX_AD_WORD(tcode, type)                                                          \
-  static inline type *gexx_ad_word_##tcode(gex_AD_t ad, type *result_p, gex_Rank_t rank,   \
-                                           void *addr, gex_OP_t op, gex_Flags_t flags) {   \
-    const struct gexx_ad_head *h = (const struct gexx_ad_head *)(void *)ad;                \
-    const struct gexx_ad_direct *d;                                                        \
-    uint64_t off;                                                                          \
-    if (__builtin_expect(!h || h->key != (GEXX_AD_LIVE ^ GEX_DT_##tcode), 0)) return 0;    \
-    if (__builtin_expect(!(op & h->ops) || (op & (op - 1)) || rank >= h->direct_size ||    \
-                             (flags & (GEX_FLAG_RANK_IS_JOBRANK | GEX_FLAG_AD_MY_RANK)) || \
-                             ((uintptr_t)addr & (sizeof(type) - 1)) ||                     \
-                             (!result_p && (op & GEXX_AD_FETCHING)),                       \
-                         0))                                                               \
-      return 0;                                                                            \
-    d = h->direct + rank;                                                                  \
-    off = (uint64_t)(uintptr_t)addr - d->base;                                             \
-    if (__builtin_expect(off > d->limit || !d->local, 0)) return 0;                        \
-    return (type *)(void *)(d->local + off);                                               \
+#define GEXX_AD_WORD(tcode, type)                                                                 \
+  static inline __attribute__((always_inline)) type *gexx_ad_word_##tcode(                        \
+      gex_AD_t ad, type *result_p, gex_Rank_t rank, void *addr, gex_OP_t op, gex_Flags_t flags) { \
+    const struct gexx_ad_head *h = (const struct gexx_ad_head *)(void *)ad;                       \
+    const struct gexx_ad_direct *d;                                                               \
+    uint64_t off;                                                                                 \
+    if (__builtin_expect(!h || h->key != (GEXX_AD_LIVE ^ GEX_DT_##tcode), 0)) return 0;           \
+    if (__builtin_expect(!(op & h->ops) || (op & (op - 1)) || rank >= h->direct_size ||           \
+                             (flags & (GEX_FLAG_RANK_IS_JOBRANK | GEX_FLAG_AD_MY_RANK)) ||        \
+                             ((uintptr_t)addr & (sizeof(type) - 1)) ||                            \
+                             (!result_p && (op & GEXX_AD_FETCHING)),                              \
+                         0))                                                                      \
+      return 0;                                                                                   \
+    d = h->direct + rank;                                                                         \
+    off = (uint64_t)(uintptr_t)addr - d->base;                                                    \
+    if (__builtin_expect(off > d->limit || !d->local, 0)) return 0;                               \
+    return (type *)(void *)(d->local + off);                                                      \
   }
 
 /* Integer types: every operation with a builtin of its own (MULT, MIN, MAX
- * go to the library). Returns 0 when it did nothing. */
-#define GEXX_AD_APPLY_INT(tcode, type)                                                            \
-  static inline int gexx_ad_apply_##tcode(type *p, type *result_p, gex_OP_t op, type a, type b) { \
-    type old;                                                                                     \
-    switch (op) {                                                                                 \
-      case GEX_OP_ADD:                                                                            \
-      case GEX_OP_FADD:                                                                           \
-        old = __atomic_fetch_add(p, a, __ATOMIC_SEQ_CST);                                         \
-        break;                                                                                    \
-      case GEX_OP_SUB:                                                                            \
-      case GEX_OP_FSUB:                                                                           \
-        old = __atomic_fetch_sub(p, a, __ATOMIC_SEQ_CST);                                         \
-        break;                                                                                    \
-      case GEX_OP_INC:                                                                            \
-      case GEX_OP_FINC:                                                                           \
-        old = __atomic_fetch_add(p, (type)1, __ATOMIC_SEQ_CST);                                   \
-        break;                                                                                    \
-      case GEX_OP_DEC:                                                                            \
-      case GEX_OP_FDEC:                                                                           \
-        old = __atomic_fetch_sub(p, (type)1, __ATOMIC_SEQ_CST);                                   \
-        break;                                                                                    \
-      case GEX_OP_AND:                                                                            \
-      case GEX_OP_FAND:                                                                           \
-        old = __atomic_fetch_and(p, a, __ATOMIC_SEQ_CST);                                         \
-        break;                                                                                    \
-      case GEX_OP_OR:                                                                             \
-      case GEX_OP_FOR:                                                                            \
-        old = __atomic_fetch_or(p, a, __ATOMIC_SEQ_CST);                                          \
-        break;                                                                                    \
-      case GEX_OP_XOR:                                                                            \
-      case GEX_OP_FXOR:                                                                           \
-        old = __atomic_fetch_xor(p, a, __ATOMIC_SEQ_CST);                                         \
-        break;                                                                                    \
-      case GEX_OP_GET:                                                                            \
-        old = __atomic_load_n(p, __ATOMIC_SEQ_CST);                                               \
-        break;                                                                                    \
-      case GEX_OP_SET:                                                                            \
-      case GEX_OP_SWAP:                                                                           \
-        old = __atomic_exchange_n(p, a, __ATOMIC_SEQ_CST);                                        \
-        break;                                                                                    \
-      case GEX_OP_CAS:                                                                            \
-      case GEX_OP_FCAS:                                                                           \
-        old = a;                                                                                  \
-        __atomic_compare_exchange_n(p, &old, b, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);           \
-        break;                                                                                    \
-      default:                                                                                    \
-        return 0;                                                                                 \
-    }                                                                                             \
-    if (op & GEXX_AD_FETCHING) *result_p = old;                                                   \
-    return 1;                                                                                     \
+ * go to the library). Returns 0 when it did nothing. Bit tests, most used
+ * first: `op` is one bit, and ADD/FADD then costs one test before its
+ * instruction (no call, no jump table). */
+#define GEXX_AD_APPLY_INT(tcode, type)                                                \
+  static inline __attribute__((always_inline)) int gexx_ad_apply_##tcode(             \
+      type *p, type *result_p, gex_OP_t op, type a, type b) {                         \
+    type old;                                                                         \
+    if (op & (GEX_OP_ADD | GEX_OP_FADD))                                              \
+      old = __atomic_fetch_add(p, a, __ATOMIC_SEQ_CST);                               \
+    else if (op & (GEX_OP_INC | GEX_OP_FINC))                                         \
+      old = __atomic_fetch_add(p, (type)1, __ATOMIC_SEQ_CST);                         \
+    else if (op & (GEX_OP_CAS | GEX_OP_FCAS)) {                                       \
+      old = a;                                                                        \
+      __atomic_compare_exchange_n(p, &old, b, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST); \
+    } else if (op & GEX_OP_GET)                                                       \
+      old = __atomic_load_n(p, __ATOMIC_SEQ_CST);                                     \
+    else if (op & (GEX_OP_SET | GEX_OP_SWAP))                                         \
+      old = __atomic_exchange_n(p, a, __ATOMIC_SEQ_CST);                              \
+    else if (op & (GEX_OP_SUB | GEX_OP_FSUB))                                         \
+      old = __atomic_fetch_sub(p, a, __ATOMIC_SEQ_CST);                               \
+    else if (op & (GEX_OP_DEC | GEX_OP_FDEC))                                         \
+      old = __atomic_fetch_sub(p, (type)1, __ATOMIC_SEQ_CST);                         \
+    else if (op & (GEX_OP_AND | GEX_OP_FAND))                                         \
+      old = __atomic_fetch_and(p, a, __ATOMIC_SEQ_CST);                               \
+    else if (op & (GEX_OP_OR | GEX_OP_FOR))                                           \
+      old = __atomic_fetch_or(p, a, __ATOMIC_SEQ_CST);                                \
+    else if (op & (GEX_OP_XOR | GEX_OP_FXOR))                                         \
+      old = __atomic_fetch_xor(p, a, __ATOMIC_SEQ_CST);                               \
+    else                                                                              \
+      return 0;                                                                       \
+    if (op & GEXX_AD_FETCHING) *result_p = old;                                       \
+    return 1;                                                                         \
   }
 
-/* Floating types: GET, SET, SWAP, ADD, SUB (a compare-and-swap loop on the
- * word's bits, as the library's); the others go to the library. */
-#define GEXX_AD_APPLY_FP(tcode, type)                                                             \
-  static inline int gexx_ad_apply_##tcode(type *p, type *result_p, gex_OP_t op, type a, type b) { \
-    type old, next;                                                                               \
-    (void)b;                                                                                      \
-    switch (op) {                                                                                 \
-      case GEX_OP_GET:                                                                            \
-        __atomic_load(p, &old, __ATOMIC_SEQ_CST);                                                 \
-        break;                                                                                    \
-      case GEX_OP_SET:                                                                            \
-      case GEX_OP_SWAP:                                                                           \
-        __atomic_exchange(p, &a, &old, __ATOMIC_SEQ_CST);                                         \
-        break;                                                                                    \
-      case GEX_OP_ADD:                                                                            \
-      case GEX_OP_FADD:                                                                           \
-      case GEX_OP_SUB:                                                                            \
-      case GEX_OP_FSUB:                                                                           \
-        if (op & (GEX_OP_SUB | GEX_OP_FSUB)) a = -a;                                              \
-        __atomic_load(p, &old, __ATOMIC_SEQ_CST);                                                 \
-        do {                                                                                      \
-          next = old + a;                                                                         \
-        } while (                                                                                 \
-            !__atomic_compare_exchange(p, &old, &next, 1, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST));   \
-        break;                                                                                    \
-      default:                                                                                    \
-        return 0;                                                                                 \
-    }                                                                                             \
-    if (op & GEXX_AD_FETCHING) *result_p = old;                                                   \
-    return 1;                                                                                     \
+/* Floating types: ADD, SUB (a compare-and-swap loop on the word's bits, as
+ * the library's), GET, SET, SWAP; the others go to the library. The word is
+ * reached as an integer of its size (`bits`, may_alias) so that the prior
+ * value stays in a register through the loop. */
+typedef uint32_t __attribute__((may_alias)) gexx_ad_bits32;
+typedef uint64_t __attribute__((may_alias)) gexx_ad_bits64;
+#define GEXX_AD_APPLY_FP(tcode, type, bits)                                                      \
+  static inline __attribute__((always_inline)) type gexx_ad_val_##tcode(bits u) {                \
+    union {                                                                                      \
+      bits u;                                                                                    \
+      type f;                                                                                    \
+    } x;                                                                                         \
+    x.u = u;                                                                                     \
+    return x.f;                                                                                  \
+  }                                                                                              \
+  static inline __attribute__((always_inline)) bits gexx_ad_bits_##tcode(type f) {               \
+    union {                                                                                      \
+      type f;                                                                                    \
+      bits u;                                                                                    \
+    } x;                                                                                         \
+    x.f = f;                                                                                     \
+    return x.u;                                                                                  \
+  }                                                                                              \
+  static inline __attribute__((always_inline)) int gexx_ad_apply_##tcode(                        \
+      type *p, type *result_p, gex_OP_t op, type a, type b) {                                    \
+    bits *w = (bits *)(void *)p;                                                                 \
+    bits old;                                                                                    \
+    (void)b;                                                                                     \
+    if (op & (GEX_OP_ADD | GEX_OP_FADD | GEX_OP_SUB | GEX_OP_FSUB)) {                            \
+      if (op & (GEX_OP_SUB | GEX_OP_FSUB)) a = -a;                                               \
+      old = __atomic_load_n(w, __ATOMIC_SEQ_CST);                                                \
+      while (!__atomic_compare_exchange_n(w, &old,                                               \
+                                          gexx_ad_bits_##tcode(gexx_ad_val_##tcode(old) + a), 1, \
+                                          __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {                 \
+      }                                                                                          \
+    } else if (op & GEX_OP_GET) {                                                                \
+      old = __atomic_load_n(w, __ATOMIC_SEQ_CST);                                                \
+    } else if (op & (GEX_OP_SET | GEX_OP_SWAP)) {                                                \
+      old = __atomic_exchange_n(w, gexx_ad_bits_##tcode(a), __ATOMIC_SEQ_CST);                   \
+    } else {                                                                                     \
+      return 0;                                                                                  \
+    }                                                                                            \
+    if (op & GEXX_AD_FETCHING) *result_p = gexx_ad_val_##tcode(old);                             \
+    return 1;                                                                                    \
   }
 
 /* One form's inline function: the word's operation here, else the library. */
 #define GEXX_AD_INLINE_FORM(form, ret, done, tcode, type)                                    \
-  static inline ret gexx_AD_Op##form##_##tcode(gex_AD_t ad, type *result_p, gex_Rank_t rank, \
-                                               void *addr, gex_OP_t op, type a, type b,      \
-                                               gex_Flags_t flags) {                          \
+  static inline __attribute__((always_inline))                                               \
+  ret gexx_AD_Op##form##_##tcode(gex_AD_t ad, type *result_p, gex_Rank_t rank, void *addr,   \
+                                 gex_OP_t op, type a, type b, gex_Flags_t flags) {           \
     type *p = gexx_ad_word_##tcode(ad, result_p, rank, addr, op, flags);                     \
     if (__builtin_expect(p && gexx_ad_apply_##tcode(p, result_p, op, a, b), 1)) return done; \
     return (gex_AD_Op##form##_##tcode)(ad, result_p, rank, addr, op, a, b, flags);           \
@@ -219,8 +215,8 @@ GEXX_AD_APPLY_INT(I32, int32_t)
 GEXX_AD_APPLY_INT(U32, uint32_t)
 GEXX_AD_APPLY_INT(I64, int64_t)
 GEXX_AD_APPLY_INT(U64, uint64_t)
-GEXX_AD_APPLY_FP(FLT, float)
-GEXX_AD_APPLY_FP(DBL, double)
+GEXX_AD_APPLY_FP(FLT, float, gexx_ad_bits32)
+GEXX_AD_APPLY_FP(DBL, double, gexx_ad_bits64)
 GEXX_AD_INLINE(I32, int32_t)
 GEXX_AD_INLINE(U32, uint32_t)
 GEXX_AD_INLINE(I64, int64_t)

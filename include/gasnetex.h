@@ -253,6 +253,18 @@ extern gex_Event_t gex_NBI_EndAccessRegion(gex_Flags_t flags);
  * Test calls do not poll and return 0 on success; Wait calls poll. */
 extern int gex_Event_Test(gex_Event_t event);
 extern void gex_Event_Wait(gex_Event_t event);
+/* A wait on GEX_EVENT_INVALID (an operation complete at initiation: a
+ * same-host atomic, put or get) returns in the client's own code; any other
+ * event is the library's call. Under the conditions of gexx_inline_rma.h (not
+ * with GASNET_DEBUG, GASNET_TRACE, GASNET_STATS or GEXX_NO_INLINE_RMA). The
+ * function's address (the name without a parenthesis) is the library's. */
+#if !defined(GEXX_NO_INLINE_RMA) && !defined(GASNET_DEBUG) && !defined(GASNET_TRACE) && \
+    !defined(GASNET_STATS) && defined(__GNUC__)
+static inline __attribute__((always_inline)) void gexx_Event_Wait_(gex_Event_t event) {
+  if (event != GEX_EVENT_INVALID) (gex_Event_Wait)(event);
+}
+#define gex_Event_Wait(event) gexx_Event_Wait_(event)
+#endif
 extern int gex_Event_TestSome(gex_Event_t *pevent, size_t numevents, gex_Flags_t flags);
 extern void gex_Event_WaitSome(gex_Event_t *pevent, size_t numevents, gex_Flags_t flags);
 extern int gex_Event_TestAll(gex_Event_t *pevent, size_t numevents, gex_Flags_t flags);

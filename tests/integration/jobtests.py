@@ -1438,17 +1438,22 @@ ATOMIC_MISUSE = [
 ]
 
 
-# Which path an ofi provider's atomic domains take by default: native
-# libfabric atomics where the provider offers every operation (tcp;ofi_rxm),
-# else AMs performed by the target (net answers no atomic as valid).
-ATOMIC_NATIVE_PROVIDERS = ("tcp",)
+# The providers whose libfabric atomics cover every operation atomiccheck
+# uses, so that GASNET_AD_PATH=native gives them native domains. By default
+# (auto) none of the providers a test can run here takes the native path:
+# each emulates fi_atomic in software at the target, slower than gexx's AM
+# (net answers no atomic as valid at all).
+# shm offers them too, but they fail the shared-word test (libfabric 1.17):
+# gexx never uses them, so its domains take the AM path even under native.
+ATOMIC_NATIVE_PROVIDERS = ("tcp", "sockets")
 
 
 def case_atomics(n, ofi=None, knobs=None, path=None):
     """atomiccheck: every type x operation x form with its data checked, all
     ranks' threads adding to one word, a FCAS lock. `knobs`
     GASNET_AD_PATH=am sends every operation as an AM (the path of network
-    peers, exercised on one host too), =cpu-am never uses native atomics.
+    peers, exercised on one host too), =cpu-am never uses native atomics,
+    =native uses the provider's atomics even where it emulates them.
     `path`: the path rank 0 must report (default: as the cell implies)."""
     knobs = dict(knobs or {})
     knobs["GASNET_VERBOSEENV"] = "1"
@@ -1461,7 +1466,7 @@ def case_atomics(n, ofi=None, knobs=None, path=None):
             path = "all_am"
         elif not ofi:
             path = "cpu"
-        elif ofi in ATOMIC_NATIVE_PROVIDERS and knobs.get("GASNET_AD_PATH") != "cpu-am":
+        elif ofi in ATOMIC_NATIVE_PROVIDERS and knobs.get("GASNET_AD_PATH") == "native":
             path = "native"
         else:
             path = "am"
@@ -2296,6 +2301,15 @@ MATRIX = [
     ("am_pollchain_8_1cpu", lambda ofi: case_am_pollchain(8, one_cpu=True, ofi=ofi), (SMP, "tcp")),
     ("am_loopback_1", lambda ofi: case_am_loopback(1), (SMP,)),
     ("am_loopback_par_2", lambda ofi: case_am_loopback(2, par=True), (SMP,)),
+    # Remote atomics (issue 19, atom3): auto takes the AM path on every
+    # provider here (each emulates fi_atomic in software); GASNET_AD_PATH=native
+    # asks for the provider's own atomics, toward network peers and, in pairs
+    # that share memory, toward same-host ones too.
+    ("atomics_auto_4", lambda ofi: case_atomics(4, ofi), ("shm", "sockets")),
+    ("atomics_native_4", lambda ofi: case_atomics(4, ofi, {"GASNET_AD_PATH": "native"}),
+     ("tcp", "sockets", "shm")),
+    ("atomics_native_pshm_4", lambda ofi: case_atomics(4, ofi, {
+        "GASNET_AD_PATH": "native", "GASNET_SUPERNODE_MAXSIZE": "2"}), ("tcp",)),
 ]
 
 

@@ -4,12 +4,26 @@
 // atomic domain uses this path only when every operation of its set is
 // offered (atomics/domain.cpp). SUB, INC and DEC are FI_SUM of the negated
 // operand, 1 and -1.
+//
+// Offered is not enough to be worth it: the Ethernet and shared-memory
+// providers (tcp, net, sockets, udp, shm, and anything under a utility
+// provider such as ofi_rxm) perform a "native" atomic in software at the
+// target, behind a protocol of their own that is slower than one gexx AM
+// request and its reply. Under GASNET_AD_PATH=auto only a provider whose
+// atomics the hardware performs (cxi, verbs, efa, opx, with no utility
+// layer) reports its operations; the others report none, so their domains
+// take the AM path. GASNET_AD_PATH=native reports whatever the provider
+// offers, but for shm: libfabric 1.17's shm answers every atomic as valid,
+// yet concurrent fetch-adds from several ranks' threads fetch stale values
+// (atomiccheck's shared-word test fails), so it never reports any.
 #include <gasnet_fwd.h>
 #include <rdma/fi_atomic.h>
 
 #include <cstring>
+#include <string>
 
 #include "transport/ofi/rma.hpp"
+#include "util/config.hpp"
 #include "util/log.hpp"
 
 namespace gexx::transport::ofi {
@@ -107,11 +121,21 @@ uint64_t one(Capabilities::AtomicType t) {
   return 1;
 }
 
+// True when libfabric's name for the provider ("verbs", "tcp;ofi_rxm")
+// names a core provider whose atomics the NIC performs, with no utility
+// provider layered on it (those emulate atomics with messages).
+bool offloaded(const std::string &provider) {
+  if (provider.find(';') != std::string::npos) return false;
+  return provider == "cxi" || provider == "verbs" || provider == "efa" || provider == "opx";
+}
+
 }  // namespace
 
 void RmaChannel::atomic_ops(uint64_t ops[Capabilities::kAtomicTypes]) const {
   for (unsigned t = 0; t < Capabilities::kAtomicTypes; ++t) ops[t] = 0;
   if (!fabric_.atomics() || fabric_.mr_local()) return;
+  if (fabric_.provider() == "shm") return;
+  if (config::get_string("GASNET_AD_PATH") == "auto" && !offloaded(fabric_.provider())) return;
   for (unsigned t = 0; t < Capabilities::kAtomicTypes; ++t) {
     for (unsigned bit = 0; bit < 32; ++bit) {
       uint32_t op = 1u << bit;
