@@ -7,8 +7,8 @@
 // then kTeamAreas team areas. A team area has kSlots slots, one per
 // collective in flight (collective #seq uses slot seq % kSlots); a slot has,
 // for each of the host's ranks (by team rank), one control line and two
-// data buffers of kChunk bytes (double buffering: a writer fills one while
-// readers copy out of the other).
+// data buffers of chunk_for(ranks) bytes (double buffering: a writer fills
+// one while readers copy out of the other).
 //
 // Each member writes only its own control line and buffers; the others read
 // them. Control values are stamps, (seq << 32) | chunk, compared modulo
@@ -24,7 +24,14 @@
 namespace gexx::coll::host {
 
 constexpr uint32_t kSlots = 4;
+// The smallest chunk (the largest element a host-phase reduction takes).
 constexpr size_t kChunk = 16 * 1024;
+// The chunk of a host of `ranks` ranks: 64 KiB up to 8 ranks (a 1 MiB
+// payload in 16 handoffs; an area of at most 4 MiB), 16 KiB above. Every
+// rank of a host computes the same from the same count.
+constexpr size_t chunk_for(uint32_t ranks) {
+  return ranks <= 8 ? 4 * kChunk : kChunk;
+}
 
 struct alignas(64) Control {
   std::atomic<uint64_t> posted;    // stamp: the chunks before it are in my buffers
@@ -45,20 +52,24 @@ inline bool reached(uint64_t value, uint64_t goal) {
 class TeamArea {
  public:
   TeamArea() = default;
-  TeamArea(char *base, uint32_t ranks) : base_(base), ranks_(ranks) {}
+  TeamArea(char *base, uint32_t ranks) : base_(base), ranks_(ranks), chunk_(chunk_for(ranks)) {}
   explicit operator bool() const { return base_ != nullptr; }
   Control &control(uint32_t slot, uint32_t member) const {
     return reinterpret_cast<Control *>(base_)[slot * ranks_ + member];
   }
   char *data(uint32_t slot, uint32_t member, uint64_t chunk) const {
     size_t controls = sizeof(Control) * kSlots * ranks_;
-    return base_ + controls + ((size_t{slot} * ranks_ + member) * 2 + (chunk & 1)) * kChunk;
+    return base_ + controls + ((size_t{slot} * ranks_ + member) * 2 + (chunk & 1)) * chunk_;
   }
-  static size_t bytes(uint32_t ranks) { return (sizeof(Control) + 2 * kChunk) * kSlots * ranks; }
+  size_t chunk() const { return chunk_; }
+  static size_t bytes(uint32_t ranks) {
+    return (sizeof(Control) + 2 * chunk_for(ranks)) * kSlots * ranks;
+  }
 
  private:
   char *base_ = nullptr;
   uint32_t ranks_ = 0;
+  size_t chunk_ = kChunk;
 };
 
 // Bytes of the host area the collectives need for a host of `ranks` ranks.

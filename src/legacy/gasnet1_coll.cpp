@@ -701,8 +701,10 @@ gasnet_coll_handle_t reduce(const char *api, Runtime &rt, gasnet_image_t root, v
     gexx::coll::Fold fold;
     if (me == root) {
       fold = [fn = entry.fnptr, fl = static_cast<int>(entry.flags & GASNET_COLL_NONCOMM), func_arg,
-              esz, acc = std::vector<char>(), out = std::vector<char>()](
-                 char *to, const char *const *in, uint32_t ranks, size_t bytes) mutable {
+              esz](char *to, const char *const *in, uint32_t ranks, size_t bytes) {
+        // The running value and the function's output, kept by the thread
+        // that folds (no allocation per call once they have grown).
+        thread_local std::vector<char> acc, out;
         const size_t k = bytes / esz;
         acc.assign(in[0], in[0] + bytes);
         out.resize(bytes);
