@@ -25,6 +25,7 @@ On a loaded host take the ratios from several runs (the medians).
 import argparse
 import os
 import re
+import signal
 import statistics
 import subprocess
 import sys
@@ -75,12 +76,23 @@ def run(side, prog, a, ranks, prefix):
         else:
             env["GASNET_PSHM_NODES"] = str(ranks)
             cmd = [prog] + args
-    r = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=a.timeout)
-    if r.returncode != 0:
-        die("%s run failed (%d): %s\n%s%s" % (side, r.returncode, " ".join(cmd),
-                                            r.stdout[-2000:], r.stderr[-2000:]))
+    # A session of its own, so that a run past --timeout goes with all its
+    # processes; the figures it printed by then still count.
+    p = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         start_new_session=True)
+    try:
+        out, err = p.communicate(timeout=a.timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(p.pid, signal.SIGKILL)
+        out, err = p.communicate()
+        print("# %s, %d ranks: past %d s, stopped (its figures so far count)"
+              % (side, ranks, a.timeout))
+    else:
+        if p.returncode != 0:
+            die("%s run failed (%d): %s\n%s%s" % (side, p.returncode, " ".join(cmd),
+                                                out[-2000:], err[-2000:]))
     got = {}
-    for line in r.stdout.splitlines():
+    for line in out.splitlines():
         m = LINE.match(line.strip())
         if m and m.group(1) == a.team:
             us, mbs = float(m.group(4)), m.group(5)
@@ -99,7 +111,7 @@ def main():
     ap.add_argument("--net", action="store_true")
     ap.add_argument("--supernode", type=int, default=1)
     ap.add_argument("--provider", default="tcp")
-    ap.add_argument("--timeout", type=int, default=300)
+    ap.add_argument("--timeout", type=int, default=120, help="seconds per run")
     ap.add_argument("--markdown", action="store_true", help="print the table as markdown")
     a = ap.parse_args()
     sides = {"gexx": os.path.abspath(a.gexx), "anchor": os.path.abspath(a.anchor)}
@@ -130,7 +142,11 @@ def main():
                 xs = [r[(name, nbytes)][1 if bw else 0] for r in got[side] if (name, nbytes) in r]
                 vals[side] = statistics.median(xs) if xs else None
             g, r = vals["gexx"], vals["anchor"]
+            if g is None and r is None:
+                continue
             if g is None or r is None:
+                print("%2d ranks  %-20s %s" % (ranks, "%s %d B" % (name, nbytes),
+                      "only the anchor finished" if g is None else "only gexx finished"))
                 continue
             ratio = (g / r if bw else r / g) if g and r else float("nan")
             unit = "MB/s" if bw else "us"

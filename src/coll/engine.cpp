@@ -917,8 +917,20 @@ std::shared_ptr<Op> make_reduce(const char *api, core::Team &t, bool to_all, gex
                                 OpRef gate) {
   std::shared_ptr<Op> op;
   if (red.dt_size <= host::kChunk && on_host(t)) {
-    op = std::make_shared<HostOp>(api, t, to_all ? HostOp::kHToAll : HostOp::kHToOne,
-                                  to_all ? 0 : root, dst, src, count * red.dt_size, &red);
+    const size_t bytes = count * red.dt_size;
+    if (to_all && host::oversubscribed() && bytes > host::chunk_for(host::ranks())) {
+      // More ranks than cores: every member folding every chunk (n times
+      // the work of one fold) costs more than the handoffs it saves; a
+      // reduction to rank 0 and a broadcast from it fold once.
+      op = std::make_shared<HostOp>(api, t, HostOp::kHToOne, 0, dst, src, bytes, &red);
+      op->gate = std::move(gate);
+      enlist(op, false);
+      gate = op;
+      op = std::make_shared<HostOp>(api, t, HostOp::kHBcast, 0, dst, dst, bytes, nullptr);
+    } else {
+      op = std::make_shared<HostOp>(api, t, to_all ? HostOp::kHToAll : HostOp::kHToOne,
+                                    to_all ? 0 : root, dst, src, bytes, &red);
+    }
     op->gate = std::move(gate);
     enlist(op, false);
     return op;

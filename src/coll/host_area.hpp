@@ -26,12 +26,13 @@ namespace gexx::coll::host {
 constexpr uint32_t kSlots = 4;
 // The smallest chunk (the largest element a host-phase reduction takes).
 constexpr size_t kChunk = 16 * 1024;
-// The chunk of a host of `ranks` ranks: 64 KiB up to 8 ranks (a 1 MiB
-// payload in 16 handoffs; an area of at most 4 MiB), 16 KiB above. Every
-// rank of a host computes the same from the same count.
-constexpr size_t chunk_for(uint32_t ranks) {
-  return ranks <= 8 ? 4 * kChunk : kChunk;
-}
+// The chunk of a host of `ranks` ranks: up to 8 ranks 64 KiB (a 1 MiB
+// payload in 16 handoffs; an area of at most 4 MiB), or 128 KiB when they
+// are more than the host's cores (each handoff there waits for the
+// scheduler to run every reader: half as many); 16 KiB above 8 ranks.
+// Every rank of a host computes the same (from the count and the host's
+// online cores).
+size_t chunk_for(uint32_t ranks);
 
 struct alignas(64) Control {
   std::atomic<uint64_t> posted;    // stamp: the chunks before it are in my buffers
@@ -81,6 +82,8 @@ void attach(void *area, uint32_t ranks, std::vector<uint8_t> shares);
 // Whether job rank `r` maps this process's area (false before attach).
 bool shares(uint32_t r);
 uint32_t ranks();
+// This host has more ranks than cores (every rank finds the same).
+bool oversubscribed();
 // The area of team `id`, taken on first use by the first of its members on
 // this host and shared by the others (they find it by id); an empty one when
 // every team area is taken (the team then uses the AM algorithms: every

@@ -507,6 +507,14 @@ struct Remote {
 // complete.
 gasnet_coll_handle_t handle(int flags) {
   if (flags & GASNET_COLL_AGGREGATE) return GASNET_COLL_INVALID_HANDLE;
+  if (tl_aggregate.empty()) {  // host-phase operations only: done ones need no event
+    bool all_done = true;
+    for (auto &op : tl_aggregate_host) all_done = all_done && gexx::coll::done(*op);
+    if (all_done) {
+      tl_aggregate_host.clear();  // keeps its capacity: no allocation next time
+      return GASNET_COLL_INVALID_HANDLE;
+    }
+  }
   std::vector<std::shared_ptr<Op>> ops;
   ops.swap(tl_aggregate);
   std::vector<gexx::coll::OpRef> host;
