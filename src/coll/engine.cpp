@@ -26,7 +26,7 @@ namespace {
 
 // What a message is, in the top byte of its slot argument; the low 24 bits
 // say which part (a round, a child's bit).
-enum Kind : uint32_t { kBcast = 1, kReduceUp = 2, kBarrier = 3, kToRoot = 4 };
+enum Kind : uint32_t { kBcast = 1, kReduceUp = 2, kBarrier = 3, kToRoot = 4, kExchange = 5 };
 constexpr uint32_t kKindShift = 24;
 constexpr uint32_t kPartMask = (1u << kKindShift) - 1;
 constexpr unsigned kArgs = 8;
@@ -41,6 +41,8 @@ const char *kind_name(uint32_t kind) {
       return "barrier";
     case kToRoot:
       return "reduction result";
+    case kExchange:
+      return "reduce-to-all exchange";
     default:
       return "unknown";
   }
@@ -523,6 +525,66 @@ class ReduceOp final : public Op {
   bool fan_started_ = false;
 };
 
+// A small commutative reduce-to-all on a power-of-two team: recursive
+// doubling. In round k this rank sends its running value to rank ^ 2^k and
+// combines what that rank sent it: log2 n rounds of one message each way,
+// where a reduction and a broadcast take 2 log2 n one after the other. Both
+// partners of a round combine the same two values, so every member ends
+// with the same bits.
+class ExchangeReduceOp final : public Op {
+ public:
+  ExchangeReduceOp(const char *api, core::Team &team, void *dst, const void *src,
+                   const Reduction &red, size_t count)
+      : Op(api, team, 0, static_cast<uint64_t>(count) * red.dt_size),
+        red_(red),
+        count_(count),
+        dst_(static_cast<char *>(dst)),
+        src_(static_cast<const char *>(src)) {
+    while ((uint64_t{1} << rounds_) < n_) ++rounds_;
+    got_.resize(rounds_);
+    have_.assign(rounds_, 0);
+  }
+  // Whether it serves this reduction on a team of n.
+  static bool fits(uint32_t n, const Reduction &red, uint64_t total, size_t piece) {
+    return n >= 2 && (n & (n - 1)) == 0 && red.commutative() && total != 0 && total <= piece;
+  }
+  void receive(Msg &m) override {
+    expect(m, kExchange);
+    if (m.part() >= rounds_ || m.offset != 0 || m.data.size() != total_ || have_[m.part()])
+      util::fatal("%s: a reduce-to-all exchange message for round %u of %u with %zu bytes", api_,
+                  m.part(), rounds_, m.data.size());
+    got_[m.part()].swap(m.data);
+    have_[m.part()] = 1;
+  }
+  bool step() override {
+    if (!begun_) {  // dst is the running value (the source is read once the gate allows)
+      if (dst_ != src_) std::memmove(dst_, src_, total_);
+      begun_ = true;
+    }
+    while (round_ < rounds_) {
+      if (!sent_) {
+        if (!send(me_ ^ (1u << round_), kExchange, round_, 0, dst_, total_)) return false;
+        sent_ = true;
+      }
+      if (!have_[round_]) return false;
+      red_.apply(got_[round_].data(), dst_, count_);
+      ++round_;
+      sent_ = false;
+    }
+    return true;
+  }
+
+ private:
+  Reduction red_;
+  size_t count_;
+  char *dst_;
+  const char *src_;
+  bool begun_ = false, sent_ = false;
+  uint32_t rounds_ = 0, round_ = 0;
+  std::vector<std::vector<char>> got_;
+  std::vector<uint8_t> have_;
+};
+
 // The host phase: every member of the team maps this host's area
 // (host_area.hpp), so the collective runs there, without AMs. Collective
 // #seq uses slot seq % kSlots once every member has finished the slot's
@@ -931,6 +993,13 @@ std::shared_ptr<Op> make_reduce(const char *api, core::Team &t, bool to_all, gex
       op = std::make_shared<HostOp>(api, t, to_all ? HostOp::kHToAll : HostOp::kHToOne,
                                     to_all ? 0 : root, dst, src, bytes, &red);
     }
+    op->gate = std::move(gate);
+    enlist(op, false);
+    return op;
+  }
+  if (to_all &&
+      ExchangeReduceOp::fits(t.size(), red, uint64_t{count} * red.dt_size, g.am->max_medium())) {
+    op = std::make_shared<ExchangeReduceOp>(api, t, dst, src, red, count);
     op->gate = std::move(gate);
     enlist(op, false);
     return op;
