@@ -5,7 +5,8 @@
  * for the barrier as well). Every rank runs each operation `reps` times
  * back to back, the root rotating; rank 0 prints the mean time per
  * operation. Figures only: nothing is asserted.
- *   gasnetrun -n N coll_bench [reps]
+ *   gasnetrun -n N coll_bench [reps] [job|split]
+ * (a second argument runs only that team; bench/coll_vs_anchor.py passes it)
  */
 #define _POSIX_C_SOURCE 200112L
 #include <gasnetex.h>
@@ -72,6 +73,7 @@ int main(int argc, char **argv) {
   me = gex_TM_QueryRank(world);
   n = gex_TM_QuerySize(world);
   int reps = argc > 1 ? atoi(argv[1]) : 2000;
+  const char *only = argc > 2 ? argv[2] : "";
   unsigned char *a = malloc(BIG), *b = malloc(BIG);
   memset(a, 1, BIG);
   /* A segment, and the scratch the split team asks for in it: GASNet-EX's
@@ -83,8 +85,8 @@ int main(int argc, char **argv) {
   gex_TM_Split(&all, world, 0, (int)me, scratch ? gex_Segment_QueryAddr(segment) : NULL, scratch,
                scratch ? GEX_FLAG_TM_LOCAL_SCRATCH : 0);
   if (me == 0) printf("coll_bench: %u ranks, %d repetitions (1 MiB: fewer)\n", n, reps);
-  run(world, "job", reps, a, b);
-  run(all, "split", reps, a, b);
+  if (strcmp(only, "split") != 0) run(world, "job", reps, a, b);
+  if (strcmp(only, "job") != 0) run(all, "split", reps, a, b);
   gex_TM_Destroy(all, NULL, 0);
   free(a);
   free(b);

@@ -26,7 +26,7 @@ namespace {
 
 // What a message is, in the top byte of its slot argument; the low 24 bits
 // say which part (a round, a child's bit).
-enum Kind : uint32_t { kBcast = 1, kReduceUp = 2, kBarrier = 3, kToRoot = 4 };
+enum Kind : uint32_t { kBcast = 1, kReduceUp = 2, kBarrier = 3, kToRoot = 4, kExchange = 5 };
 constexpr uint32_t kKindShift = 24;
 constexpr uint32_t kPartMask = (1u << kKindShift) - 1;
 constexpr unsigned kArgs = 8;
@@ -41,6 +41,8 @@ const char *kind_name(uint32_t kind) {
       return "barrier";
     case kToRoot:
       return "reduction result";
+    case kExchange:
+      return "reduce-to-all exchange";
     default:
       return "unknown";
   }
@@ -200,6 +202,9 @@ class Op {
   }
 
   std::atomic<bool> done{false};
+  // A buffer the operations chained before this one work in (a two-level
+  // reduction's partial result), handed back when this one completes.
+  Buffer scratch;
   // An operation of this rank that must complete before this one starts
   // (the GASNet-1 collectives' IN_ALLSYNC / OUT_ALLSYNC barriers); messages
   // that arrive meanwhile are kept.
@@ -520,6 +525,66 @@ class ReduceOp final : public Op {
   bool fan_started_ = false;
 };
 
+// A small commutative reduce-to-all on a power-of-two team: recursive
+// doubling. In round k this rank sends its running value to rank ^ 2^k and
+// combines what that rank sent it: log2 n rounds of one message each way,
+// where a reduction and a broadcast take 2 log2 n one after the other. Both
+// partners of a round combine the same two values, so every member ends
+// with the same bits.
+class ExchangeReduceOp final : public Op {
+ public:
+  ExchangeReduceOp(const char *api, core::Team &team, void *dst, const void *src,
+                   const Reduction &red, size_t count)
+      : Op(api, team, 0, static_cast<uint64_t>(count) * red.dt_size),
+        red_(red),
+        count_(count),
+        dst_(static_cast<char *>(dst)),
+        src_(static_cast<const char *>(src)) {
+    while ((uint64_t{1} << rounds_) < n_) ++rounds_;
+    got_.resize(rounds_);
+    have_.assign(rounds_, 0);
+  }
+  // Whether it serves this reduction on a team of n.
+  static bool fits(uint32_t n, const Reduction &red, uint64_t total, size_t piece) {
+    return n >= 2 && (n & (n - 1)) == 0 && red.commutative() && total != 0 && total <= piece;
+  }
+  void receive(Msg &m) override {
+    expect(m, kExchange);
+    if (m.part() >= rounds_ || m.offset != 0 || m.data.size() != total_ || have_[m.part()])
+      util::fatal("%s: a reduce-to-all exchange message for round %u of %u with %zu bytes", api_,
+                  m.part(), rounds_, m.data.size());
+    got_[m.part()].swap(m.data);
+    have_[m.part()] = 1;
+  }
+  bool step() override {
+    if (!begun_) {  // dst is the running value (the source is read once the gate allows)
+      if (dst_ != src_) std::memmove(dst_, src_, total_);
+      begun_ = true;
+    }
+    while (round_ < rounds_) {
+      if (!sent_) {
+        if (!send(me_ ^ (1u << round_), kExchange, round_, 0, dst_, total_)) return false;
+        sent_ = true;
+      }
+      if (!have_[round_]) return false;
+      red_.apply(got_[round_].data(), dst_, count_);
+      ++round_;
+      sent_ = false;
+    }
+    return true;
+  }
+
+ private:
+  Reduction red_;
+  size_t count_;
+  char *dst_;
+  const char *src_;
+  bool begun_ = false, sent_ = false;
+  uint32_t rounds_ = 0, round_ = 0;
+  std::vector<std::vector<char>> got_;
+  std::vector<uint8_t> have_;
+};
+
 // The host phase: every member of the team maps this host's area
 // (host_area.hpp), so the collective runs there, without AMs. Collective
 // #seq uses slot seq % kSlots once every member has finished the slot's
@@ -569,14 +634,14 @@ class HostOp final : public Op {
     rooted_ = kind == kHBcast || kind == kHToOne || kind == kHScatter || kind == kHGather ||
               kind == kHFold;
     stream_ = (kind == kHScatter || kind == kHExchange) ? nbytes * n_ : nbytes;
-    chunk_ = (host::kChunk / elem) * elem;
+    chunk_ = (area_.chunk() / elem) * elem;
     nchunks_ = (stream_ + chunk_ - 1) / chunk_;
     sig_ =
         uint64_t{kind} << 60 | uint64_t{root & 0x0FFFFFFFu} << 32 | static_cast<uint32_t>(nbytes);
     posts_ = nchunks_ != 0 && posts(me_);
-    for (uint32_t j = 0; j < n_; ++j)
-      if (reads_from(me_, j)) sources_.push_back(j);
-    reads_ = nchunks_ != 0 && !sources_.empty();
+    bool any = false;
+    for (uint32_t j = 0; j < n_ && !any; ++j) any = reads_from(me_, j);
+    reads_ = nchunks_ != 0 && any;
     if (kind == kHFold) inputs_.resize(n_);
   }
   void receive(Msg &m) override {
@@ -597,6 +662,11 @@ class HostOp final : public Op {
       mine.sig.store(sig_, std::memory_order_relaxed);
       mine.posted.store(host::stamp(seq_, 1), std::memory_order_release);
       started_ = true;
+      // The first two chunks go out at once (their buffers are free: every
+      // member has finished the slot's last collective), so a small
+      // collective publishes its call and its data in one step and its
+      // readers need one handoff, not two.
+      if (posts_) post();
     }
     // Wait for (and check the call of) every member, but on a rooted
     // collective a member other than the root waits only for the root (a
@@ -713,8 +783,9 @@ class HostOp final : public Op {
   void read() {
     while (read_ < nchunks_) {
       uint64_t goal = host::stamp(seq_, read_ + 2);
-      for (; ready_ < sources_.size(); ++ready_)
-        if (!host::reached(ctl(sources_[ready_]).posted.load(std::memory_order_acquire), goal))
+      for (; ready_ < n_; ++ready_)
+        if (reads_from(me_, ready_) &&
+            !host::reached(ctl(ready_).posted.load(std::memory_order_acquire), goal))
           return;
       ready_ = 0;
       take(read_);
@@ -741,11 +812,13 @@ class HostOp final : public Op {
         break;
       case kHGather:
       case kHGatherAll:
-        for (uint32_t j : sources_)
-          std::memcpy(dst_ + j * total_ + off, area_.data(slot_, j, c), bytes);
+        for (uint32_t j = 0; j < n_; ++j)
+          if (reads_from(me_, j))
+            std::memcpy(dst_ + j * total_ + off, area_.data(slot_, j, c), bytes);
         break;
       case kHExchange:
-        for (uint32_t j : sources_) clip(dst_ + j * total_, area_.data(slot_, j, c), off, bytes);
+        for (uint32_t j = 0; j < n_; ++j)
+          if (reads_from(me_, j)) clip(dst_ + j * total_, area_.data(slot_, j, c), off, bytes);
         break;
       case kHFold:
         for (uint32_t j = 0; j < n_; ++j)
@@ -808,7 +881,6 @@ class HostOp final : public Op {
   Fold fold_;
   Reduction red_;
   bool rooted_ = false, posts_ = false, reads_ = false;
-  std::vector<uint32_t> sources_;     // the members whose streams this member reads
   std::vector<const char *> inputs_;  // kHFold: each member's chunk
   uint64_t stream_ = 0;               // bytes each poster posts
   size_t chunk_ = 1;
@@ -837,14 +909,20 @@ bool on_host(core::Team &team) {
   return team.host_mode == core::Team::kHostArea;
 }
 
+// `op`'s part is done (g.mutex held): it hands back what it borrowed.
+void complete(Op &op) {
+  op.retire();
+  if (op.scratch.capacity) give_buffer(std::move(op.scratch));
+  op.finish();
+}
+
 // Registers `op` (constructed under g.mutex, held): hands it the messages
 // that came before it. A trivial one (nothing to exchange, no gate) is
 // complete at once.
 void enlist(const std::shared_ptr<Op> &op, bool trivial) {
   g.launched[op->key().first] = op->key().second + 1;
   if (trivial && !op->gate) {
-    op->retire();
-    op->finish();
+    complete(*op);
     return;
   }
   auto it = g.early.find(op->key());
@@ -901,8 +979,27 @@ std::shared_ptr<Op> make_reduce(const char *api, core::Team &t, bool to_all, gex
                                 OpRef gate) {
   std::shared_ptr<Op> op;
   if (red.dt_size <= host::kChunk && on_host(t)) {
-    op = std::make_shared<HostOp>(api, t, to_all ? HostOp::kHToAll : HostOp::kHToOne,
-                                  to_all ? 0 : root, dst, src, count * red.dt_size, &red);
+    const size_t bytes = count * red.dt_size;
+    if (to_all && host::oversubscribed() && bytes > host::chunk_for(host::ranks())) {
+      // More ranks than cores: every member folding every chunk (n times
+      // the work of one fold) costs more than the handoffs it saves; a
+      // reduction to rank 0 and a broadcast from it fold once.
+      op = std::make_shared<HostOp>(api, t, HostOp::kHToOne, 0, dst, src, bytes, &red);
+      op->gate = std::move(gate);
+      enlist(op, false);
+      gate = op;
+      op = std::make_shared<HostOp>(api, t, HostOp::kHBcast, 0, dst, dst, bytes, nullptr);
+    } else {
+      op = std::make_shared<HostOp>(api, t, to_all ? HostOp::kHToAll : HostOp::kHToOne,
+                                    to_all ? 0 : root, dst, src, bytes, &red);
+    }
+    op->gate = std::move(gate);
+    enlist(op, false);
+    return op;
+  }
+  if (to_all &&
+      ExchangeReduceOp::fits(t.size(), red, uint64_t{count} * red.dt_size, g.am->max_medium())) {
+    op = std::make_shared<ExchangeReduceOp>(api, t, dst, src, red, count);
     op->gate = std::move(gate);
     enlist(op, false);
     return op;
@@ -928,6 +1025,10 @@ struct Hier {
   std::vector<uint32_t> group;      // by team rank: its host's index (leaders-team rank)
   std::vector<uint32_t> host_rank;  // by team rank: its rank in its host's team
   bool leader = false;
+  // Every host's members are a contiguous run of team ranks (then hosts in
+  // leader order are in team rank order, so non-commutative reductions
+  // can take the two levels too).
+  bool contiguous = false;
 };
 std::map<uint64_t, std::unique_ptr<Hier>> g_hier;  // by team id (g.mutex); null: flat
 
@@ -970,6 +1071,7 @@ Hier *hier_of(core::Team &team) {
   h->leaders = core::Team::list(std::move(firsts), me);
   h->leaders.coll_id = mix(team.coll_id, 0);
   h->leader = h->host_rank[team.rank()] == 0;
+  h->contiguous = std::is_sorted(h->group.begin(), h->group.end());
   Hier *out = h.get();
   g_hier.emplace(team.coll_id, std::move(h));
   return out;
@@ -998,13 +1100,45 @@ OpRef hier_broadcast(const char *api, core::Team &team, Hier &h, gex_Rank_t root
         make_broadcast(api, h.leaders, rg, dst, team.rank() == root ? src : dst, nbytes, nullptr);
   return make_broadcast(api, h.host, 0, dst, dst, nbytes, last);
 }
-// A commutative reduce-to-all: a host reduction to the leader, the
-// leaders' reduce-to-all, a host broadcast from the leader.
+// Whether a reduction may take the two levels: a commutative one always;
+// a non-commutative one when every host is a contiguous run of team ranks
+// (host results, combined in leader order, are then in team rank order).
+bool hier_reduces(const Hier &h, const Reduction &red) {
+  return red.commutative() || h.contiguous;
+}
+// A reduce-to-all: a host reduction to the leader, the leaders'
+// reduce-to-all, a host broadcast from the leader.
 OpRef hier_reduce_all(const char *api, Hier &h, void *dst, const void *src, const Reduction &red,
                       size_t count) {
   OpRef last = make_reduce(api, h.host, false, 0, dst, src, red, count, nullptr);
   if (h.leader) last = make_reduce(api, h.leaders, true, 0, dst, dst, red, count, last);
   return make_broadcast(api, h.host, 0, dst, dst, count * red.dt_size, last);
+}
+// A reduce-to-one: a host reduction to the leader (into a buffer of the
+// leader's), the leaders' reduce-to-one to the root's leader, and, when
+// the root is not its host's leader, a host broadcast from the leader on
+// the root's host (the root's dst; the others there take a buffer). Only
+// the root's dst is written.
+OpRef hier_reduce_one(const char *api, core::Team &team, Hier &h, gex_Rank_t root, void *dst,
+                      const void *src, const Reduction &red, size_t count) {
+  const size_t bytes = count * red.dt_size;
+  const uint32_t rg = h.group[root];
+  const bool root_host = h.group[team.rank()] == rg, me_root = team.rank() == root;
+  const bool hand_over = root_host && h.host_rank[root] != 0;
+  Buffer tmp;
+  char *part = nullptr;  // the leader's partial result; a non-root's landing place
+  if (h.leader || (hand_over && !me_root)) {
+    tmp = take_buffer(bytes);
+    part = tmp.data();
+  }
+  char *lead_dst = (h.leader && me_root) ? static_cast<char *>(dst) : part;
+  OpRef last =
+      make_reduce(api, h.host, false, 0, h.leader ? part : nullptr, src, red, count, nullptr);
+  if (h.leader) last = make_reduce(api, h.leaders, false, rg, lead_dst, part, red, count, last);
+  if (hand_over) last = make_broadcast(api, h.host, 0, me_root ? dst : part, part, bytes, last);
+  // The buffer lives until the chain's last operation here completes.
+  if (tmp.capacity) last->scratch = std::move(tmp);
+  return last;
 }
 
 void check_member(const char *api, const core::Team &team) {
@@ -1101,9 +1235,11 @@ OpRef reduce(const char *api, core::Team &team, bool to_all, gex_Rank_t root, vo
   if (!to_all && root >= team.size())
     util::fatal("%s: root %u is not a rank of this team of %u", api, root, team.size());
   std::unique_lock<std::mutex> lock(g.mutex);
-  if (to_all && red.commutative() && !on_host(team)) {
-    if (Hier *h = hier_of(team)) {
-      OpRef last = hier_reduce_all(api, *h, dst, src, red, count);
+  if (!on_host(team)) {
+    Hier *h = hier_of(team);
+    if (h && hier_reduces(*h, red)) {
+      OpRef last = to_all ? hier_reduce_all(api, *h, dst, src, red, count)
+                          : hier_reduce_one(api, team, *h, root, dst, src, red, count);
       lock.unlock();
       advance();
       return last;
@@ -1149,8 +1285,7 @@ void advance() {
     }
     it->second->gate.reset();
     if (it->second->step()) {
-      it->second->retire();
-      it->second->finish();
+      complete(*it->second);
       it = g.active.erase(it);
     } else {
       ++it;

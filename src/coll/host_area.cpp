@@ -1,6 +1,7 @@
 #include "coll/host_area.hpp"
 
 #include <sched.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstring>
@@ -51,6 +52,22 @@ class Lock {
 };
 
 }  // namespace
+
+namespace {
+bool more_than_cores(uint32_t ranks) {
+  static const long cores = sysconf(_SC_NPROCESSORS_ONLN);
+  return cores > 0 && ranks > static_cast<unsigned long>(cores);
+}
+}  // namespace
+
+size_t chunk_for(uint32_t ranks) {
+  if (ranks > 8) return kChunk;
+  return more_than_cores(ranks) ? 8 * kChunk : 4 * kChunk;
+}
+
+bool oversubscribed() {
+  return more_than_cores(g.ranks);
+}
 
 size_t area_size(uint32_t ranks) {
   return sizeof(Header) + areas_for(ranks) * TeamArea::bytes(ranks);

@@ -7,8 +7,8 @@
 // then kTeamAreas team areas. A team area has kSlots slots, one per
 // collective in flight (collective #seq uses slot seq % kSlots); a slot has,
 // for each of the host's ranks (by team rank), one control line and two
-// data buffers of kChunk bytes (double buffering: a writer fills one while
-// readers copy out of the other).
+// data buffers of chunk_for(ranks) bytes (double buffering: a writer fills
+// one while readers copy out of the other).
 //
 // Each member writes only its own control line and buffers; the others read
 // them. Control values are stamps, (seq << 32) | chunk, compared modulo
@@ -24,7 +24,15 @@
 namespace gexx::coll::host {
 
 constexpr uint32_t kSlots = 4;
+// The smallest chunk (the largest element a host-phase reduction takes).
 constexpr size_t kChunk = 16 * 1024;
+// The chunk of a host of `ranks` ranks: up to 8 ranks 64 KiB (a 1 MiB
+// payload in 16 handoffs; an area of at most 4 MiB), or 128 KiB when they
+// are more than the host's cores (each handoff there waits for the
+// scheduler to run every reader: half as many); 16 KiB above 8 ranks.
+// Every rank of a host computes the same (from the count and the host's
+// online cores).
+size_t chunk_for(uint32_t ranks);
 
 struct alignas(64) Control {
   std::atomic<uint64_t> posted;    // stamp: the chunks before it are in my buffers
@@ -45,20 +53,24 @@ inline bool reached(uint64_t value, uint64_t goal) {
 class TeamArea {
  public:
   TeamArea() = default;
-  TeamArea(char *base, uint32_t ranks) : base_(base), ranks_(ranks) {}
+  TeamArea(char *base, uint32_t ranks) : base_(base), ranks_(ranks), chunk_(chunk_for(ranks)) {}
   explicit operator bool() const { return base_ != nullptr; }
   Control &control(uint32_t slot, uint32_t member) const {
     return reinterpret_cast<Control *>(base_)[slot * ranks_ + member];
   }
   char *data(uint32_t slot, uint32_t member, uint64_t chunk) const {
     size_t controls = sizeof(Control) * kSlots * ranks_;
-    return base_ + controls + ((size_t{slot} * ranks_ + member) * 2 + (chunk & 1)) * kChunk;
+    return base_ + controls + ((size_t{slot} * ranks_ + member) * 2 + (chunk & 1)) * chunk_;
   }
-  static size_t bytes(uint32_t ranks) { return (sizeof(Control) + 2 * kChunk) * kSlots * ranks; }
+  size_t chunk() const { return chunk_; }
+  static size_t bytes(uint32_t ranks) {
+    return (sizeof(Control) + 2 * chunk_for(ranks)) * kSlots * ranks;
+  }
 
  private:
   char *base_ = nullptr;
   uint32_t ranks_ = 0;
+  size_t chunk_ = kChunk;
 };
 
 // Bytes of the host area the collectives need for a host of `ranks` ranks.
@@ -70,6 +82,8 @@ void attach(void *area, uint32_t ranks, std::vector<uint8_t> shares);
 // Whether job rank `r` maps this process's area (false before attach).
 bool shares(uint32_t r);
 uint32_t ranks();
+// This host has more ranks than cores (every rank finds the same).
+bool oversubscribed();
 // The area of team `id`, taken on first use by the first of its members on
 // this host and shared by the others (they find it by id); an empty one when
 // every team area is taken (the team then uses the AM algorithms: every

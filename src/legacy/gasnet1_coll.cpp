@@ -507,6 +507,14 @@ struct Remote {
 // complete.
 gasnet_coll_handle_t handle(int flags) {
   if (flags & GASNET_COLL_AGGREGATE) return GASNET_COLL_INVALID_HANDLE;
+  if (tl_aggregate.empty()) {  // host-phase operations only: done ones need no event
+    bool all_done = true;
+    for (auto &op : tl_aggregate_host) all_done = all_done && gexx::coll::done(*op);
+    if (all_done) {
+      tl_aggregate_host.clear();  // keeps its capacity: no allocation next time
+      return GASNET_COLL_INVALID_HANDLE;
+    }
+  }
   std::vector<std::shared_ptr<Op>> ops;
   ops.swap(tl_aggregate);
   std::vector<gexx::coll::OpRef> host;
@@ -701,8 +709,10 @@ gasnet_coll_handle_t reduce(const char *api, Runtime &rt, gasnet_image_t root, v
     gexx::coll::Fold fold;
     if (me == root) {
       fold = [fn = entry.fnptr, fl = static_cast<int>(entry.flags & GASNET_COLL_NONCOMM), func_arg,
-              esz, acc = std::vector<char>(), out = std::vector<char>()](
-                 char *to, const char *const *in, uint32_t ranks, size_t bytes) mutable {
+              esz](char *to, const char *const *in, uint32_t ranks, size_t bytes) {
+        // The running value and the function's output, kept by the thread
+        // that folds (no allocation per call once they have grown).
+        thread_local std::vector<char> acc, out;
         const size_t k = bytes / esz;
         acc.assign(in[0], in[0] + bytes);
         out.resize(bytes);

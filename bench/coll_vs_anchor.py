@@ -1,0 +1,166 @@
+#!/usr/bin/env python3
+"""coll_vs_anchor: the EX collectives of gexx beside GASNet-EX 2020.10's (the
+anchor), bench/coll_bench.c built against both installs and run in turns.
+
+For each rank count (default 2, 4, 8) the runs alternate (gexx, anchor,
+anchor, gexx, ...); the table gives, per metric, the median of each side
+and the ratio (above 1: gexx faster; anchor/gexx for latencies, gexx/anchor
+for bandwidths). The metrics are the issue's: broadcast and reduce-to-all
+latency at 8 bytes and bandwidth at 1 MiB, with reduce-to-one and the
+barrier beside them, on the job team (--team split: the team gex_TM_Split
+makes of every rank).
+
+    python3 bench/coll_vs_anchor.py --gexx install [--net] [--ranks 2,4,8]
+        [--runs 3] [--reps 200]
+
+Without --net both sides run their smp conduit (GASNET_PSHM_NODES=N for the
+anchor, gasnetrun for gexx). --net puts every peer behind the network:
+gexx's ofi conduit over GASNET_OFI_PROVIDER (default tcp) and the anchor's
+udp conduit, both with GASNET_SUPERNODE_MAXSIZE=1 (--supernode M for
+another neighbourhood size on both sides).
+
+Figures only: the script fails when a build or a run fails, never on speed.
+On a loaded host take the ratios from several runs (the medians).
+"""
+import argparse
+import os
+import re
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+LINE = re.compile(r"^(job|split)\s+(\S+)\s+(\d+) B\s+([\d.eE+-]+) us(?:\s+([\d.eE+-]+) MB/s)?")
+METRICS = [  # (collective, bytes, bandwidth?)
+    ("broadcast", 8, False), ("reduce-to-all", 8, False),
+    ("broadcast", 1 << 20, True), ("reduce-to-all", 1 << 20, True),
+    ("reduce-to-one", 8, False), ("reduce-to-one", 1 << 20, True), ("barrier", 0, False)]
+
+
+def die(msg):
+    print("coll_vs_anchor: " + msg, file=sys.stderr)
+    sys.exit(2)
+
+
+def build(prefix, conduit, out):
+    frag = os.path.join(prefix, "include", "%s-conduit" % conduit, "%s-seq.mak" % conduit)
+    if not os.path.exists(frag):
+        die("no %s (is the %s conduit installed in %s?)" % (frag, conduit, prefix))
+    mk = out + ".mk"
+    with open(mk, "w") as f:
+        f.write("include %s\n%s: %s\n\t$(GASNET_CC) $(GASNET_CPPFLAGS) $(GASNET_CFLAGS) "
+                "-o $@.o -c $<\n\t$(GASNET_LD) $(GASNET_LDFLAGS) -o $@ $@.o $(GASNET_LIBS)\n"
+                % (frag, out, os.path.join(HERE, "coll_bench.c")))
+    r = subprocess.run(["make", "-s", "-f", mk, out], capture_output=True, text=True)
+    if r.returncode != 0:
+        die("building coll_bench against %s failed:\n%s%s" % (prefix, r.stdout, r.stderr[-3000:]))
+
+
+def run(side, prog, a, ranks, prefix):
+    env = dict(os.environ)
+    args = [str(a.reps), a.team]
+    if a.net:
+        env["GASNET_SUPERNODE_MAXSIZE"] = str(a.supernode)
+        if side == "gexx":
+            env["GASNET_OFI_PROVIDER"] = a.provider
+            cmd = [os.path.join(prefix, "bin", "gasnetrun_ofi"), "-n", str(ranks), prog] + args
+        else:
+            env["GASNET_SPAWNFN"] = "L"
+            cmd = [prog, str(ranks)] + args
+    else:
+        if side == "gexx":
+            cmd = [os.path.join(prefix, "bin", "gasnetrun"), "-n", str(ranks), prog] + args
+        else:
+            env["GASNET_PSHM_NODES"] = str(ranks)
+            cmd = [prog] + args
+    # A session of its own, so that a run past --timeout goes with all its
+    # processes; the figures it printed by then still count.
+    p = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         start_new_session=True)
+    try:
+        out, err = p.communicate(timeout=a.timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(p.pid, signal.SIGKILL)
+        out, err = p.communicate()
+        print("# %s, %d ranks: past %d s, stopped (its figures so far count)"
+              % (side, ranks, a.timeout))
+    else:
+        if p.returncode != 0:
+            die("%s run failed (%d): %s\n%s%s" % (side, p.returncode, " ".join(cmd),
+                                                out[-2000:], err[-2000:]))
+    got = {}
+    for line in out.splitlines():
+        m = LINE.match(line.strip())
+        if m and m.group(1) == a.team:
+            us, mbs = float(m.group(4)), m.group(5)
+            got[(m.group(2), int(m.group(3)))] = (us, float(mbs) if mbs else None)
+    return got
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--gexx", required=True, help="gexx install prefix")
+    ap.add_argument("--anchor", default="/tmp/gexx-anchor/install", help="anchor install prefix")
+    ap.add_argument("--ranks", default="2,4,8")
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--reps", type=int, default=200, help="8-byte repetitions (1 MiB: 1/20)")
+    ap.add_argument("--team", default="job", choices=["job", "split"])
+    ap.add_argument("--net", action="store_true")
+    ap.add_argument("--supernode", type=int, default=1)
+    ap.add_argument("--provider", default="tcp")
+    ap.add_argument("--timeout", type=int, default=120, help="seconds per run")
+    ap.add_argument("--markdown", action="store_true", help="print the table as markdown")
+    a = ap.parse_args()
+    sides = {"gexx": os.path.abspath(a.gexx), "anchor": os.path.abspath(a.anchor)}
+    conduits = {"gexx": "ofi" if a.net else "smp", "anchor": "udp" if a.net else "smp"}
+    work = tempfile.mkdtemp(prefix="gexx-coll-vs-anchor.")
+    progs = {}
+    for side, prefix in sides.items():
+        progs[side] = os.path.join(work, "coll_bench-" + side)
+        build(prefix, conduits[side], progs[side])
+    where = ("net: gexx ofi/%s vs anchor udp, GASNET_SUPERNODE_MAXSIZE=%d"
+             % (a.provider, a.supernode)) if a.net else "smp: gexx smp vs anchor smp"
+    load = os.getloadavg()[0]
+    print("# coll_bench, %s team, %s; %d runs each, alternated, medians; %d reps (1 MiB: %d)"
+          % (a.team, where, a.runs, a.reps, max(5, a.reps // 20)))
+    print("# ratio above 1: gexx faster (anchor/gexx for us, gexx/anchor for MB/s); "
+          "load average at start %.1f" % load)
+    if a.markdown:
+        print("| ranks | metric | GASNet-EX | gexx | ratio |\n| --- | --- | --- | --- | --- |")
+    t0 = time.time()
+    for ranks in [int(x) for x in a.ranks.split(",")]:
+        got = {"gexx": [], "anchor": []}
+        for i in range(a.runs):
+            for side in (["gexx", "anchor"] if i % 2 == 0 else ["anchor", "gexx"]):
+                got[side].append(run(side, progs[side], a, ranks, sides[side]))
+        for name, nbytes, bw in METRICS:
+            vals = {}
+            for side in got:
+                xs = [r[(name, nbytes)][1 if bw else 0] for r in got[side] if (name, nbytes) in r]
+                vals[side] = statistics.median(xs) if xs else None
+            g, r = vals["gexx"], vals["anchor"]
+            if g is None and r is None:
+                continue
+            if g is None or r is None:
+                print("%2d ranks  %-20s %s" % (ranks, "%s %d B" % (name, nbytes),
+                      "only the anchor finished" if g is None else "only gexx finished"))
+                continue
+            ratio = (g / r if bw else r / g) if g and r else float("nan")
+            unit = "MB/s" if bw else "us"
+            what = "%s %s" % (name, "1 MiB" if nbytes == 1 << 20 else "%d B" % nbytes)
+            if a.markdown:
+                print("| %d | %s | %.4g %s | %.4g %s | %.2f |" % (ranks, what, r, unit, g, unit,
+                                                                   ratio))
+            else:
+                print("%2d ranks  %-20s anchor %10.4g %-4s  gexx %10.4g %-4s  ratio %6.2f%s"
+                      % (ranks, what, r, unit, g, unit, ratio, "" if ratio >= 1 else "  <"))
+        sys.stdout.flush()
+    print("# %.0f s" % (time.time() - t0))
+    subprocess.run(["rm", "-rf", work])
+
+
+if __name__ == "__main__":
+    main()
