@@ -23,6 +23,10 @@ constexpr size_t kChunkBuffers = 16;
 // Receives posted at start; the pool grows when arrivals outrun handlers.
 constexpr size_t kPostedRecvs = 64;
 constexpr int kPollBudget = 64;
+// Extra reads of a poll after a pause (AmChannel::poll): each takes at
+// least one write per socket, and a loaded host makes some empty reads look
+// busy (a preempted read), so the count stays small.
+constexpr int kPauseReads = 16;
 
 // A cheap clock for telling a poll that follows a pause (a passive rank
 // between its sleeps, a rank computing) from one of a spinning wait, and a
@@ -250,7 +254,7 @@ bool AmChannel::poll(bool replies_only) {
   uint64_t now = poll_clock();
   bool after_pause = now - last_poll_ > kPause;
   last_poll_ = now;
-  int rma_rounds = after_pause ? kPollBudget : 0;
+  int rma_rounds = after_pause ? kPauseReads : 0;
   // A poll that delivered requests and sent nothing reads the completion
   // queue again, until it is empty or the budget is spent: stream providers
   // (net, tcp) take about one message off a socket per read, so a rank that
