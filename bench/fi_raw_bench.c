@@ -1,17 +1,29 @@
 /* fi_raw_bench: what libfabric itself does between two processes on this
  * host, with no GASNet above it: the floor the ofi conduit is judged against.
  *
- *   fi_raw_bench [-p provider] [-n reps] [-s bytes] [rt|write|all]
+ *   fi_raw_bench [-p provider] [-n reps] [-s bytes] [-w window]
+ *                [rt|write|stream|udp|all]
  *
  * Forks into two processes, each opening a reliable-datagram endpoint with
  * the hints the ofi conduit uses (messages and RMA, the same registration
  * modes), exchanges endpoint names over a socket pair, and measures
- *   rt:    8-byte send/receive round trip (inject when the provider allows,
- *          receives posted ahead), as fi_pingpong does;
- *   write: fi_write bandwidth to a registered buffer, 4 KiB to 4 MiB, one
- *          write at a time (FI_DELIVERY_COMPLETE, what a blocking put waits
- *          for) and 8 in flight (transmit completion, the pipe's capacity);
- *          -s measures only writes of that size.
+ *   rt:     send/receive round trip of 8 bytes (-s: of that size; inject
+ *           when the provider allows, else fi_send from a registered
+ *           buffer, receives posted ahead), as fi_pingpong does;
+ *   write:  fi_write bandwidth to a registered buffer, 4 KiB to 4 MiB, one
+ *           write at a time (FI_DELIVERY_COMPLETE, what a blocking put waits
+ *           for) and 8 in flight (transmit completion, the pipe's capacity);
+ *           -s measures only writes of that size;
+ *   stream: one-way message bandwidth, 64 KiB messages (-s: that size):
+ *           -w sends in flight (default 8) from one registered buffer, 64
+ *           receives posted ahead and each reposted as it completes, an
+ *           8-byte message back at the end (the provider's own streaming
+ *           bandwidth, what an AM Medium flood can reach at best);
+ *   udp:    the same one-way stream over plain UDP sockets on loopback, no
+ *           libfabric: 65000-byte datagrams (-s: that size), the receiver
+ *           counting what arrives (datagrams dropped by a full socket buffer
+ *           count as lost; the rate is what arrived), what GASNet's udp
+ *           conduit's path can reach at best. Not part of "all".
  * Prints medians of 5 runs; figures only, never fails on speed.
  * The provider defaults to GASNET_OFI_PROVIDER, then FI_PROVIDER, then
  * libfabric's first match. bench/ofi_vs_raw.py runs it beside the conduit.
@@ -24,6 +36,7 @@
 #include <rdma/fi_endpoint.h>
 #include <rdma/fi_errno.h>
 #include <rdma/fi_rma.h>
+#include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdint.h>
@@ -188,15 +201,19 @@ static double median(double *t) {
   return t[RUNS / 2];
 }
 
-static void send8(char *buf, void *desc) {
+static struct fi_context2 send_ctx, recv_ctx;
+
+/* Sends `len` bytes from `buf`: injected when the provider allows, else
+ * fi_send (its completion is skipped by wait_recv). */
+static void send_msg(char *buf, size_t len, void *desc) {
   ssize_t rc;
-  if (info->tx_attr->inject_size >= 8) {
-    while ((rc = fi_inject(ep, buf, 8, peer)) == -FI_EAGAIN) fi_cq_read(cq, NULL, 0);
+  if (len <= info->tx_attr->inject_size) {
+    while ((rc = fi_inject(ep, buf, len, peer)) == -FI_EAGAIN) fi_cq_read(cq, NULL, 0);
     if (rc) die("fi_inject", rc);
     if (push) fi_cq_read(cq, NULL, 0);
     return;
   }
-  while ((rc = fi_send(ep, buf, 8, desc, peer, NULL)) == -FI_EAGAIN) fi_cq_read(cq, NULL, 0);
+  while ((rc = fi_send(ep, buf, len, desc, peer, &send_ctx)) == -FI_EAGAIN) fi_cq_read(cq, NULL, 0);
   if (rc) die("fi_send", rc);
   if (push) fi_cq_read(cq, NULL, 0);
 }
@@ -207,10 +224,12 @@ static void wait_recv(void) {
   }
 }
 
-static void bench_rt(long reps) {
-  static char sbuf[64], rbuf[64];
-  struct fid_mr *smr = reg(sbuf, sizeof sbuf, FI_SEND);
-  struct fid_mr *rmr = reg(rbuf, sizeof rbuf, FI_RECV);
+static void bench_rt(long reps, size_t len) {
+  size_t cap = len < 64 ? 64 : len;
+  char *sbuf = calloc(1, cap), *rbuf = calloc(1, cap);
+  if (!sbuf || !rbuf) die("calloc", -FI_ENOMEM);
+  struct fid_mr *smr = reg(sbuf, cap, FI_SEND);
+  struct fid_mr *rmr = reg(rbuf, cap, FI_RECV);
   void *sdesc = fi_mr_desc(smr), *rdesc = fi_mr_desc(rmr);
   long warm = reps / 10 + 10;
   double t[RUNS];
@@ -219,23 +238,173 @@ static void bench_rt(long reps) {
     double t0 = 0;
     for (long i = -warm; i < reps; ++i) {
       if (i == 0) t0 = now_ns();
-      CHECK(fi_recv(ep, rbuf, sizeof rbuf, rdesc, peer, NULL));
+      CHECK(fi_recv(ep, rbuf, cap, rdesc, peer, &recv_ctx));
       if (me == 0) {
-        send8(sbuf, sdesc);
+        send_msg(sbuf, len, sdesc);
         wait_recv();
       } else {
         wait_recv();
-        send8(sbuf, sdesc);
+        send_msg(sbuf, len, sdesc);
       }
     }
     t[k] = (now_ns() - t0) / (double)reps;
     sync_both();
   }
   if (me == 0)
-    printf("raw send/recv round trip 8 B: %9.3f us (median of %d, %s)\n", median(t) / 1e3, RUNS,
-           info->fabric_attr->prov_name);
+    printf("raw send/recv round trip %zu B: %9.3f us (median of %d, %s, %s)\n", len,
+           median(t) / 1e3, RUNS, info->fabric_attr->prov_name,
+           len <= info->tx_attr->inject_size ? "fi_inject" : "fi_send");
   fi_close(&smr->fid);
   fi_close(&rmr->fid);
+  free(sbuf);
+  free(rbuf);
+}
+
+/* One-way message stream: process 0 sends `count` messages of `len` bytes
+ * with up to `window` in flight; process 1 keeps RECVS receives posted and
+ * answers the last with 8 bytes. */
+#define RECVS 64
+static void bench_stream(size_t len, int window) {
+  static struct fi_context2 rctx[RECVS], sctx, actx;
+  size_t cap = len < 64 ? 64 : len;
+  char *buf = NULL;
+  int nbuf = me == 0 ? 1 : RECVS;
+  if (posix_memalign((void **)&buf, 4096, cap * (size_t)nbuf)) die("posix_memalign", -FI_ENOMEM);
+  memset(buf, 0x5a, cap * (size_t)nbuf);
+  struct fid_mr *mr = reg(buf, cap * (size_t)nbuf, FI_SEND | FI_RECV);
+  void *desc = fi_mr_desc(mr);
+  static char ack[64];
+  struct fid_mr *amr = reg(ack, sizeof ack, FI_SEND | FI_RECV);
+  long count = (long)((256u << 20) / cap);
+  if (count < 64) count = 64;
+  double t[RUNS];
+  if (me == 1)
+    for (int r = 0; r < RECVS; ++r)
+      CHECK(fi_recv(ep, buf + cap * (size_t)r, cap, desc, peer, &rctx[r]));
+  for (int k = 0; k < RUNS; ++k) {
+    if (me == 0) CHECK(fi_recv(ep, ack, sizeof ack, fi_mr_desc(amr), peer, &actx));
+    sync_both();
+    double t0 = now_ns();
+    if (me == 0) {
+      long issued = 0, done = 0;
+      int acked = 0;
+      while (done < count || !acked) {
+        while (issued < count && issued - done < window) {
+          ssize_t rc = fi_send(ep, buf, len, desc, peer, &sctx);
+          if (rc == -FI_EAGAIN) break;
+          if (rc) die("fi_send", rc);
+          if (push) fi_cq_read(cq, NULL, 0);
+          ++issued;
+        }
+        struct fi_cq_msg_entry e[16];
+        ssize_t n = fi_cq_read(cq, e, 16);
+        if (n == -FI_EAGAIN) continue;
+        if (n < 0) die("fi_cq_read", n);
+        for (ssize_t i = 0; i < n; ++i) {
+          if (e[i].flags & FI_RECV)
+            acked = 1;
+          else
+            ++done;
+        }
+      }
+      t[k] = (double)len * (double)count / (now_ns() - t0) * 1e3;
+    } else {
+      long got = 0;
+      while (got < count) {
+        struct fi_cq_msg_entry e[16];
+        ssize_t n = fi_cq_read(cq, e, 16);
+        if (n == -FI_EAGAIN) continue;
+        if (n < 0) die("fi_cq_read", n);
+        for (ssize_t i = 0; i < n; ++i) {
+          if (!(e[i].flags & FI_RECV)) continue; /* the ack's send */
+          if (e[i].len != len) die("a message of the wrong length", -FI_EIO);
+          struct fi_context2 *c = e[i].op_context;
+          size_t r = (size_t)(c - rctx);
+          CHECK(fi_recv(ep, buf + cap * r, cap, desc, peer, c));
+          ++got;
+        }
+      }
+      send_msg(ack, 8, fi_mr_desc(amr));
+    }
+    sync_both();
+  }
+  if (me == 0)
+    printf("raw one-way stream %zu B: %9.0f MB/s (10^6 B, median of %d, %s, %d in flight)\n", len,
+           median(t), RUNS, info->fabric_attr->prov_name, window);
+  /* the receives still posted end with the endpoint */
+  fi_close(&amr->fid);
+  fi_close(&mr->fid);
+  free(buf);
+}
+
+/* The same one-way stream as plain UDP datagrams over loopback. */
+static void bench_udp(size_t len) {
+  int u = socket(AF_INET, SOCK_DGRAM, 0);
+  if (u < 0) die("socket", -errno);
+  int big = 8 << 20;
+  setsockopt(u, SOL_SOCKET, me ? SO_RCVBUF : SO_SNDBUF, &big, sizeof big);
+  struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+  if (bind(u, (struct sockaddr *)&a, sizeof a)) die("bind", -errno);
+  socklen_t al = sizeof a;
+  getsockname(u, (struct sockaddr *)&a, &al);
+  struct sockaddr_in other;
+  xfer(&a, sizeof a, 1);
+  xfer(&other, sizeof other, 0);
+  char *buf = malloc(len);
+  if (!buf) die("malloc", -FI_ENOMEM);
+  memset(buf, 0x5a, len);
+  long count = (long)((256u << 20) / len);
+  double t[RUNS], lost[RUNS];
+  for (int k = 0; k < RUNS; ++k) {
+    sync_both();
+    if (me == 0) {
+      for (long i = 0; i < count; ++i) {
+        if (sendto(u, buf, len, 0, (struct sockaddr *)&other, sizeof other) != (ssize_t)len) {
+          if (errno == ENOBUFS || errno == EAGAIN || errno == EINTR) {
+            --i;
+            continue;
+          }
+          die("sendto", -errno);
+        }
+      }
+      char c = 'e';
+      xfer(&c, 1, 1);
+      xfer(&t[k], sizeof t[k], 0);
+      xfer(&lost[k], sizeof lost[k], 0);
+    } else {
+      struct pollfd p[2] = {{.fd = u, .events = POLLIN}, {.fd = sock, .events = POLLIN}};
+      long got = 0;
+      double first = 0, last = 0;
+      int ended = 0;
+      for (;;) {
+        if (poll(p, 2, ended ? 0 : -1) <= 0 && ended) break;
+        if (p[1].revents & POLLIN) {
+          char c;
+          xfer(&c, 1, 0);
+          ended = 1;
+          p[1].fd = -1;
+        }
+        if (p[0].revents & POLLIN) {
+          ssize_t n;
+          while ((n = recv(u, buf, len, MSG_DONTWAIT)) > 0) {
+            last = now_ns();
+            if (!got) first = last;
+            ++got;
+          }
+        }
+      }
+      double rate = got > 1 ? (double)len * (double)(got - 1) / (last - first) * 1e3 : 0;
+      double l = 1.0 - (double)got / (double)count;
+      xfer(&rate, sizeof rate, 1);
+      xfer(&l, sizeof l, 1);
+    }
+    sync_both();
+  }
+  if (me == 0)
+    printf("udp one-way stream %zu B: %9.0f MB/s (10^6 B, arrived, median of %d; %.1f%% lost)\n",
+           len, median(t), RUNS, 100.0 * median(lost));
+  free(buf);
+  close(u);
 }
 
 static void write_one(char *src, void *desc, size_t len, uint64_t addr, uint64_t key,
@@ -324,6 +493,7 @@ int main(int argc, char **argv) {
   long reps = 20000;
   const char *what = "all";
   size_t only = 0;
+  int window = 8;
   for (int i = 1; i < argc; ++i) {
     if (!strcmp(argv[i], "-p") && i + 1 < argc)
       provider = argv[++i];
@@ -331,14 +501,21 @@ int main(int argc, char **argv) {
       reps = atol(argv[++i]);
     else if (!strcmp(argv[i], "-s") && i + 1 < argc)
       only = (size_t)atol(argv[++i]);
-    else if (!strcmp(argv[i], "rt") || !strcmp(argv[i], "write") || !strcmp(argv[i], "all"))
+    else if (!strcmp(argv[i], "-w") && i + 1 < argc)
+      window = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "rt") || !strcmp(argv[i], "write") || !strcmp(argv[i], "stream") ||
+             !strcmp(argv[i], "udp") || !strcmp(argv[i], "all"))
       what = argv[i];
     else {
-      fprintf(stderr, "usage: %s [-p provider] [-n reps] [-s bytes] [rt|write|all]\n", prog);
+      fprintf(stderr,
+              "usage: %s [-p provider] [-n reps] [-s bytes] [-w window] "
+              "[rt|write|stream|udp|all]\n",
+              prog);
       return 2;
     }
   }
   if (reps < 1) reps = 1;
+  if (window < 1) window = 1;
   int sv[2];
   if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv)) {
     perror("socketpair");
@@ -357,9 +534,21 @@ int main(int argc, char **argv) {
     prctl(PR_SET_PDEATHSIG, SIGKILL); /* never outlive the measuring process */
   else
     signal(SIGCHLD, child_ended);
+  if (!strcmp(what, "udp")) {
+    bench_udp(only ? only : 65000);
+    fflush(stdout);
+    sync_both();
+    if (me == 1) _exit(0);
+    int status = 0;
+    if (waitpid(child, &status, 0) < 0) return 0;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+  }
   open_endpoint(provider);
-  if (!strcmp(what, "rt") || !strcmp(what, "all")) bench_rt(reps);
+  if (!strcmp(what, "rt") || !strcmp(what, "all"))
+    bench_rt(reps, only && strcmp(what, "all") ? only : 8);
   if (!strcmp(what, "write") || !strcmp(what, "all")) bench_write(only);
+  if (!strcmp(what, "stream") || !strcmp(what, "all"))
+    bench_stream(only && strcmp(what, "all") ? only : 65536, window);
   fflush(stdout);
   sync_both();
   fi_close(&ep->fid);

@@ -96,7 +96,8 @@ class AmChannel final : public CompletionSink {
   Buffer *free_send_ = nullptr;
   Buffer *free_recv_ = nullptr;
   size_t send_buffers_ = 0;
-  uint64_t sends_ = 0;  // messages posted (poll: did a handler reply?)
+  uint64_t sends_ = 0;      // messages posted (poll: did a handler reply?)
+  uint64_t last_poll_ = 0;  // poll_clock() at the last poll
   std::deque<Arrival> requests_, replies_;
 };
 
