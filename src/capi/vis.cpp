@@ -7,16 +7,21 @@
 #include <vector>
 
 #include "core/objects.hpp"
+#include "core/runtime.hpp"
+#include "util/copy.hpp"
 #include "util/log.hpp"
+#include "vis/local.hpp"
 #include "vis/shape.hpp"
 #include "vis/vis.hpp"
 
 using gexx::vis::Runs;
 using gexx::vis::Sync;
+namespace local = gexx::vis::local;
 
 namespace {
 
-gex_Rank_t job_rank(gex_TM_t tm, gex_Rank_t rank, gex_Flags_t flags, const char *api) {
+[[gnu::always_inline]] inline gex_Rank_t job_rank(gex_TM_t tm, gex_Rank_t rank, gex_Flags_t flags,
+                                                  const char *api) {
   if (!tm) [[unlikely]]
     gexx::util::fatal("%s: the team argument is invalid (null)", api);
   return tm->team.job_rank(api, rank, flags);
@@ -40,70 +45,158 @@ void check_list(const char *api, size_t count, const void *list, const char *sid
     gexx::util::fatal("%s: the %s list is null with a count of %zu", api, side, count);
 }
 
-gex_Event_t vector(const char *api, Sync sync, bool put, gex_TM_t tm, gex_Rank_t rank,
-                   size_t dstcount, const gex_Memvec_t *dstlist, size_t srccount,
-                   const gex_Memvec_t *srclist, gex_Flags_t flags) {
+// A call whose two sides are one range each toward a mapped peer: a put or
+// get of `n` bytes (the RMA calls' copy). False for a network peer.
+template <bool kPut>
+[[gnu::always_inline]] inline bool one_range(const char *api, gex_Rank_t jr, void *dst, void *src,
+                                             size_t n) {
+  char *p = gexx::core::Runtime::get(api).locate(api, jr, kPut ? dst : src, n);
+  if (!p) return false;
+  if (kPut) {
+    local::move_one_piece<true>(p, static_cast<const char *>(src), n);
+    gexx::vis::local_put_done(api, jr);
+  } else {
+    local::move_one_piece<false>(static_cast<char *>(dst), p, n);
+  }
+  return true;
+}
+
+template <bool kPut>
+[[gnu::always_inline]] inline gex_Event_t vector(const char *api, Sync sync, gex_TM_t tm,
+                                                 gex_Rank_t rank, size_t dstcount,
+                                                 const gex_Memvec_t *dstlist, size_t srccount,
+                                                 const gex_Memvec_t *srclist, gex_Flags_t flags) {
   gex_Rank_t jr = job_rank(tm, rank, flags, api);
   check_list(api, dstcount, dstlist, "destination");
   check_list(api, srccount, srclist, "source");
-  uint64_t dt = 0, st = 0;
-  check(api, gexx::vis::vector_total(dstcount, dstlist, "destination", &dt));
-  check(api, gexx::vis::vector_total(srccount, srclist, "source", &st));
-  check_totals(api, dt, st);
-  check(api, gexx::vis::vector_overlap(dstcount, dstlist));
+  if (dstcount == 1 && srccount == 1 && dstlist[0].gex_len == srclist[0].gex_len &&
+      dstlist[0].gex_len != 0) {
+    if (one_range<kPut>(api, jr, dstlist[0].gex_addr, srclist[0].gex_addr, dstlist[0].gex_len))
+      return GEX_EVENT_INVALID;
+  }
+  // One walk of each list: totals, ranges, and whether every entry has one length.
+  gexx::vis::ListScan ds, ss;
+  if (!gexx::vis::vector_scan_ok(dstcount, dstlist, &ds)) [[unlikely]]
+    check(api, gexx::vis::vector_scan(dstcount, dstlist, "destination", &ds));
+  if (!gexx::vis::vector_scan_ok(srccount, srclist, &ss)) [[unlikely]]
+    check(api, gexx::vis::vector_scan(srccount, srclist, "source", &ss));
+  check_totals(api, ds.total, ss.total);
+  if (!gexx::vis::list_overlap_ok(ds)) [[unlikely]]
+    check(api, gexx::vis::list_overlap(ds, dstcount));
+  const gexx::vis::ListScan &remote = kPut ? ds : ss;
+  ptrdiff_t delta = 0;
+  if (ds.total == 0) {
+    if (kPut) gexx::vis::local_put_done(api, jr);
+    return GEX_EVENT_INVALID;
+  }
+  if (gexx::vis::mapped(api, jr, remote.lo, remote.hi, &delta)) {
+    size_t uniform = ds.uniform == ss.uniform ? ds.uniform : 0;
+    local::vectors<kPut>(delta, dstcount, dstlist, srccount, srclist, uniform);
+    if (kPut) gexx::vis::local_put_done(api, jr);
+    return GEX_EVENT_INVALID;
+  }
   Runs d = Runs::vector(dstcount, dstlist), s = Runs::vector(srccount, srclist);
   gexx::vis::Call c{api, sync, flags};
-  return put ? gexx::vis::put(c, jr, d, s, dt) : gexx::vis::get(c, d, jr, s, dt);
+  return kPut ? gexx::vis::put(c, jr, d, s, ds.total) : gexx::vis::get(c, d, jr, s, ds.total);
 }
 
-gex_Event_t indexed(const char *api, Sync sync, bool put, gex_TM_t tm, gex_Rank_t rank,
-                    size_t dstcount, void *const *dstlist, size_t dstlen, size_t srccount,
-                    void *const *srclist, size_t srclen, gex_Flags_t flags) {
+template <bool kPut>
+[[gnu::always_inline]] inline gex_Event_t indexed(const char *api, Sync sync, gex_TM_t tm,
+                                                  gex_Rank_t rank, size_t dstcount,
+                                                  void *const *dstlist, size_t dstlen,
+                                                  size_t srccount, void *const *srclist,
+                                                  size_t srclen, gex_Flags_t flags) {
   gex_Rank_t jr = job_rank(tm, rank, flags, api);
-  uint64_t dt = 0, st = 0;
-  check(api, gexx::vis::indexed_total(dstcount, dstlen, "destination", &dt));
-  check(api, gexx::vis::indexed_total(srccount, srclen, "source", &st));
-  check_totals(api, dt, st);
-  if (dt) {
+  if (dstcount == 1 && srccount == 1 && dstlen == srclen && dstlen != 0) {
     check_list(api, dstcount, dstlist, "destination");
     check_list(api, srccount, srclist, "source");
+    if (one_range<kPut>(api, jr, dstlist[0], srclist[0], dstlen)) return GEX_EVENT_INVALID;
   }
-  check(api, gexx::vis::indexed_overlap(dstcount, dstlist, dstlen));
+  // Totals first (no walk): a list may be null when its side holds nothing.
+  gexx::vis::ListScan ds, ss;
+  if (!gexx::vis::indexed_scan_ok(dstcount, nullptr, dstlen, false, &ds)) [[unlikely]]
+    check(api, gexx::vis::indexed_scan(dstcount, nullptr, dstlen, "destination", false, &ds));
+  if (!gexx::vis::indexed_scan_ok(srccount, nullptr, srclen, false, &ss)) [[unlikely]]
+    check(api, gexx::vis::indexed_scan(srccount, nullptr, srclen, "source", false, &ss));
+  check_totals(api, ds.total, ss.total);
+  if (ds.total == 0) {
+    if (kPut) gexx::vis::local_put_done(api, jr);
+    return GEX_EVENT_INVALID;
+  }
+  check_list(api, dstcount, dstlist, "destination");
+  check_list(api, srccount, srclist, "source");
+  // The ranges: the destination's (overlap; the remote side of a put) and a
+  // get's source.
+  if (!gexx::vis::indexed_scan_ok(dstcount, dstlist, dstlen, true, &ds)) [[unlikely]]
+    check(api, gexx::vis::indexed_scan(dstcount, dstlist, dstlen, "destination", true, &ds));
+  if (!gexx::vis::list_overlap_ok(ds)) [[unlikely]]
+    check(api, gexx::vis::list_overlap(ds, dstcount));
+  if (!kPut && !gexx::vis::indexed_scan_ok(srccount, srclist, srclen, true, &ss)) [[unlikely]]
+    check(api, gexx::vis::indexed_scan(srccount, srclist, srclen, "source", true, &ss));
+  const gexx::vis::ListScan &remote = kPut ? ds : ss;
+  ptrdiff_t delta = 0;
+  if (gexx::vis::mapped(api, jr, remote.lo, remote.hi, &delta)) {
+    local::indexed<kPut>(delta, dstcount, dstlist, dstlen, srccount, srclist, srclen);
+    if (kPut) gexx::vis::local_put_done(api, jr);
+    return GEX_EVENT_INVALID;
+  }
   Runs d = Runs::indexed(dstcount, dstlist, dstlen), s = Runs::indexed(srccount, srclist, srclen);
   gexx::vis::Call c{api, sync, flags};
-  return put ? gexx::vis::put(c, jr, d, s, dt) : gexx::vis::get(c, d, jr, s, dt);
+  return kPut ? gexx::vis::put(c, jr, d, s, ds.total) : gexx::vis::get(c, d, jr, s, ds.total);
 }
 
-gex_Event_t strided(const char *api, Sync sync, bool put, gex_TM_t tm, gex_Rank_t rank,
-                    void *dstaddr, const ptrdiff_t *dststrides, void *srcaddr,
-                    const ptrdiff_t *srcstrides, size_t elemsz, const size_t *count, size_t levels,
-                    gex_Flags_t flags) {
+template <bool kPut>
+[[gnu::always_inline]] inline gex_Event_t strided(const char *api, Sync sync, gex_TM_t tm,
+                                                  gex_Rank_t rank, void *dstaddr,
+                                                  const ptrdiff_t *dststrides, void *srcaddr,
+                                                  const ptrdiff_t *srcstrides, size_t elemsz,
+                                                  const size_t *count, size_t levels,
+                                                  gex_Flags_t flags) {
   gex_Rank_t jr = job_rank(tm, rank, flags, api);
   if (levels && (!count || !dststrides || !srcstrides)) [[unlikely]] {
     gexx::util::fatal("%s: stridelevels is %zu but count or a stride array is null", api, levels);
   }
   uint64_t total = 0;
-  check(api, gexx::vis::strided_total(elemsz, count, levels, &total));
-  check(api, gexx::vis::strided_overlap(dststrides, elemsz, count, levels));
-  if (gexx::vis::strided_in_remote_order(put ? dststrides : srcstrides, count, levels)) {
+  uintptr_t lo = 0, hi = 0;
+  void *rbase = kPut ? dstaddr : srcaddr;
+  const ptrdiff_t *rstrides = kPut ? dststrides : srcstrides;
+  if (!gexx::vis::strided_ok(elemsz, count, dststrides, rbase, rstrides, levels, &total, &lo, &hi))
+      [[unlikely]] {
+    // An empty shape, an interleaved destination, or a fault: the full checks.
+    check(api, gexx::vis::strided_total(elemsz, count, levels, &total));
+    if (total == 0) {
+      if (kPut) gexx::vis::local_put_done(api, jr);
+      return GEX_EVENT_INVALID;
+    }
+    check(api, gexx::vis::strided_overlap(dststrides, elemsz, count, levels));
+    check(api, gexx::vis::strided_extent(rbase, rstrides, elemsz, count, levels, &lo, &hi));
+  }
+  ptrdiff_t delta = 0;
+  if (gexx::vis::mapped(api, jr, lo, hi, &delta)) {
+    local::StridedPlan plan(static_cast<char *>(dstaddr), dststrides, static_cast<char *>(srcaddr),
+                            srcstrides, elemsz, count, levels);
+    plan.copy<kPut>(delta);
+    if (kPut) gexx::vis::local_put_done(api, jr);
+    return GEX_EVENT_INVALID;
+  }
+  gexx::vis::Call c{api, sync, flags};
+  if (gexx::vis::strided_in_remote_order(rstrides, count, levels)) {
     Runs d = Runs::strided(dstaddr, dststrides, elemsz, count, levels);
     Runs s = Runs::strided(srcaddr, srcstrides, elemsz, count, levels);
-    gexx::vis::Call c{api, sync, flags};
-    return put ? gexx::vis::put(c, jr, d, s, total) : gexx::vis::get(c, d, jr, s, total);
+    return kPut ? gexx::vis::put(c, jr, d, s, total) : gexx::vis::get(c, d, jr, s, total);
   }
   // Walk the remote side in increasing address order (vis/shape.hpp), on
   // copies of the caller's arrays.
   std::vector<ptrdiff_t> ds(dststrides, dststrides + levels), ss(srcstrides, srcstrides + levels);
   std::vector<size_t> n(count, count + levels);
   char *db = static_cast<char *>(dstaddr), *sb = static_cast<char *>(srcaddr);
-  if (put)
+  if (kPut)
     gexx::vis::strided_remote_order(db, ds.data(), sb, ss.data(), n.data(), levels);
   else
     gexx::vis::strided_remote_order(sb, ss.data(), db, ds.data(), n.data(), levels);
   Runs d = Runs::strided(db, ds.data(), elemsz, n.data(), levels);
   Runs s = Runs::strided(sb, ss.data(), elemsz, n.data(), levels);
-  gexx::vis::Call c{api, sync, flags};
-  return put ? gexx::vis::put(c, jr, d, s, total) : gexx::vis::get(c, d, jr, s, total);
+  return kPut ? gexx::vis::put(c, jr, d, s, total) : gexx::vis::get(c, d, jr, s, total);
 }
 
 }  // namespace
@@ -119,36 +212,36 @@ void gex_VIS_SetPeerCompletionHandler(gex_AM_Index_t handler, const void *source
 int gex_VIS_VectorPutBlocking(gex_TM_t tm, gex_Rank_t dstrank, size_t dstcount,
                               gex_Memvec_t const dstlist[], size_t srccount,
                               gex_Memvec_t const srclist[], gex_Flags_t flags) {
-  vector(__func__, Sync::Blocking, true, tm, dstrank, dstcount, dstlist, srccount, srclist, flags);
+  vector<true>(__func__, Sync::Blocking, tm, dstrank, dstcount, dstlist, srccount, srclist, flags);
   return 0;
 }
 gex_Event_t gex_VIS_VectorPutNB(gex_TM_t tm, gex_Rank_t dstrank, size_t dstcount,
                                 gex_Memvec_t const dstlist[], size_t srccount,
                                 gex_Memvec_t const srclist[], gex_Flags_t flags) {
-  return vector(__func__, Sync::NB, true, tm, dstrank, dstcount, dstlist, srccount, srclist, flags);
+  return vector<true>(__func__, Sync::NB, tm, dstrank, dstcount, dstlist, srccount, srclist, flags);
 }
 int gex_VIS_VectorPutNBI(gex_TM_t tm, gex_Rank_t dstrank, size_t dstcount,
                          gex_Memvec_t const dstlist[], size_t srccount,
                          gex_Memvec_t const srclist[], gex_Flags_t flags) {
-  vector(__func__, Sync::NBI, true, tm, dstrank, dstcount, dstlist, srccount, srclist, flags);
+  vector<true>(__func__, Sync::NBI, tm, dstrank, dstcount, dstlist, srccount, srclist, flags);
   return 0;
 }
 int gex_VIS_VectorGetBlocking(gex_TM_t tm, size_t dstcount, gex_Memvec_t const dstlist[],
                               gex_Rank_t srcrank, size_t srccount, gex_Memvec_t const srclist[],
                               gex_Flags_t flags) {
-  vector(__func__, Sync::Blocking, false, tm, srcrank, dstcount, dstlist, srccount, srclist, flags);
+  vector<false>(__func__, Sync::Blocking, tm, srcrank, dstcount, dstlist, srccount, srclist, flags);
   return 0;
 }
 gex_Event_t gex_VIS_VectorGetNB(gex_TM_t tm, size_t dstcount, gex_Memvec_t const dstlist[],
                                 gex_Rank_t srcrank, size_t srccount, gex_Memvec_t const srclist[],
                                 gex_Flags_t flags) {
-  return vector(__func__, Sync::NB, false, tm, srcrank, dstcount, dstlist, srccount, srclist,
-                flags);
+  return vector<false>(__func__, Sync::NB, tm, srcrank, dstcount, dstlist, srccount, srclist,
+                       flags);
 }
 int gex_VIS_VectorGetNBI(gex_TM_t tm, size_t dstcount, gex_Memvec_t const dstlist[],
                          gex_Rank_t srcrank, size_t srccount, gex_Memvec_t const srclist[],
                          gex_Flags_t flags) {
-  vector(__func__, Sync::NBI, false, tm, srcrank, dstcount, dstlist, srccount, srclist, flags);
+  vector<false>(__func__, Sync::NBI, tm, srcrank, dstcount, dstlist, srccount, srclist, flags);
   return 0;
 }
 
@@ -156,41 +249,41 @@ int gex_VIS_VectorGetNBI(gex_TM_t tm, size_t dstcount, gex_Memvec_t const dstlis
 int gex_VIS_IndexedPutBlocking(gex_TM_t tm, gex_Rank_t dstrank, size_t dstcount,
                                void *const dstlist[], size_t dstlen, size_t srccount,
                                void *const srclist[], size_t srclen, gex_Flags_t flags) {
-  indexed(__func__, Sync::Blocking, true, tm, dstrank, dstcount, dstlist, dstlen, srccount, srclist,
-          srclen, flags);
+  indexed<true>(__func__, Sync::Blocking, tm, dstrank, dstcount, dstlist, dstlen, srccount, srclist,
+                srclen, flags);
   return 0;
 }
 gex_Event_t gex_VIS_IndexedPutNB(gex_TM_t tm, gex_Rank_t dstrank, size_t dstcount,
                                  void *const dstlist[], size_t dstlen, size_t srccount,
                                  void *const srclist[], size_t srclen, gex_Flags_t flags) {
-  return indexed(__func__, Sync::NB, true, tm, dstrank, dstcount, dstlist, dstlen, srccount,
-                 srclist, srclen, flags);
+  return indexed<true>(__func__, Sync::NB, tm, dstrank, dstcount, dstlist, dstlen, srccount,
+                       srclist, srclen, flags);
 }
 int gex_VIS_IndexedPutNBI(gex_TM_t tm, gex_Rank_t dstrank, size_t dstcount, void *const dstlist[],
                           size_t dstlen, size_t srccount, void *const srclist[], size_t srclen,
                           gex_Flags_t flags) {
-  indexed(__func__, Sync::NBI, true, tm, dstrank, dstcount, dstlist, dstlen, srccount, srclist,
-          srclen, flags);
+  indexed<true>(__func__, Sync::NBI, tm, dstrank, dstcount, dstlist, dstlen, srccount, srclist,
+                srclen, flags);
   return 0;
 }
 int gex_VIS_IndexedGetBlocking(gex_TM_t tm, size_t dstcount, void *const dstlist[], size_t dstlen,
                                gex_Rank_t srcrank, size_t srccount, void *const srclist[],
                                size_t srclen, gex_Flags_t flags) {
-  indexed(__func__, Sync::Blocking, false, tm, srcrank, dstcount, dstlist, dstlen, srccount,
-          srclist, srclen, flags);
+  indexed<false>(__func__, Sync::Blocking, tm, srcrank, dstcount, dstlist, dstlen, srccount,
+                 srclist, srclen, flags);
   return 0;
 }
 gex_Event_t gex_VIS_IndexedGetNB(gex_TM_t tm, size_t dstcount, void *const dstlist[], size_t dstlen,
                                  gex_Rank_t srcrank, size_t srccount, void *const srclist[],
                                  size_t srclen, gex_Flags_t flags) {
-  return indexed(__func__, Sync::NB, false, tm, srcrank, dstcount, dstlist, dstlen, srccount,
-                 srclist, srclen, flags);
+  return indexed<false>(__func__, Sync::NB, tm, srcrank, dstcount, dstlist, dstlen, srccount,
+                        srclist, srclen, flags);
 }
 int gex_VIS_IndexedGetNBI(gex_TM_t tm, size_t dstcount, void *const dstlist[], size_t dstlen,
                           gex_Rank_t srcrank, size_t srccount, void *const srclist[], size_t srclen,
                           gex_Flags_t flags) {
-  indexed(__func__, Sync::NBI, false, tm, srcrank, dstcount, dstlist, dstlen, srccount, srclist,
-          srclen, flags);
+  indexed<false>(__func__, Sync::NBI, tm, srcrank, dstcount, dstlist, dstlen, srccount, srclist,
+                 srclen, flags);
   return 0;
 }
 
@@ -199,46 +292,46 @@ int gex_VIS_StridedPutBlocking(gex_TM_t tm, gex_Rank_t dstrank, void *dstaddr,
                                const ptrdiff_t dststrides[], void *srcaddr,
                                const ptrdiff_t srcstrides[], size_t elemsz, const size_t count[],
                                size_t stridelevels, gex_Flags_t flags) {
-  strided(__func__, Sync::Blocking, true, tm, dstrank, dstaddr, dststrides, srcaddr, srcstrides,
-          elemsz, count, stridelevels, flags);
+  strided<true>(__func__, Sync::Blocking, tm, dstrank, dstaddr, dststrides, srcaddr, srcstrides,
+                elemsz, count, stridelevels, flags);
   return 0;
 }
 gex_Event_t gex_VIS_StridedPutNB(gex_TM_t tm, gex_Rank_t dstrank, void *dstaddr,
                                  const ptrdiff_t dststrides[], void *srcaddr,
                                  const ptrdiff_t srcstrides[], size_t elemsz, const size_t count[],
                                  size_t stridelevels, gex_Flags_t flags) {
-  return strided(__func__, Sync::NB, true, tm, dstrank, dstaddr, dststrides, srcaddr, srcstrides,
-                 elemsz, count, stridelevels, flags);
+  return strided<true>(__func__, Sync::NB, tm, dstrank, dstaddr, dststrides, srcaddr, srcstrides,
+                       elemsz, count, stridelevels, flags);
 }
 int gex_VIS_StridedPutNBI(gex_TM_t tm, gex_Rank_t dstrank, void *dstaddr,
                           const ptrdiff_t dststrides[], void *srcaddr, const ptrdiff_t srcstrides[],
                           size_t elemsz, const size_t count[], size_t stridelevels,
                           gex_Flags_t flags) {
-  strided(__func__, Sync::NBI, true, tm, dstrank, dstaddr, dststrides, srcaddr, srcstrides, elemsz,
-          count, stridelevels, flags);
+  strided<true>(__func__, Sync::NBI, tm, dstrank, dstaddr, dststrides, srcaddr, srcstrides, elemsz,
+                count, stridelevels, flags);
   return 0;
 }
 int gex_VIS_StridedGetBlocking(gex_TM_t tm, void *dstaddr, const ptrdiff_t dststrides[],
                                gex_Rank_t srcrank, void *srcaddr, const ptrdiff_t srcstrides[],
                                size_t elemsz, const size_t count[], size_t stridelevels,
                                gex_Flags_t flags) {
-  strided(__func__, Sync::Blocking, false, tm, srcrank, dstaddr, dststrides, srcaddr, srcstrides,
-          elemsz, count, stridelevels, flags);
+  strided<false>(__func__, Sync::Blocking, tm, srcrank, dstaddr, dststrides, srcaddr, srcstrides,
+                 elemsz, count, stridelevels, flags);
   return 0;
 }
 gex_Event_t gex_VIS_StridedGetNB(gex_TM_t tm, void *dstaddr, const ptrdiff_t dststrides[],
                                  gex_Rank_t srcrank, void *srcaddr, const ptrdiff_t srcstrides[],
                                  size_t elemsz, const size_t count[], size_t stridelevels,
                                  gex_Flags_t flags) {
-  return strided(__func__, Sync::NB, false, tm, srcrank, dstaddr, dststrides, srcaddr, srcstrides,
-                 elemsz, count, stridelevels, flags);
+  return strided<false>(__func__, Sync::NB, tm, srcrank, dstaddr, dststrides, srcaddr, srcstrides,
+                        elemsz, count, stridelevels, flags);
 }
 int gex_VIS_StridedGetNBI(gex_TM_t tm, void *dstaddr, const ptrdiff_t dststrides[],
                           gex_Rank_t srcrank, void *srcaddr, const ptrdiff_t srcstrides[],
                           size_t elemsz, const size_t count[], size_t stridelevels,
                           gex_Flags_t flags) {
-  strided(__func__, Sync::NBI, false, tm, srcrank, dstaddr, dststrides, srcaddr, srcstrides, elemsz,
-          count, stridelevels, flags);
+  strided<false>(__func__, Sync::NBI, tm, srcrank, dstaddr, dststrides, srcaddr, srcstrides, elemsz,
+                 count, stridelevels, flags);
   return 0;
 }
 
