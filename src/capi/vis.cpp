@@ -2,6 +2,7 @@
 // makes (fatal, naming the call), then the transfer (vis/vis.hpp).
 #include <gasnet_vis.h>
 
+#include <algorithm>
 #include <cinttypes>
 #include <string>
 #include <vector>
@@ -61,19 +62,32 @@ template <bool kPut>
   return true;
 }
 
+// rank's segment when this process maps it (else null: a network peer, or
+// segments not attached, which the general path reports).
+inline const gexx::transport::PeerSegment *mapped_segment(const char *api, gex_Rank_t jr) {
+  const gexx::transport::PeerSegment *ps = gexx::core::Runtime::get(api).peer_segment(jr);
+  return ps && ps->local ? ps : nullptr;
+}
+
+inline local::Window window_of(const gexx::transport::PeerSegment &ps) {
+  return local::Window{static_cast<uintptr_t>(ps.owner_base), ps.size,
+                       ps.local - reinterpret_cast<char *>(ps.owner_base)};
+}
+
+// A piece the one-pass loop found outside the peer's segment: fatal.
+[[noreturn]] void out_of_segment(const char *api, gex_Rank_t jr, void *addr, size_t n) {
+  gexx::core::Runtime::get(api).translate(api, jr, addr, n);
+  gexx::util::fatal("%s: a piece of %zu bytes at %p is outside rank %u's segment", api, n, addr,
+                    static_cast<unsigned>(jr));
+}
+
+// Any vector call: the lists scanned whole first, then the copy (a mapped
+// peer) or the network path.
 template <bool kPut>
-[[gnu::always_inline]] inline gex_Event_t vector(const char *api, Sync sync, gex_TM_t tm,
-                                                 gex_Rank_t rank, size_t dstcount,
-                                                 const gex_Memvec_t *dstlist, size_t srccount,
-                                                 const gex_Memvec_t *srclist, gex_Flags_t flags) {
-  gex_Rank_t jr = job_rank(tm, rank, flags, api);
-  check_list(api, dstcount, dstlist, "destination");
-  check_list(api, srccount, srclist, "source");
-  if (dstcount == 1 && srccount == 1 && dstlist[0].gex_len == srclist[0].gex_len &&
-      dstlist[0].gex_len != 0) {
-    if (one_range<kPut>(api, jr, dstlist[0].gex_addr, srclist[0].gex_addr, dstlist[0].gex_len))
-      return GEX_EVENT_INVALID;
-  }
+[[gnu::noinline]] gex_Event_t vector_general(const char *api, Sync sync, gex_Rank_t jr,
+                                             size_t dstcount, const gex_Memvec_t *dstlist,
+                                             size_t srccount, const gex_Memvec_t *srclist,
+                                             gex_Flags_t flags) {
   // One walk of each list: totals, ranges, and whether every entry has one length.
   gexx::vis::ListScan ds, ss;
   if (!gexx::vis::vector_scan_ok(dstcount, dstlist, &ds)) [[unlikely]]
@@ -100,18 +114,71 @@ template <bool kPut>
   return kPut ? gexx::vis::put(c, jr, d, s, ds.total) : gexx::vis::get(c, d, jr, s, ds.total);
 }
 
+// Vector lists of one count toward a mapped peer whose first entries have
+// one length: one pass over both lists while the pairs keep that length
+// (checking each remote piece against the segment and gathering the
+// destination's range for the overlap check), the rest (pairs of other
+// lengths) scanned, then copied.
 template <bool kPut>
-[[gnu::always_inline]] inline gex_Event_t indexed(const char *api, Sync sync, gex_TM_t tm,
-                                                  gex_Rank_t rank, size_t dstcount,
-                                                  void *const *dstlist, size_t dstlen,
-                                                  size_t srccount, void *const *srclist,
-                                                  size_t srclen, gex_Flags_t flags) {
-  gex_Rank_t jr = job_rank(tm, rank, flags, api);
-  if (dstcount == 1 && srccount == 1 && dstlen == srclen && dstlen != 0) {
-    check_list(api, dstcount, dstlist, "destination");
-    check_list(api, srccount, srclist, "source");
-    if (one_range<kPut>(api, jr, dstlist[0], srclist[0], dstlen)) return GEX_EVENT_INVALID;
+[[gnu::noinline]] gex_Event_t vector_mapped(const char *api, gex_Rank_t jr,
+                                            const gexx::transport::PeerSegment &ps, size_t count,
+                                            const gex_Memvec_t *dl, const gex_Memvec_t *sl) {
+  const local::Window w = window_of(ps);
+  gexx::vis::ListScan ds;
+  const size_t n = dl[0].gex_len;
+  local::Pass p = local::vector_pass<kPut>(w, count, dl, sl, n, ds);
+  if (p.at < count) [[unlikely]] {
+    const size_t k = p.at;
+    if (p.out_of_segment) out_of_segment(api, jr, kPut ? dl[k].gex_addr : sl[k].gex_addr, n);
+    gexx::vis::ListScan rd, rs;
+    if (!gexx::vis::vector_scan_ok(count - k, dl + k, &rd))
+      check(api, gexx::vis::vector_scan(count - k, dl + k, "destination", &rd));
+    if (!gexx::vis::vector_scan_ok(count - k, sl + k, &rs))
+      check(api, gexx::vis::vector_scan(count - k, sl + k, "source", &rs));
+    check_totals(api, ds.total + rd.total, ds.total + rs.total);
+    if (rd.total) {
+      const gexx::vis::ListScan &remote = kPut ? rd : rs;
+      if (!w.holds(reinterpret_cast<void *>(remote.lo), remote.hi - remote.lo))
+        out_of_segment(api, jr, reinterpret_cast<void *>(remote.lo), remote.hi - remote.lo);
+      ds.lo = std::min(ds.lo, rd.lo);
+      ds.hi = std::max(ds.hi, rd.hi);
+      ds.total += rd.total;
+      local::vectors<kPut>(w.delta, count - k, dl + k, count - k, sl + k,
+                           rd.uniform == rs.uniform ? rd.uniform : 0);
+    }
   }
+  if (!gexx::vis::list_overlap_ok(ds)) [[unlikely]]
+    check(api, gexx::vis::list_overlap(ds, count));
+  if (kPut) gexx::vis::local_put_done(api, jr);
+  return GEX_EVENT_INVALID;
+}
+
+template <bool kPut>
+[[gnu::always_inline]] inline gex_Event_t vector(const char *api, Sync sync, gex_TM_t tm,
+                                                 gex_Rank_t rank, size_t dstcount,
+                                                 const gex_Memvec_t *dstlist, size_t srccount,
+                                                 const gex_Memvec_t *srclist, gex_Flags_t flags) {
+  gex_Rank_t jr = job_rank(tm, rank, flags, api);
+  check_list(api, dstcount, dstlist, "destination");
+  check_list(api, srccount, srclist, "source");
+  if (dstcount == srccount && dstcount != 0 && dstlist[0].gex_len != 0) {
+    if (dstcount == 1) {
+      if (dstlist[0].gex_len == srclist[0].gex_len &&
+          one_range<kPut>(api, jr, dstlist[0].gex_addr, srclist[0].gex_addr, dstlist[0].gex_len))
+        return GEX_EVENT_INVALID;
+    } else if (const gexx::transport::PeerSegment *ps = mapped_segment(api, jr)) {
+      return vector_mapped<kPut>(api, jr, *ps, dstcount, dstlist, srclist);
+    }
+  }
+  return vector_general<kPut>(api, sync, jr, dstcount, dstlist, srccount, srclist, flags);
+}
+
+// Any indexed call: totals, ranges, then the copy or the network path.
+template <bool kPut>
+[[gnu::noinline]] gex_Event_t indexed_general(const char *api, Sync sync, gex_Rank_t jr,
+                                              size_t dstcount, void *const *dstlist, size_t dstlen,
+                                              size_t srccount, void *const *srclist, size_t srclen,
+                                              gex_Flags_t flags) {
   // Totals first (no walk): a list may be null when its side holds nothing.
   gexx::vis::ListScan ds, ss;
   if (!gexx::vis::indexed_scan_ok(dstcount, nullptr, dstlen, false, &ds)) [[unlikely]]
@@ -145,24 +212,57 @@ template <bool kPut>
   return kPut ? gexx::vis::put(c, jr, d, s, ds.total) : gexx::vis::get(c, d, jr, s, ds.total);
 }
 
+// Indexed lists of one count and length toward a mapped peer: one pass.
 template <bool kPut>
-[[gnu::always_inline]] inline gex_Event_t strided(const char *api, Sync sync, gex_TM_t tm,
-                                                  gex_Rank_t rank, void *dstaddr,
-                                                  const ptrdiff_t *dststrides, void *srcaddr,
-                                                  const ptrdiff_t *srcstrides, size_t elemsz,
-                                                  const size_t *count, size_t levels,
-                                                  gex_Flags_t flags) {
+[[gnu::noinline]] gex_Event_t indexed_mapped(const char *api, gex_Rank_t jr,
+                                             const gexx::transport::PeerSegment &ps, size_t count,
+                                             void *const *dl, void *const *sl, size_t n) {
+  gexx::vis::ListScan ds;
+  if (!gexx::vis::indexed_scan_ok(count, nullptr, n, false, &ds)) [[unlikely]]
+    check(api, gexx::vis::indexed_scan(count, nullptr, n, "destination", false, &ds));
+  ds = gexx::vis::ListScan{};
+  local::Pass p = local::indexed_pass<kPut>(window_of(ps), count, dl, sl, n, ds);
+  if (p.at < count) [[unlikely]]
+    out_of_segment(api, jr, kPut ? dl[p.at] : sl[p.at], n);
+  if (!gexx::vis::list_overlap_ok(ds)) [[unlikely]]
+    check(api, gexx::vis::list_overlap(ds, count));
+  if (kPut) gexx::vis::local_put_done(api, jr);
+  return GEX_EVENT_INVALID;
+}
+
+template <bool kPut>
+[[gnu::always_inline]] inline gex_Event_t indexed(const char *api, Sync sync, gex_TM_t tm,
+                                                  gex_Rank_t rank, size_t dstcount,
+                                                  void *const *dstlist, size_t dstlen,
+                                                  size_t srccount, void *const *srclist,
+                                                  size_t srclen, gex_Flags_t flags) {
   gex_Rank_t jr = job_rank(tm, rank, flags, api);
-  if (levels && (!count || !dststrides || !srcstrides)) [[unlikely]] {
-    gexx::util::fatal("%s: stridelevels is %zu but count or a stride array is null", api, levels);
+  if (dstcount == srccount && dstlen == srclen && dstlen != 0 && dstcount != 0) {
+    check_list(api, dstcount, dstlist, "destination");
+    check_list(api, srccount, srclist, "source");
+    if (dstcount == 1) {
+      if (one_range<kPut>(api, jr, dstlist[0], srclist[0], dstlen)) return GEX_EVENT_INVALID;
+    } else if (const gexx::transport::PeerSegment *ps = mapped_segment(api, jr)) {
+      return indexed_mapped<kPut>(api, jr, *ps, dstcount, dstlist, srclist, dstlen);
+    }
   }
-  uint64_t total = 0;
-  uintptr_t lo = 0, hi = 0;
+  return indexed_general<kPut>(api, sync, jr, dstcount, dstlist, dstlen, srccount, srclist, srclen,
+                               flags);
+}
+
+// A strided call off the fast path: the full checks (when the fast ones
+// declined: an empty shape, an interleaved destination, or a fault), then
+// the copy toward a mapped peer or the network path.
+template <bool kPut>
+[[gnu::noinline]] gex_Event_t strided_rest(const char *api, Sync sync, gex_Rank_t jr, void *dstaddr,
+                                           const ptrdiff_t *dststrides, void *srcaddr,
+                                           const ptrdiff_t *srcstrides, size_t elemsz,
+                                           const size_t *count, size_t levels, gex_Flags_t flags,
+                                           bool checked, uint64_t total, uintptr_t lo,
+                                           uintptr_t hi) {
   void *rbase = kPut ? dstaddr : srcaddr;
   const ptrdiff_t *rstrides = kPut ? dststrides : srcstrides;
-  if (!gexx::vis::strided_ok(elemsz, count, dststrides, rbase, rstrides, levels, &total, &lo, &hi))
-      [[unlikely]] {
-    // An empty shape, an interleaved destination, or a fault: the full checks.
+  if (!checked) {
     check(api, gexx::vis::strided_total(elemsz, count, levels, &total));
     if (total == 0) {
       if (kPut) gexx::vis::local_put_done(api, jr);
@@ -197,6 +297,33 @@ template <bool kPut>
   Runs d = Runs::strided(db, ds.data(), elemsz, n.data(), levels);
   Runs s = Runs::strided(sb, ss.data(), elemsz, n.data(), levels);
   return kPut ? gexx::vis::put(c, jr, d, s, total) : gexx::vis::get(c, d, jr, s, total);
+}
+
+template <bool kPut>
+[[gnu::always_inline]] inline gex_Event_t strided(const char *api, Sync sync, gex_TM_t tm,
+                                                  gex_Rank_t rank, void *dstaddr,
+                                                  const ptrdiff_t *dststrides, void *srcaddr,
+                                                  const ptrdiff_t *srcstrides, size_t elemsz,
+                                                  const size_t *count, size_t levels,
+                                                  gex_Flags_t flags) {
+  gex_Rank_t jr = job_rank(tm, rank, flags, api);
+  if (levels && (!count || !dststrides || !srcstrides)) [[unlikely]] {
+    gexx::util::fatal("%s: stridelevels is %zu but count or a stride array is null", api, levels);
+  }
+  uint64_t total = 0;
+  uintptr_t lo = 0, hi = 0;
+  bool ok = gexx::vis::strided_ok(elemsz, count, dststrides, kPut ? dstaddr : srcaddr,
+                                  kPut ? dststrides : srcstrides, levels, &total, &lo, &hi);
+  ptrdiff_t delta = 0;
+  if (ok && gexx::vis::mapped(api, jr, lo, hi, &delta)) [[likely]] {
+    local::StridedPlan plan(static_cast<char *>(dstaddr), dststrides, static_cast<char *>(srcaddr),
+                            srcstrides, elemsz, count, levels);
+    plan.copy<kPut>(delta);
+    if (kPut) gexx::vis::local_put_done(api, jr);
+    return GEX_EVENT_INVALID;
+  }
+  return strided_rest<kPut>(api, sync, jr, dstaddr, dststrides, srcaddr, srcstrides, elemsz, count,
+                            levels, flags, ok, total, lo, hi);
 }
 
 }  // namespace

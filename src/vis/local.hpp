@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "util/copy.hpp"
+#include "vis/shape.hpp"
 
 namespace gexx::vis::local {
 
@@ -72,7 +73,7 @@ inline void move_any(char *d, const char *s, size_t n) {
 // moved inline (1 to 64, powers of two), else N = 0 (the length is not
 // known at compile time).
 template <typename F>
-inline void by_size(size_t n, F &&f) {
+inline auto by_size(size_t n, F &&f) {
   switch (n) {
     case 1:
       return f(std::integral_constant<size_t, 1>{});
@@ -210,6 +211,82 @@ void indexed(ptrdiff_t delta, size_t dc, void *const *dl, size_t dlen, size_t sc
   pair_lists<kPut>(
       delta, dc, [dl, dlen](size_t i) { return std::pair<void *, size_t>(dl[i], dlen); }, sc,
       [sl, slen](size_t i) { return std::pair<void *, size_t>(sl[i], slen); });
+}
+
+// A mapped peer's segment: [base, base + size) in the owner's addresses is
+// at base + delta here.
+struct Window {
+  uintptr_t base;
+  uint64_t size;
+  ptrdiff_t delta;
+  bool holds(const void *a, size_t n) const {
+    uint64_t off = reinterpret_cast<uintptr_t>(a) - base;  // wraps when below
+    return off <= size && n <= size - off;
+  }
+};
+
+// Where a one-pass loop stopped: `at` is the count when it went through.
+struct Pass {
+  size_t at;
+  bool out_of_segment;  // else the lengths of entry `at` are not the pass's
+};
+
+// Lists of the same count in one pass: each pair of entries of length n
+// (N when known at compile time) has its remote range checked against the
+// segment, joins the destination's scan (for the overlap check the caller
+// makes after), and moves. Stops at a pair of another length or a remote
+// range outside the segment, before moving it.
+template <bool kPut, size_t N, typename Addr, typename Len>
+Pass list_pass(Window w, size_t c, Addr addr, Len lens_are, size_t n, ListScan &dscan) {
+  const uintptr_t base = w.base;
+  const uint64_t size = w.size;
+  const ptrdiff_t delta = w.delta;
+  uintptr_t lo = dscan.lo, hi = dscan.hi;
+  Pass r{c, false};
+  for (size_t i = 0; i < c; ++i) {
+    if (!lens_are(i, n)) {
+      r = Pass{i, false};
+      break;
+    }
+    void *da = addr(i, true), *sa = addr(i, false);
+    const uint64_t off = reinterpret_cast<uintptr_t>(kPut ? da : sa) - base;
+    if (!(off <= size && n <= size - off)) {
+      r = Pass{i, true};
+      break;
+    }
+    const uintptr_t a = reinterpret_cast<uintptr_t>(da);
+    lo = a < lo ? a : lo;
+    hi = a + n > hi ? a + n : hi;
+    move_piece<N>(dst_addr<kPut>(da, delta), src_addr<kPut>(sa, delta), n);
+  }
+  loop_done<kPut, N>();
+  uint64_t t;
+  if (__builtin_mul_overflow(static_cast<uint64_t>(r.at), static_cast<uint64_t>(n), &t) ||
+      __builtin_add_overflow(dscan.total, t, &dscan.total))
+    dscan.total = UINT64_MAX;  // more bytes than any range holds: an overlap
+  dscan.lo = lo;
+  dscan.hi = hi;
+  return r;
+}
+
+template <bool kPut>
+Pass vector_pass(Window w, size_t c, const gex_Memvec_t *dl, const gex_Memvec_t *sl, size_t n,
+                 ListScan &dscan) {
+  return by_size(n, [&](auto k) {
+    return list_pass<kPut, decltype(k)::value>(
+        w, c, [dl, sl](size_t i, bool d) { return d ? dl[i].gex_addr : sl[i].gex_addr; },
+        [dl, sl](size_t i, size_t len) { return dl[i].gex_len == len && sl[i].gex_len == len; }, n,
+        dscan);
+  });
+}
+
+template <bool kPut>
+Pass indexed_pass(Window w, size_t c, void *const *dl, void *const *sl, size_t n, ListScan &dscan) {
+  return by_size(n, [&](auto k) {
+    return list_pass<kPut, decltype(k)::value>(
+        w, c, [dl, sl](size_t i, bool d) { return d ? dl[i] : sl[i]; },
+        [](size_t, size_t) { return true; }, n, dscan);
+  });
 }
 
 // A strided transfer as nested loops over both sides at once: dimensions
