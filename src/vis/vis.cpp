@@ -269,7 +269,12 @@ const Knobs &knobs() {
     v.remotecontig = config::get_bool("GASNET_VIS_REMOTECONTIG");
     size_t medium = core::Runtime::get("VIS").am().max_medium();
     uint64_t want = config::get_bytes("GASNET_VIS_MAXCHUNK");
-    v.maxchunk = want == 0 ? medium : static_cast<size_t>(std::min<uint64_t>(want, medium));
+    // Default: at most kDefaultChunk. Over tcp;ofi_rxm a message above the
+    // provider's eager size (16 KiB) goes by rendezvous, which took about a
+    // millisecond per packed message on a loaded host (testvisperf --net).
+    constexpr size_t kDefaultChunk = 12288;
+    v.maxchunk = want == 0 ? std::min(medium, kDefaultChunk)
+                           : static_cast<size_t>(std::min<uint64_t>(want, medium));
     // Room for at least one record and a few bytes.
     v.maxchunk = std::max<size_t>(v.maxchunk, 2 * sizeof(wire::Record));
     v.rma_cutover = v.maxchunk / 4;
