@@ -176,39 +176,6 @@ TEST(VisShape, RemoteOrderKeepsPairingAndFoldsRemoteRuns) {
   EXPECT_NE(a, std::vector<char>(a.size(), 0));
 }
 
-// each_run yields the runs next() yields, in the same order, for strided
-// shapes of 0 to 10 dimensions (beyond the inline odometer's 8), vectors
-// with empty entries and indexed lists.
-TEST(VisShape, EachRunMatchesNext) {
-  static char b[1 << 16];
-  auto both = [&](Runs &r) {
-    V a, e;
-    gexx::vis::Run x;
-    while (r.next(x)) a.push_back({x.addr - b, x.len});
-    r.each_run([&](char *p, size_t n) { e.push_back({p - b, n}); });
-    EXPECT_EQ(a, e);
-    EXPECT_EQ(a.size(), r.runs());
-  };
-  for (size_t levels = 0; levels <= 10; ++levels) {
-    ptrdiff_t st[10];
-    size_t cnt[10];
-    ptrdiff_t s = 3;
-    for (size_t i = 0; i < levels; ++i) {
-      cnt[i] = 1 + (i * 7 + levels) % 3;
-      st[i] = (i % 3 == 1) ? -s : s;
-      s = s * static_cast<ptrdiff_t>(cnt[i]) + 1;
-    }
-    Runs r = Runs::strided(b + 30000, st, 2, cnt, levels);
-    both(r);
-  }
-  gex_Memvec_t v[] = {{b + 10, 3}, {b, 0}, {b + 2, 5}};
-  Runs rv = Runs::vector(3, v);
-  both(rv);
-  void *l[] = {b + 9, b + 1, b + 40};
-  Runs ri = Runs::indexed(3, l, 4);
-  both(ri);
-}
-
 // ---- The copy loops toward a mapped peer (src/vis/local.hpp) ----
 
 namespace local = gexx::vis::local;
