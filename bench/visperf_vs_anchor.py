@@ -10,7 +10,7 @@ matcher does not read; this script builds and runs the two sides the same way
 it prints the median over the cells of gexx/anchor (above 1: gexx faster),
 the lowest cell ratio and where it is.
 
-    python3 bench/visperf_vs_anchor.py --gexx install [--net] [--runs 3] \\
+    python3 bench/visperf_vs_anchor.py --gexx install [--net] [--runs 3] [--cells] \\
         [--args "-maxdata 131072 -maxcontig 512 10"]
 
 Never fails on speed; fails when a build or a run fails.
@@ -56,6 +56,8 @@ def main():
     ap.add_argument("--net", action="store_true")
     ap.add_argument("--provider", default="tcp")
     ap.add_argument("--timeout", type=int, default=600)
+    ap.add_argument("--cells", action="store_true",
+                    help="also print each section's cell ratios (rows: bytes, columns: density)")
     here = os.path.dirname(os.path.abspath(__file__))
     ap.add_argument("--suites", default=os.path.join(here, "..", "..", "shared", "suites"))
     a = ap.parse_args()
@@ -97,6 +99,11 @@ def main():
         low = min(ratios)
         print("%-44s median %5.2f  lowest %5.2f (%d bytes, density column %d)"
               % (title[:44], statistics.median(x[0] for x in ratios), low[0], low[1], low[2]))
+        if a.cells:
+            cell = {(x[1], x[2]): x[0] for x in ratios}
+            for row in sorted(set(x[1] for x in ratios)):
+                print("    %8d  %s" % (row, "  ".join("%5.2f" % cell[(row, c)] if (row, c) in cell
+                                                    else "   - " for c in range(4))))
     subprocess.run(["rm", "-rf", work])
 
 

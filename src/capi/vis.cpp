@@ -2,21 +2,27 @@
 // makes (fatal, naming the call), then the transfer (vis/vis.hpp).
 #include <gasnet_vis.h>
 
+#include <algorithm>
 #include <cinttypes>
 #include <string>
 #include <vector>
 
 #include "core/objects.hpp"
+#include "core/runtime.hpp"
+#include "util/copy.hpp"
 #include "util/log.hpp"
+#include "vis/local.hpp"
 #include "vis/shape.hpp"
 #include "vis/vis.hpp"
 
 using gexx::vis::Runs;
 using gexx::vis::Sync;
+namespace local = gexx::vis::local;
 
 namespace {
 
-gex_Rank_t job_rank(gex_TM_t tm, gex_Rank_t rank, gex_Flags_t flags, const char *api) {
+[[gnu::always_inline]] inline gex_Rank_t job_rank(gex_TM_t tm, gex_Rank_t rank, gex_Flags_t flags,
+                                                  const char *api) {
   if (!tm) [[unlikely]]
     gexx::util::fatal("%s: the team argument is invalid (null)", api);
   return tm->team.job_rank(api, rank, flags);
@@ -40,70 +46,284 @@ void check_list(const char *api, size_t count, const void *list, const char *sid
     gexx::util::fatal("%s: the %s list is null with a count of %zu", api, side, count);
 }
 
-gex_Event_t vector(const char *api, Sync sync, bool put, gex_TM_t tm, gex_Rank_t rank,
-                   size_t dstcount, const gex_Memvec_t *dstlist, size_t srccount,
-                   const gex_Memvec_t *srclist, gex_Flags_t flags) {
+// A call whose two sides are one range each toward a mapped peer: a put or
+// get of `n` bytes (the RMA calls' copy). False for a network peer.
+template <bool kPut>
+[[gnu::always_inline]] inline bool one_range(const char *api, gex_Rank_t jr, void *dst, void *src,
+                                             size_t n) {
+  char *p = gexx::core::Runtime::get(api).locate(api, jr, kPut ? dst : src, n);
+  if (!p) return false;
+  if (kPut) {
+    local::move_one_piece<true>(p, static_cast<const char *>(src), n);
+    gexx::vis::local_put_done(api, jr);
+  } else {
+    local::move_one_piece<false>(static_cast<char *>(dst), p, n);
+  }
+  return true;
+}
+
+// rank's segment when this process maps it (else null: a network peer, or
+// segments not attached, which the general path reports).
+inline const gexx::transport::PeerSegment *mapped_segment(const char *api, gex_Rank_t jr) {
+  const gexx::transport::PeerSegment *ps = gexx::core::Runtime::get(api).peer_segment(jr);
+  return ps && ps->local ? ps : nullptr;
+}
+
+inline local::Window window_of(const gexx::transport::PeerSegment &ps) {
+  return local::Window{static_cast<uintptr_t>(ps.owner_base), ps.size,
+                       ps.local - reinterpret_cast<char *>(ps.owner_base)};
+}
+
+// A piece the one-pass loop found outside the peer's segment: fatal.
+[[noreturn]] void out_of_segment(const char *api, gex_Rank_t jr, void *addr, size_t n) {
+  gexx::core::Runtime::get(api).translate(api, jr, addr, n);
+  gexx::util::fatal("%s: a piece of %zu bytes at %p is outside rank %u's segment", api, n, addr,
+                    static_cast<unsigned>(jr));
+}
+
+// Any vector call: the lists scanned whole first, then the copy (a mapped
+// peer) or the network path.
+template <bool kPut>
+[[gnu::noinline]] gex_Event_t vector_general(const char *api, Sync sync, gex_Rank_t jr,
+                                             size_t dstcount, const gex_Memvec_t *dstlist,
+                                             size_t srccount, const gex_Memvec_t *srclist,
+                                             gex_Flags_t flags) {
+  // One walk of each list: totals, ranges, and whether every entry has one length.
+  gexx::vis::ListScan ds, ss;
+  if (!gexx::vis::vector_scan_ok(dstcount, dstlist, &ds)) [[unlikely]]
+    check(api, gexx::vis::vector_scan(dstcount, dstlist, "destination", &ds));
+  if (!gexx::vis::vector_scan_ok(srccount, srclist, &ss)) [[unlikely]]
+    check(api, gexx::vis::vector_scan(srccount, srclist, "source", &ss));
+  check_totals(api, ds.total, ss.total);
+  if (!gexx::vis::list_overlap_ok(ds)) [[unlikely]]
+    check(api, gexx::vis::list_overlap(ds, dstcount));
+  const gexx::vis::ListScan &remote = kPut ? ds : ss;
+  ptrdiff_t delta = 0;
+  if (ds.total == 0) {
+    if (kPut) gexx::vis::local_put_done(api, jr);
+    return GEX_EVENT_INVALID;
+  }
+  if (gexx::vis::mapped(api, jr, remote.lo, remote.hi, &delta)) {
+    size_t uniform = ds.uniform == ss.uniform ? ds.uniform : 0;
+    local::vectors<kPut>(delta, dstcount, dstlist, srccount, srclist, uniform);
+    if (kPut) gexx::vis::local_put_done(api, jr);
+    return GEX_EVENT_INVALID;
+  }
+  Runs d = Runs::vector(dstcount, dstlist), s = Runs::vector(srccount, srclist);
+  gexx::vis::Call c{api, sync, flags};
+  return kPut ? gexx::vis::put(c, jr, d, s, ds.total) : gexx::vis::get(c, d, jr, s, ds.total);
+}
+
+// Vector lists of one count toward a mapped peer whose first entries have
+// one length: one pass over both lists while the pairs keep that length
+// (checking each remote piece against the segment and gathering the
+// destination's range for the overlap check), the rest (pairs of other
+// lengths) scanned, then copied.
+template <bool kPut>
+[[gnu::noinline]] gex_Event_t vector_mapped(const char *api, gex_Rank_t jr,
+                                            const gexx::transport::PeerSegment &ps, size_t count,
+                                            const gex_Memvec_t *dl, const gex_Memvec_t *sl) {
+  const local::Window w = window_of(ps);
+  gexx::vis::ListScan ds;
+  const size_t n = dl[0].gex_len;
+  local::Pass p = local::vector_pass<kPut>(w, count, dl, sl, n, ds);
+  if (p.at < count) [[unlikely]] {
+    const size_t k = p.at;
+    if (p.out_of_segment) out_of_segment(api, jr, kPut ? dl[k].gex_addr : sl[k].gex_addr, n);
+    gexx::vis::ListScan rd, rs;
+    if (!gexx::vis::vector_scan_ok(count - k, dl + k, &rd))
+      check(api, gexx::vis::vector_scan(count - k, dl + k, "destination", &rd));
+    if (!gexx::vis::vector_scan_ok(count - k, sl + k, &rs))
+      check(api, gexx::vis::vector_scan(count - k, sl + k, "source", &rs));
+    check_totals(api, ds.total + rd.total, ds.total + rs.total);
+    if (rd.total) {
+      const gexx::vis::ListScan &remote = kPut ? rd : rs;
+      if (!w.holds(reinterpret_cast<void *>(remote.lo), remote.hi - remote.lo))
+        out_of_segment(api, jr, reinterpret_cast<void *>(remote.lo), remote.hi - remote.lo);
+      ds.lo = std::min(ds.lo, rd.lo);
+      ds.hi = std::max(ds.hi, rd.hi);
+      ds.total += rd.total;
+      local::vectors<kPut>(w.delta, count - k, dl + k, count - k, sl + k,
+                           rd.uniform == rs.uniform ? rd.uniform : 0);
+    }
+  }
+  if (!gexx::vis::list_overlap_ok(ds)) [[unlikely]]
+    check(api, gexx::vis::list_overlap(ds, count));
+  if (kPut) gexx::vis::local_put_done(api, jr);
+  return GEX_EVENT_INVALID;
+}
+
+template <bool kPut>
+[[gnu::always_inline]] inline gex_Event_t vector(const char *api, Sync sync, gex_TM_t tm,
+                                                 gex_Rank_t rank, size_t dstcount,
+                                                 const gex_Memvec_t *dstlist, size_t srccount,
+                                                 const gex_Memvec_t *srclist, gex_Flags_t flags) {
   gex_Rank_t jr = job_rank(tm, rank, flags, api);
   check_list(api, dstcount, dstlist, "destination");
   check_list(api, srccount, srclist, "source");
-  uint64_t dt = 0, st = 0;
-  check(api, gexx::vis::vector_total(dstcount, dstlist, "destination", &dt));
-  check(api, gexx::vis::vector_total(srccount, srclist, "source", &st));
-  check_totals(api, dt, st);
-  check(api, gexx::vis::vector_overlap(dstcount, dstlist));
-  Runs d = Runs::vector(dstcount, dstlist), s = Runs::vector(srccount, srclist);
-  gexx::vis::Call c{api, sync, flags};
-  return put ? gexx::vis::put(c, jr, d, s, dt) : gexx::vis::get(c, d, jr, s, dt);
+  if (dstcount == srccount && dstcount != 0 && dstlist[0].gex_len != 0) {
+    if (dstcount == 1) {
+      if (dstlist[0].gex_len == srclist[0].gex_len &&
+          one_range<kPut>(api, jr, dstlist[0].gex_addr, srclist[0].gex_addr, dstlist[0].gex_len))
+        return GEX_EVENT_INVALID;
+    } else if (const gexx::transport::PeerSegment *ps = mapped_segment(api, jr)) {
+      return vector_mapped<kPut>(api, jr, *ps, dstcount, dstlist, srclist);
+    }
+  }
+  return vector_general<kPut>(api, sync, jr, dstcount, dstlist, srccount, srclist, flags);
 }
 
-gex_Event_t indexed(const char *api, Sync sync, bool put, gex_TM_t tm, gex_Rank_t rank,
-                    size_t dstcount, void *const *dstlist, size_t dstlen, size_t srccount,
-                    void *const *srclist, size_t srclen, gex_Flags_t flags) {
-  gex_Rank_t jr = job_rank(tm, rank, flags, api);
-  uint64_t dt = 0, st = 0;
-  check(api, gexx::vis::indexed_total(dstcount, dstlen, "destination", &dt));
-  check(api, gexx::vis::indexed_total(srccount, srclen, "source", &st));
-  check_totals(api, dt, st);
-  if (dt) {
-    check_list(api, dstcount, dstlist, "destination");
-    check_list(api, srccount, srclist, "source");
+// Any indexed call: totals, ranges, then the copy or the network path.
+template <bool kPut>
+[[gnu::noinline]] gex_Event_t indexed_general(const char *api, Sync sync, gex_Rank_t jr,
+                                              size_t dstcount, void *const *dstlist, size_t dstlen,
+                                              size_t srccount, void *const *srclist, size_t srclen,
+                                              gex_Flags_t flags) {
+  // Totals first (no walk): a list may be null when its side holds nothing.
+  gexx::vis::ListScan ds, ss;
+  if (!gexx::vis::indexed_scan_ok(dstcount, nullptr, dstlen, false, &ds)) [[unlikely]]
+    check(api, gexx::vis::indexed_scan(dstcount, nullptr, dstlen, "destination", false, &ds));
+  if (!gexx::vis::indexed_scan_ok(srccount, nullptr, srclen, false, &ss)) [[unlikely]]
+    check(api, gexx::vis::indexed_scan(srccount, nullptr, srclen, "source", false, &ss));
+  check_totals(api, ds.total, ss.total);
+  if (ds.total == 0) {
+    if (kPut) gexx::vis::local_put_done(api, jr);
+    return GEX_EVENT_INVALID;
   }
-  check(api, gexx::vis::indexed_overlap(dstcount, dstlist, dstlen));
+  check_list(api, dstcount, dstlist, "destination");
+  check_list(api, srccount, srclist, "source");
+  // The ranges: the destination's (overlap; the remote side of a put) and a
+  // get's source.
+  if (!gexx::vis::indexed_scan_ok(dstcount, dstlist, dstlen, true, &ds)) [[unlikely]]
+    check(api, gexx::vis::indexed_scan(dstcount, dstlist, dstlen, "destination", true, &ds));
+  if (!gexx::vis::list_overlap_ok(ds)) [[unlikely]]
+    check(api, gexx::vis::list_overlap(ds, dstcount));
+  if (!kPut && !gexx::vis::indexed_scan_ok(srccount, srclist, srclen, true, &ss)) [[unlikely]]
+    check(api, gexx::vis::indexed_scan(srccount, srclist, srclen, "source", true, &ss));
+  const gexx::vis::ListScan &remote = kPut ? ds : ss;
+  ptrdiff_t delta = 0;
+  if (gexx::vis::mapped(api, jr, remote.lo, remote.hi, &delta)) {
+    local::indexed<kPut>(delta, dstcount, dstlist, dstlen, srccount, srclist, srclen);
+    if (kPut) gexx::vis::local_put_done(api, jr);
+    return GEX_EVENT_INVALID;
+  }
   Runs d = Runs::indexed(dstcount, dstlist, dstlen), s = Runs::indexed(srccount, srclist, srclen);
   gexx::vis::Call c{api, sync, flags};
-  return put ? gexx::vis::put(c, jr, d, s, dt) : gexx::vis::get(c, d, jr, s, dt);
+  return kPut ? gexx::vis::put(c, jr, d, s, ds.total) : gexx::vis::get(c, d, jr, s, ds.total);
 }
 
-gex_Event_t strided(const char *api, Sync sync, bool put, gex_TM_t tm, gex_Rank_t rank,
-                    void *dstaddr, const ptrdiff_t *dststrides, void *srcaddr,
-                    const ptrdiff_t *srcstrides, size_t elemsz, const size_t *count, size_t levels,
-                    gex_Flags_t flags) {
+// Indexed lists of one count and length toward a mapped peer: one pass.
+template <bool kPut>
+[[gnu::noinline]] gex_Event_t indexed_mapped(const char *api, gex_Rank_t jr,
+                                             const gexx::transport::PeerSegment &ps, size_t count,
+                                             void *const *dl, void *const *sl, size_t n) {
+  gexx::vis::ListScan ds;
+  if (!gexx::vis::indexed_scan_ok(count, nullptr, n, false, &ds)) [[unlikely]]
+    check(api, gexx::vis::indexed_scan(count, nullptr, n, "destination", false, &ds));
+  ds = gexx::vis::ListScan{};
+  local::Pass p = local::indexed_pass<kPut>(window_of(ps), count, dl, sl, n, ds);
+  if (p.at < count) [[unlikely]]
+    out_of_segment(api, jr, kPut ? dl[p.at] : sl[p.at], n);
+  if (!gexx::vis::list_overlap_ok(ds)) [[unlikely]]
+    check(api, gexx::vis::list_overlap(ds, count));
+  if (kPut) gexx::vis::local_put_done(api, jr);
+  return GEX_EVENT_INVALID;
+}
+
+template <bool kPut>
+[[gnu::always_inline]] inline gex_Event_t indexed(const char *api, Sync sync, gex_TM_t tm,
+                                                  gex_Rank_t rank, size_t dstcount,
+                                                  void *const *dstlist, size_t dstlen,
+                                                  size_t srccount, void *const *srclist,
+                                                  size_t srclen, gex_Flags_t flags) {
   gex_Rank_t jr = job_rank(tm, rank, flags, api);
-  if (levels && (!count || !dststrides || !srcstrides)) [[unlikely]] {
-    gexx::util::fatal("%s: stridelevels is %zu but count or a stride array is null", api, levels);
+  if (dstcount == srccount && dstlen == srclen && dstlen != 0 && dstcount != 0) {
+    check_list(api, dstcount, dstlist, "destination");
+    check_list(api, srccount, srclist, "source");
+    if (dstcount == 1) {
+      if (one_range<kPut>(api, jr, dstlist[0], srclist[0], dstlen)) return GEX_EVENT_INVALID;
+    } else if (const gexx::transport::PeerSegment *ps = mapped_segment(api, jr)) {
+      return indexed_mapped<kPut>(api, jr, *ps, dstcount, dstlist, srclist, dstlen);
+    }
   }
-  uint64_t total = 0;
-  check(api, gexx::vis::strided_total(elemsz, count, levels, &total));
-  check(api, gexx::vis::strided_overlap(dststrides, elemsz, count, levels));
-  if (gexx::vis::strided_in_remote_order(put ? dststrides : srcstrides, count, levels)) {
+  return indexed_general<kPut>(api, sync, jr, dstcount, dstlist, dstlen, srccount, srclist, srclen,
+                               flags);
+}
+
+// A strided call off the fast path: the full checks (when the fast ones
+// declined: an empty shape, an interleaved destination, or a fault), then
+// the copy toward a mapped peer or the network path.
+template <bool kPut>
+[[gnu::noinline]] gex_Event_t strided_rest(const char *api, Sync sync, gex_Rank_t jr, void *dstaddr,
+                                           const ptrdiff_t *dststrides, void *srcaddr,
+                                           const ptrdiff_t *srcstrides, size_t elemsz,
+                                           const size_t *count, size_t levels, gex_Flags_t flags,
+                                           bool checked, uint64_t total, uintptr_t lo,
+                                           uintptr_t hi) {
+  void *rbase = kPut ? dstaddr : srcaddr;
+  const ptrdiff_t *rstrides = kPut ? dststrides : srcstrides;
+  if (!checked) {
+    check(api, gexx::vis::strided_total(elemsz, count, levels, &total));
+    if (total == 0) {
+      if (kPut) gexx::vis::local_put_done(api, jr);
+      return GEX_EVENT_INVALID;
+    }
+    check(api, gexx::vis::strided_overlap(dststrides, elemsz, count, levels));
+    check(api, gexx::vis::strided_extent(rbase, rstrides, elemsz, count, levels, &lo, &hi));
+  }
+  ptrdiff_t delta = 0;
+  if (gexx::vis::mapped(api, jr, lo, hi, &delta)) {
+    local::StridedPlan plan(static_cast<char *>(dstaddr), dststrides, static_cast<char *>(srcaddr),
+                            srcstrides, elemsz, count, levels);
+    plan.copy<kPut>(delta);
+    if (kPut) gexx::vis::local_put_done(api, jr);
+    return GEX_EVENT_INVALID;
+  }
+  gexx::vis::Call c{api, sync, flags};
+  if (gexx::vis::strided_in_remote_order(rstrides, count, levels)) {
     Runs d = Runs::strided(dstaddr, dststrides, elemsz, count, levels);
     Runs s = Runs::strided(srcaddr, srcstrides, elemsz, count, levels);
-    gexx::vis::Call c{api, sync, flags};
-    return put ? gexx::vis::put(c, jr, d, s, total) : gexx::vis::get(c, d, jr, s, total);
+    return kPut ? gexx::vis::put(c, jr, d, s, total) : gexx::vis::get(c, d, jr, s, total);
   }
   // Walk the remote side in increasing address order (vis/shape.hpp), on
   // copies of the caller's arrays.
   std::vector<ptrdiff_t> ds(dststrides, dststrides + levels), ss(srcstrides, srcstrides + levels);
   std::vector<size_t> n(count, count + levels);
   char *db = static_cast<char *>(dstaddr), *sb = static_cast<char *>(srcaddr);
-  if (put)
+  if (kPut)
     gexx::vis::strided_remote_order(db, ds.data(), sb, ss.data(), n.data(), levels);
   else
     gexx::vis::strided_remote_order(sb, ss.data(), db, ds.data(), n.data(), levels);
   Runs d = Runs::strided(db, ds.data(), elemsz, n.data(), levels);
   Runs s = Runs::strided(sb, ss.data(), elemsz, n.data(), levels);
-  gexx::vis::Call c{api, sync, flags};
-  return put ? gexx::vis::put(c, jr, d, s, total) : gexx::vis::get(c, d, jr, s, total);
+  return kPut ? gexx::vis::put(c, jr, d, s, total) : gexx::vis::get(c, d, jr, s, total);
+}
+
+template <bool kPut>
+[[gnu::always_inline]] inline gex_Event_t strided(const char *api, Sync sync, gex_TM_t tm,
+                                                  gex_Rank_t rank, void *dstaddr,
+                                                  const ptrdiff_t *dststrides, void *srcaddr,
+                                                  const ptrdiff_t *srcstrides, size_t elemsz,
+                                                  const size_t *count, size_t levels,
+                                                  gex_Flags_t flags) {
+  gex_Rank_t jr = job_rank(tm, rank, flags, api);
+  if (levels && (!count || !dststrides || !srcstrides)) [[unlikely]] {
+    gexx::util::fatal("%s: stridelevels is %zu but count or a stride array is null", api, levels);
+  }
+  uint64_t total = 0;
+  uintptr_t lo = 0, hi = 0;
+  bool ok = gexx::vis::strided_ok(elemsz, count, dststrides, kPut ? dstaddr : srcaddr,
+                                  kPut ? dststrides : srcstrides, levels, &total, &lo, &hi);
+  ptrdiff_t delta = 0;
+  if (ok && gexx::vis::mapped(api, jr, lo, hi, &delta)) [[likely]] {
+    local::StridedPlan plan(static_cast<char *>(dstaddr), dststrides, static_cast<char *>(srcaddr),
+                            srcstrides, elemsz, count, levels);
+    plan.copy<kPut>(delta);
+    if (kPut) gexx::vis::local_put_done(api, jr);
+    return GEX_EVENT_INVALID;
+  }
+  return strided_rest<kPut>(api, sync, jr, dstaddr, dststrides, srcaddr, srcstrides, elemsz, count,
+                            levels, flags, ok, total, lo, hi);
 }
 
 }  // namespace
@@ -119,36 +339,36 @@ void gex_VIS_SetPeerCompletionHandler(gex_AM_Index_t handler, const void *source
 int gex_VIS_VectorPutBlocking(gex_TM_t tm, gex_Rank_t dstrank, size_t dstcount,
                               gex_Memvec_t const dstlist[], size_t srccount,
                               gex_Memvec_t const srclist[], gex_Flags_t flags) {
-  vector(__func__, Sync::Blocking, true, tm, dstrank, dstcount, dstlist, srccount, srclist, flags);
+  vector<true>(__func__, Sync::Blocking, tm, dstrank, dstcount, dstlist, srccount, srclist, flags);
   return 0;
 }
 gex_Event_t gex_VIS_VectorPutNB(gex_TM_t tm, gex_Rank_t dstrank, size_t dstcount,
                                 gex_Memvec_t const dstlist[], size_t srccount,
                                 gex_Memvec_t const srclist[], gex_Flags_t flags) {
-  return vector(__func__, Sync::NB, true, tm, dstrank, dstcount, dstlist, srccount, srclist, flags);
+  return vector<true>(__func__, Sync::NB, tm, dstrank, dstcount, dstlist, srccount, srclist, flags);
 }
 int gex_VIS_VectorPutNBI(gex_TM_t tm, gex_Rank_t dstrank, size_t dstcount,
                          gex_Memvec_t const dstlist[], size_t srccount,
                          gex_Memvec_t const srclist[], gex_Flags_t flags) {
-  vector(__func__, Sync::NBI, true, tm, dstrank, dstcount, dstlist, srccount, srclist, flags);
+  vector<true>(__func__, Sync::NBI, tm, dstrank, dstcount, dstlist, srccount, srclist, flags);
   return 0;
 }
 int gex_VIS_VectorGetBlocking(gex_TM_t tm, size_t dstcount, gex_Memvec_t const dstlist[],
                               gex_Rank_t srcrank, size_t srccount, gex_Memvec_t const srclist[],
                               gex_Flags_t flags) {
-  vector(__func__, Sync::Blocking, false, tm, srcrank, dstcount, dstlist, srccount, srclist, flags);
+  vector<false>(__func__, Sync::Blocking, tm, srcrank, dstcount, dstlist, srccount, srclist, flags);
   return 0;
 }
 gex_Event_t gex_VIS_VectorGetNB(gex_TM_t tm, size_t dstcount, gex_Memvec_t const dstlist[],
                                 gex_Rank_t srcrank, size_t srccount, gex_Memvec_t const srclist[],
                                 gex_Flags_t flags) {
-  return vector(__func__, Sync::NB, false, tm, srcrank, dstcount, dstlist, srccount, srclist,
-                flags);
+  return vector<false>(__func__, Sync::NB, tm, srcrank, dstcount, dstlist, srccount, srclist,
+                       flags);
 }
 int gex_VIS_VectorGetNBI(gex_TM_t tm, size_t dstcount, gex_Memvec_t const dstlist[],
                          gex_Rank_t srcrank, size_t srccount, gex_Memvec_t const srclist[],
                          gex_Flags_t flags) {
-  vector(__func__, Sync::NBI, false, tm, srcrank, dstcount, dstlist, srccount, srclist, flags);
+  vector<false>(__func__, Sync::NBI, tm, srcrank, dstcount, dstlist, srccount, srclist, flags);
   return 0;
 }
 
@@ -156,41 +376,41 @@ int gex_VIS_VectorGetNBI(gex_TM_t tm, size_t dstcount, gex_Memvec_t const dstlis
 int gex_VIS_IndexedPutBlocking(gex_TM_t tm, gex_Rank_t dstrank, size_t dstcount,
                                void *const dstlist[], size_t dstlen, size_t srccount,
                                void *const srclist[], size_t srclen, gex_Flags_t flags) {
-  indexed(__func__, Sync::Blocking, true, tm, dstrank, dstcount, dstlist, dstlen, srccount, srclist,
-          srclen, flags);
+  indexed<true>(__func__, Sync::Blocking, tm, dstrank, dstcount, dstlist, dstlen, srccount, srclist,
+                srclen, flags);
   return 0;
 }
 gex_Event_t gex_VIS_IndexedPutNB(gex_TM_t tm, gex_Rank_t dstrank, size_t dstcount,
                                  void *const dstlist[], size_t dstlen, size_t srccount,
                                  void *const srclist[], size_t srclen, gex_Flags_t flags) {
-  return indexed(__func__, Sync::NB, true, tm, dstrank, dstcount, dstlist, dstlen, srccount,
-                 srclist, srclen, flags);
+  return indexed<true>(__func__, Sync::NB, tm, dstrank, dstcount, dstlist, dstlen, srccount,
+                       srclist, srclen, flags);
 }
 int gex_VIS_IndexedPutNBI(gex_TM_t tm, gex_Rank_t dstrank, size_t dstcount, void *const dstlist[],
                           size_t dstlen, size_t srccount, void *const srclist[], size_t srclen,
                           gex_Flags_t flags) {
-  indexed(__func__, Sync::NBI, true, tm, dstrank, dstcount, dstlist, dstlen, srccount, srclist,
-          srclen, flags);
+  indexed<true>(__func__, Sync::NBI, tm, dstrank, dstcount, dstlist, dstlen, srccount, srclist,
+                srclen, flags);
   return 0;
 }
 int gex_VIS_IndexedGetBlocking(gex_TM_t tm, size_t dstcount, void *const dstlist[], size_t dstlen,
                                gex_Rank_t srcrank, size_t srccount, void *const srclist[],
                                size_t srclen, gex_Flags_t flags) {
-  indexed(__func__, Sync::Blocking, false, tm, srcrank, dstcount, dstlist, dstlen, srccount,
-          srclist, srclen, flags);
+  indexed<false>(__func__, Sync::Blocking, tm, srcrank, dstcount, dstlist, dstlen, srccount,
+                 srclist, srclen, flags);
   return 0;
 }
 gex_Event_t gex_VIS_IndexedGetNB(gex_TM_t tm, size_t dstcount, void *const dstlist[], size_t dstlen,
                                  gex_Rank_t srcrank, size_t srccount, void *const srclist[],
                                  size_t srclen, gex_Flags_t flags) {
-  return indexed(__func__, Sync::NB, false, tm, srcrank, dstcount, dstlist, dstlen, srccount,
-                 srclist, srclen, flags);
+  return indexed<false>(__func__, Sync::NB, tm, srcrank, dstcount, dstlist, dstlen, srccount,
+                        srclist, srclen, flags);
 }
 int gex_VIS_IndexedGetNBI(gex_TM_t tm, size_t dstcount, void *const dstlist[], size_t dstlen,
                           gex_Rank_t srcrank, size_t srccount, void *const srclist[], size_t srclen,
                           gex_Flags_t flags) {
-  indexed(__func__, Sync::NBI, false, tm, srcrank, dstcount, dstlist, dstlen, srccount, srclist,
-          srclen, flags);
+  indexed<false>(__func__, Sync::NBI, tm, srcrank, dstcount, dstlist, dstlen, srccount, srclist,
+                 srclen, flags);
   return 0;
 }
 
@@ -199,46 +419,46 @@ int gex_VIS_StridedPutBlocking(gex_TM_t tm, gex_Rank_t dstrank, void *dstaddr,
                                const ptrdiff_t dststrides[], void *srcaddr,
                                const ptrdiff_t srcstrides[], size_t elemsz, const size_t count[],
                                size_t stridelevels, gex_Flags_t flags) {
-  strided(__func__, Sync::Blocking, true, tm, dstrank, dstaddr, dststrides, srcaddr, srcstrides,
-          elemsz, count, stridelevels, flags);
+  strided<true>(__func__, Sync::Blocking, tm, dstrank, dstaddr, dststrides, srcaddr, srcstrides,
+                elemsz, count, stridelevels, flags);
   return 0;
 }
 gex_Event_t gex_VIS_StridedPutNB(gex_TM_t tm, gex_Rank_t dstrank, void *dstaddr,
                                  const ptrdiff_t dststrides[], void *srcaddr,
                                  const ptrdiff_t srcstrides[], size_t elemsz, const size_t count[],
                                  size_t stridelevels, gex_Flags_t flags) {
-  return strided(__func__, Sync::NB, true, tm, dstrank, dstaddr, dststrides, srcaddr, srcstrides,
-                 elemsz, count, stridelevels, flags);
+  return strided<true>(__func__, Sync::NB, tm, dstrank, dstaddr, dststrides, srcaddr, srcstrides,
+                       elemsz, count, stridelevels, flags);
 }
 int gex_VIS_StridedPutNBI(gex_TM_t tm, gex_Rank_t dstrank, void *dstaddr,
                           const ptrdiff_t dststrides[], void *srcaddr, const ptrdiff_t srcstrides[],
                           size_t elemsz, const size_t count[], size_t stridelevels,
                           gex_Flags_t flags) {
-  strided(__func__, Sync::NBI, true, tm, dstrank, dstaddr, dststrides, srcaddr, srcstrides, elemsz,
-          count, stridelevels, flags);
+  strided<true>(__func__, Sync::NBI, tm, dstrank, dstaddr, dststrides, srcaddr, srcstrides, elemsz,
+                count, stridelevels, flags);
   return 0;
 }
 int gex_VIS_StridedGetBlocking(gex_TM_t tm, void *dstaddr, const ptrdiff_t dststrides[],
                                gex_Rank_t srcrank, void *srcaddr, const ptrdiff_t srcstrides[],
                                size_t elemsz, const size_t count[], size_t stridelevels,
                                gex_Flags_t flags) {
-  strided(__func__, Sync::Blocking, false, tm, srcrank, dstaddr, dststrides, srcaddr, srcstrides,
-          elemsz, count, stridelevels, flags);
+  strided<false>(__func__, Sync::Blocking, tm, srcrank, dstaddr, dststrides, srcaddr, srcstrides,
+                 elemsz, count, stridelevels, flags);
   return 0;
 }
 gex_Event_t gex_VIS_StridedGetNB(gex_TM_t tm, void *dstaddr, const ptrdiff_t dststrides[],
                                  gex_Rank_t srcrank, void *srcaddr, const ptrdiff_t srcstrides[],
                                  size_t elemsz, const size_t count[], size_t stridelevels,
                                  gex_Flags_t flags) {
-  return strided(__func__, Sync::NB, false, tm, srcrank, dstaddr, dststrides, srcaddr, srcstrides,
-                 elemsz, count, stridelevels, flags);
+  return strided<false>(__func__, Sync::NB, tm, srcrank, dstaddr, dststrides, srcaddr, srcstrides,
+                        elemsz, count, stridelevels, flags);
 }
 int gex_VIS_StridedGetNBI(gex_TM_t tm, void *dstaddr, const ptrdiff_t dststrides[],
                           gex_Rank_t srcrank, void *srcaddr, const ptrdiff_t srcstrides[],
                           size_t elemsz, const size_t count[], size_t stridelevels,
                           gex_Flags_t flags) {
-  strided(__func__, Sync::NBI, false, tm, srcrank, dstaddr, dststrides, srcaddr, srcstrides, elemsz,
-          count, stridelevels, flags);
+  strided<false>(__func__, Sync::NBI, tm, srcrank, dstaddr, dststrides, srcaddr, srcstrides, elemsz,
+                 count, stridelevels, flags);
   return 0;
 }
 

@@ -78,6 +78,11 @@ class Runtime {
     }
     bad_range(api, rank, addr, len);
   }
+  // rank's segment table entry (null before the segments are attached or
+  // for a rank out of range): VIS checks many pieces against one entry.
+  const transport::PeerSegment *peer_segment(uint32_t rank) const {
+    return rank < size_ && segs_ != nullptr ? &segs_[rank] : nullptr;
+  }
 
  private:
   [[noreturn]] void bad_range(const char *api, uint32_t rank, const void *addr, size_t len);

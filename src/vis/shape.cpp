@@ -144,27 +144,103 @@ void strided_remote_order(char *&rbase, ptrdiff_t *rs, char *&lbase, ptrdiff_t *
   }
 }
 
-std::string vector_total(size_t count, const gex_Memvec_t *list, const char *side,
-                         uint64_t *total) {
-  uint64_t t = 0;
+std::string vector_scan(size_t count, const gex_Memvec_t *list, const char *side, ListScan *out) {
+  ListScan r;
+  const size_t first = count ? list[0].gex_len : 0;
+  bool uniform = true;
   for (size_t i = 0; i < count; ++i) {
-    if (__builtin_add_overflow(t, static_cast<uint64_t>(list[i].gex_len), &t)) {
+    const size_t len = list[i].gex_len;
+    uniform = uniform && len == first;
+    if (__builtin_add_overflow(r.total, static_cast<uint64_t>(len), &r.total)) {
       return util::format("the lengths of the %s list overflow a 64-bit byte count (entry %zu)",
                           side, i);
     }
+    if (!len) continue;
+    uintptr_t a = reinterpret_cast<uintptr_t>(list[i].gex_addr), end;
+    if (__builtin_add_overflow(a, len, &end)) {
+      return util::format("%s list entry %zu (%p, %zu bytes) wraps past the end of memory", side, i,
+                          list[i].gex_addr, len);
+    }
+    r.lo = std::min(r.lo, a);
+    r.hi = std::max(r.hi, end);
   }
-  *total = t;
+  r.uniform = uniform ? first : 0;
+  *out = r;
   return {};
 }
 
-std::string indexed_total(size_t count, size_t len, const char *side, uint64_t *total) {
-  uint64_t t = 0;
-  if (__builtin_mul_overflow(static_cast<uint64_t>(count), static_cast<uint64_t>(len), &t)) {
+std::string indexed_scan(size_t count, void *const *list, size_t len, const char *side, bool range,
+                         ListScan *out) {
+  ListScan r;
+  if (__builtin_mul_overflow(static_cast<uint64_t>(count), static_cast<uint64_t>(len), &r.total)) {
     return util::format("the %s list's count (%zu) times its length (%zu) overflows", side, count,
                         len);
   }
-  *total = t;
+  r.uniform = len;
+  if (range && r.total) {
+    for (size_t i = 0; i < count; ++i) {
+      uintptr_t a = reinterpret_cast<uintptr_t>(list[i]);
+      r.lo = std::min(r.lo, a);
+      r.hi = std::max(r.hi, a);
+    }
+    if (__builtin_add_overflow(r.hi, len, &r.hi)) {
+      return util::format("a %s list entry of %zu bytes wraps past the end of memory", side, len);
+    }
+  }
+  *out = r;
   return {};
+}
+
+std::string list_overlap(const ListScan &dst, size_t count) {
+  if (dst.total != 0 && dst.hi - dst.lo < dst.total) {
+    return util::format(
+        "the destination list's %zu entries hold %" PRIu64
+        " bytes but span only %zu: they overlap (a destination byte would be written twice)",
+        count, dst.total, static_cast<size_t>(dst.hi - dst.lo));
+  }
+  return {};
+}
+
+std::string strided_extent(const void *base, const ptrdiff_t *strides, size_t elemsz,
+                           const size_t *count, size_t levels, uintptr_t *lo, uintptr_t *hi) {
+  __int128 l = static_cast<__int128>(reinterpret_cast<uintptr_t>(base));
+  __int128 h = l + static_cast<__int128>(elemsz);
+  for (size_t i = 0; i < levels; ++i) {
+    if (count[i] < 2) continue;
+    // |stride| < 2^63 and count - 1 < 2^64: the product fits in 128 bits,
+    // and a sum of at most a few such stays far from overflow for any
+    // plausible number of levels; an absurd one is caught below.
+    __int128 reach = static_cast<__int128>(strides[i]) * static_cast<__int128>(count[i] - 1);
+    if (reach < 0)
+      l += reach;
+    else
+      h += reach;
+  }
+  const __int128 top = static_cast<__int128>(UINTPTR_MAX);
+  if (l < 0 || h > top) {
+    return util::format(
+        "the strides and counts from base %p reach outside the address space (a count or "
+        "stride is wrong)",
+        base);
+  }
+  *lo = static_cast<uintptr_t>(l);
+  *hi = static_cast<uintptr_t>(h);
+  return {};
+}
+
+std::string vector_total(size_t count, const gex_Memvec_t *list, const char *side,
+                         uint64_t *total) {
+  ListScan r;
+  std::string why = vector_scan(count, list, side, &r);
+  if (why.empty()) *total = r.total;
+  return why;
+}
+
+std::string indexed_total(size_t count, size_t len, const char *side, uint64_t *total) {
+  ListScan r;
+  std::string why = indexed_scan(count, nullptr, len, side, false, &r);
+  if (why.empty()) *total = r.total;
+  return why;
 }
 
 std::string strided_total(size_t elemsz, const size_t *count, size_t levels, uint64_t *total) {
@@ -187,50 +263,16 @@ std::string strided_total(size_t elemsz, const size_t *count, size_t levels, uin
   return {};
 }
 
-namespace {
-
-// True when ranges totalling `total` bytes cannot fit in [lo, hi).
-bool span_too_small(uintptr_t lo, uintptr_t hi, uint64_t total) {
-  return total != 0 && hi - lo < total;
-}
-
-}  // namespace
-
 std::string vector_overlap(size_t count, const gex_Memvec_t *list) {
-  uintptr_t lo = UINTPTR_MAX, hi = 0;
-  uint64_t total = 0;
-  for (size_t i = 0; i < count; ++i) {
-    if (!list[i].gex_len) continue;
-    uintptr_t a = reinterpret_cast<uintptr_t>(list[i].gex_addr);
-    lo = std::min(lo, a);
-    hi = std::max(hi, a + list[i].gex_len);
-    total += list[i].gex_len;
-  }
-  if (span_too_small(lo, hi, total)) {
-    return util::format(
-        "the destination list's %zu range(s) hold %" PRIu64
-        " bytes but span only %zu: they overlap (a destination byte would be written twice)",
-        count, total, static_cast<size_t>(hi - lo));
-  }
-  return {};
+  ListScan r;
+  std::string why = vector_scan(count, list, "destination", &r);
+  return why.empty() ? list_overlap(r, count) : why;
 }
 
 std::string indexed_overlap(size_t count, void *const *list, size_t len) {
-  if (!len || !count) return {};
-  uintptr_t lo = UINTPTR_MAX, hi = 0;
-  for (size_t i = 0; i < count; ++i) {
-    uintptr_t a = reinterpret_cast<uintptr_t>(list[i]);
-    lo = std::min(lo, a);
-    hi = std::max(hi, a + len);
-  }
-  uint64_t total = static_cast<uint64_t>(count) * len;
-  if (span_too_small(lo, hi, total)) {
-    return util::format(
-        "the destination list's %zu entries of %zu bytes span only %zu bytes: they overlap (a "
-        "destination byte would be written twice)",
-        count, len, static_cast<size_t>(hi - lo));
-  }
-  return {};
+  ListScan r;
+  std::string why = indexed_scan(count, list, len, "destination", true, &r);
+  return why.empty() ? list_overlap(r, count) : why;
 }
 
 std::string strided_overlap(const ptrdiff_t *strides, size_t elemsz, const size_t *count,

@@ -40,83 +40,6 @@ class Runs {
   // The number of runs the walk yields (after folding).
   uint64_t runs() const { return runs_; }
 
-  // Calls f(addr, len) for each run in order, inline (no call per run); the
-  // walk's own position is not used or moved.
-  template <typename F>
-  void each_run(F &&f) {
-    if (kind_ == Kind::Strided) {
-      if (runs_ == 0) return;
-      if (ndims_ == 0) {
-        f(base_, len_);
-        return;
-      }
-      const Dim *dm = ndims_ <= kInlineDims ? inline_dims_ : heap_dims_.data();
-      if (ndims_ == 1) {
-        char *p = base_;
-        for (size_t i = 0; i < dm[0].count; ++i, p += dm[0].stride) f(p, len_);
-        return;
-      }
-      // Odometer over the dimensions above the first; the first is a loop.
-      size_t idx[kInlineDims];
-      std::vector<size_t> heap_idx;
-      size_t *ix = ndims_ <= kInlineDims ? idx : (heap_idx.resize(ndims_), heap_idx.data());
-      for (size_t i = 1; i < ndims_; ++i) ix[i] = 0;
-      char *row = base_;
-      for (;;) {
-        char *p = row;
-        for (size_t i = 0; i < dm[0].count; ++i, p += dm[0].stride) f(p, len_);
-        size_t d = 1;
-        for (; d < ndims_; ++d) {
-          row += dm[d].stride;
-          if (++ix[d] < dm[d].count) break;
-          row -= dm[d].stride * static_cast<ptrdiff_t>(dm[d].count);
-          ix[d] = 0;
-        }
-        if (d == ndims_) return;
-      }
-    }
-    if (kind_ == Kind::Indexed) {
-      if (len_)
-        for (size_t i = 0; i < count_; ++i) f(static_cast<char *>(ilist_[i]), len_);
-      return;
-    }
-    for (size_t i = 0; i < count_; ++i)
-      if (vlist_[i].gex_len) f(static_cast<char *>(vlist_[i].gex_addr), vlist_[i].gex_len);
-  }
-
-  // When both sides are vector lists whose entries have the same lengths
-  // pair by pair, indexed lists of the same count and length, or strided
-  // shapes whose (folded) runs have one length and number (the common
-  // shapes), calls f(dst entry, src entry, length) for each non-empty pair
-  // straight from the lists and returns true; else does nothing and returns
-  // false (pair_runs then splits the runs). `this` is the destination.
-  template <typename F>
-  bool each_list_pair(Runs &src, F &&f) {
-    if (kind_ != src.kind_) return false;
-    if (kind_ == Kind::Strided) {
-      // Runs of one length on both sides: they pair one to one.
-      if (len_ != src.len_ || runs_ != src.runs_) return false;
-      Run d, s;
-      while (next(d) && src.next(s)) f(d.addr, s.addr, d.len);
-      return true;
-    }
-    if (count_ != src.count_) return false;
-    if (kind_ == Kind::Indexed) {
-      if (len_ != src.len_) return false;
-      if (len_)
-        for (size_t i = 0; i < count_; ++i)
-          f(static_cast<char *>(ilist_[i]), static_cast<char *>(src.ilist_[i]), len_);
-      return true;
-    }
-    for (size_t i = 0; i < count_; ++i)
-      if (vlist_[i].gex_len != src.vlist_[i].gex_len) return false;
-    for (size_t i = 0; i < count_; ++i)
-      if (vlist_[i].gex_len)
-        f(static_cast<char *>(vlist_[i].gex_addr), static_cast<char *>(src.vlist_[i].gex_addr),
-          vlist_[i].gex_len);
-    return true;
-  }
-
  private:
   enum class Kind : uint8_t { Vector, Indexed, Strided };
   Kind kind_ = Kind::Vector;
@@ -176,6 +99,127 @@ void strided_remote_order(char *&rbase, ptrdiff_t *rs, char *&lbase, ptrdiff_t *
 
 // The checks. Each returns an empty string when the shape is good, else a
 // sentence saying what is wrong (the caller makes it fatal, naming itself).
+
+// One side of a vector or indexed call, from one walk of its list: the
+// bytes it holds, the range they lie in ([lo, hi), when total > 0 and the
+// range was asked for), and the length every entry has when they all have
+// one (vector lists; 0 when they differ).
+struct ListScan {
+  uint64_t total = 0;
+  uintptr_t lo = UINTPTR_MAX, hi = 0;
+  size_t uniform = 0;
+};
+// Vector: also fails when an entry wraps past the end of the address space.
+std::string vector_scan(size_t count, const gex_Memvec_t *list, const char *side, ListScan *out);
+// Indexed: the range is walked for only when `range` is true (the remote
+// side, and the destination for the overlap check).
+std::string indexed_scan(size_t count, void *const *list, size_t len, const char *side, bool range,
+                         ListScan *out);
+// The destination list (scanned with its range) overlaps itself: found when
+// its bytes cannot fit in the range they lie in.
+std::string list_overlap(const ListScan &dst, size_t count);
+// The range [lo, hi) a strided side's bytes lie in (the shape holds bytes).
+std::string strided_extent(const void *base, const ptrdiff_t *strides, size_t elemsz,
+                           const size_t *count, size_t levels, uintptr_t *lo, uintptr_t *hi);
+
+// The fast forms the entry points run first (inline; true when the shape
+// is good). When one says false, the string form above says why.
+inline bool vector_scan_ok(size_t count, const gex_Memvec_t *list, ListScan *out) {
+  ListScan r;
+  const size_t first = count ? list[0].gex_len : 0;
+  bool uniform = true, bad = false;
+  for (size_t i = 0; i < count; ++i) {
+    const size_t len = list[i].gex_len;
+    const uintptr_t a = reinterpret_cast<uintptr_t>(list[i].gex_addr);
+    uintptr_t end;
+    uniform &= len == first;
+    bad |= __builtin_add_overflow(r.total, static_cast<uint64_t>(len), &r.total);
+    bad |= __builtin_add_overflow(a, len, &end);
+    if (len) {
+      r.lo = a < r.lo ? a : r.lo;
+      r.hi = end > r.hi ? end : r.hi;
+    }
+  }
+  r.uniform = uniform ? first : 0;
+  *out = r;
+  return !bad;
+}
+inline bool indexed_scan_ok(size_t count, void *const *list, size_t len, bool range,
+                            ListScan *out) {
+  ListScan r;
+  if (__builtin_mul_overflow(static_cast<uint64_t>(count), static_cast<uint64_t>(len), &r.total))
+    return false;
+  r.uniform = len;
+  if (range && r.total) {
+    for (size_t i = 0; i < count; ++i) {
+      const uintptr_t a = reinterpret_cast<uintptr_t>(list[i]);
+      r.lo = a < r.lo ? a : r.lo;
+      r.hi = a > r.hi ? a : r.hi;
+    }
+    if (__builtin_add_overflow(r.hi, len, &r.hi)) return false;
+  }
+  *out = r;
+  return true;
+}
+inline bool list_overlap_ok(const ListScan &dst) {
+  return dst.total == 0 || dst.hi - dst.lo >= dst.total;
+}
+// Strided: the bytes the shape holds, that its destination strides do not
+// overlap (sufficient test: each |stride| clears the extent below it; an
+// interleaved shape says false here and strided_overlap decides), and the
+// range [lo, hi) the remote side's bytes lie in.
+inline bool strided_ok(size_t elemsz, const size_t *count, const ptrdiff_t *dstrides,
+                       const void *rbase, const ptrdiff_t *rstrides, size_t levels, uint64_t *total,
+                       uintptr_t *lo, uintptr_t *hi) {
+  constexpr size_t kInline = 8;
+  if (levels > kInline) return false;
+  uint64_t t = elemsz;
+  bool bad = false;
+  struct Dim {
+    uint64_t stride;
+    size_t count;
+  } dims[kInline];
+  size_t nd = 0;
+  for (size_t i = 0; i < levels; ++i) {
+    const size_t c = count[i];
+    bad |= __builtin_mul_overflow(t, static_cast<uint64_t>(c), &t);
+    if (c < 2) continue;
+    const ptrdiff_t ds = dstrides[i];
+    const uint64_t a = ds < 0 ? 0 - static_cast<uint64_t>(ds) : static_cast<uint64_t>(ds);
+    // Insertion by |stride|.
+    size_t j = nd++;
+    for (; j > 0 && dims[j - 1].stride > a; --j) dims[j] = dims[j - 1];
+    dims[j] = Dim{a, c};
+  }
+  // Empty, or a product that overflowed: the slow checks decide.
+  if (t == 0 || bad) return false;
+  // The counts' product fits in 64 bits, so the sum of |stride| x (count - 1)
+  // stays below 2^127.
+  __int128 l = static_cast<__int128>(reinterpret_cast<uintptr_t>(rbase));
+  __int128 h = l + static_cast<__int128>(elemsz);
+  for (size_t i = 0; i < levels; ++i) {
+    if (count[i] < 2) continue;
+    const __int128 reach = static_cast<__int128>(rstrides[i]) * static_cast<__int128>(count[i] - 1);
+    if (reach < 0)
+      l += reach;
+    else
+      h += reach;
+  }
+  uint64_t extent = elemsz;
+  for (size_t q = 0; q < nd; ++q) {
+    uint64_t reach;
+    if (dims[q].stride < extent ||
+        __builtin_mul_overflow(dims[q].stride, static_cast<uint64_t>(dims[q].count - 1), &reach) ||
+        __builtin_add_overflow(reach, extent, &extent))
+      return false;
+  }
+  if (l < 0 || h > static_cast<__int128>(UINTPTR_MAX)) return false;
+  *total = t;
+  *lo = static_cast<uintptr_t>(l);
+  *hi = static_cast<uintptr_t>(h);
+  return true;
+}
+
 // *total receives the bytes the shape holds.
 std::string vector_total(size_t count, const gex_Memvec_t *list, const char *side, uint64_t *total);
 std::string indexed_total(size_t count, size_t len, const char *side, uint64_t *total);

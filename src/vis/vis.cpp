@@ -18,6 +18,8 @@
 
 namespace gexx::vis {
 
+__thread bool t_pc_armed __attribute__((tls_model("initial-exec"))) = false;
+
 using transport::RmaCompletion;
 
 namespace {
@@ -31,55 +33,6 @@ struct PeerCompletion {
   char bytes[GEX_VIS_MAX_PEERCOMPLETION];
 };
 thread_local PeerCompletion t_pc;
-__attribute__((tls_model("initial-exec"))) thread_local bool t_pc_armed = false;
-
-// Moves the bytes of a call toward or from a mapped peer: a put (kPut)
-// translates the destination side, a get the source side. When one side
-// is a single run the other side's runs are walked inline against it;
-// otherwise the pieces come from the lists or from pairing the runs.
-template <bool kPut>
-void copy_mapped(core::Runtime &rt, const char *api, uint32_t rank, Runs &dst, Runs &src) {
-  auto move = [](char *d, const char *s, size_t n) {
-    if (!util::detail::move_small(d, s, n)) std::memmove(d, s, n);
-  };
-  if (src.runs() == 1 || dst.runs() == 1) {
-    bool src_one = src.runs() == 1;
-    Runs &one = src_one ? src : dst;
-    Run r;
-    one.next(r);
-    one.rewind();
-    char *p = r.addr;
-    if (kPut == src_one) {
-      // The single run is local; the walked side is remote.
-      (src_one ? dst : src).each_run([&](char *a, size_t n) {
-        char *ra = rt.translate(api, rank, a, n);
-        if (kPut)
-          move(ra, p, n);
-        else
-          move(p, ra, n);
-        p += n;
-      });
-    } else {
-      // The single run is remote: one translation, then the local side.
-      p = rt.translate(api, rank, r.addr, r.len);
-      (src_one ? dst : src).each_run([&](char *a, size_t n) {
-        if (kPut)
-          move(p, a, n);
-        else
-          move(a, p, n);
-        p += n;
-      });
-    }
-    return;
-  }
-  auto copy = [&](char *d, char *s, size_t n) {
-    if (kPut)
-      move(rt.translate(api, rank, d, n), s, n);
-    else
-      move(d, rt.translate(api, rank, s, n), n);
-  };
-  if (!dst.each_list_pair(src, copy)) pair_runs(dst, src, copy);
-}
 
 // A message's worth of packed bytes, reused by this thread's calls.
 thread_local std::vector<char> t_pack;
@@ -307,16 +260,6 @@ class GetScatter {
   std::vector<Run> pieces_;
 };
 
-// Whether `rank`'s segment is mapped here, judged (and bounds-checked) on
-// the first run of its side; the walk is rewound.
-bool mapped_here(const char *api, uint32_t rank, Runs &remote) {
-  Run r;
-  bool mapped = true;
-  if (remote.next(r)) mapped = core::Runtime::get(api).locate(api, rank, r.addr, r.len) != nullptr;
-  remote.rewind();
-  return mapped;
-}
-
 }  // namespace
 
 const Knobs &knobs() {
@@ -326,13 +269,24 @@ const Knobs &knobs() {
     v.remotecontig = config::get_bool("GASNET_VIS_REMOTECONTIG");
     size_t medium = core::Runtime::get("VIS").am().max_medium();
     uint64_t want = config::get_bytes("GASNET_VIS_MAXCHUNK");
-    v.maxchunk = want == 0 ? medium : static_cast<size_t>(std::min<uint64_t>(want, medium));
+    // Default: at most kDefaultChunk. Over tcp;ofi_rxm a message above the
+    // provider's eager size (16 KiB) goes by rendezvous, which took about a
+    // millisecond per packed message on a loaded host (testvisperf --net).
+    constexpr size_t kDefaultChunk = 12288;
+    v.maxchunk = want == 0 ? std::min(medium, kDefaultChunk)
+                           : static_cast<size_t>(std::min<uint64_t>(want, medium));
     // Room for at least one record and a few bytes.
     v.maxchunk = std::max<size_t>(v.maxchunk, 2 * sizeof(wire::Record));
     v.rma_cutover = v.maxchunk / 4;
     return v;
   }();
   return k;
+}
+
+void send_armed_peer_completion(const char *api, uint32_t rank) {
+  PeerCompletion pc = t_pc;
+  t_pc.armed = t_pc_armed = false;
+  send_peer_completion(api, rank, pc);
 }
 
 gex_Event_t put(const Call &c, uint32_t rank, Runs &dst, Runs &src, uint64_t total) {
@@ -342,19 +296,11 @@ gex_Event_t put(const Call &c, uint32_t rank, Runs &dst, Runs &src, uint64_t tot
     pc = t_pc;
     t_pc.armed = t_pc_armed = false;
   }
-  if (total == 0 || mapped_here(c.api, rank, dst)) {
-    copy_mapped<true>(rt, c.api, rank, dst, src);
-    // Ordered before any later store (a flag put after the data): util/copy.hpp.
-    util::store_fence();
-    if (pc.armed) send_peer_completion(c.api, rank, pc);
-    return GEX_EVENT_INVALID;
-  }
   transport::Transport &tp = rt.transport();
   const Knobs &k = knobs();
   if (k.remotecontig && dst.runs() == 1 && src.runs() > 1) {
     Run r;
     dst.next(r);
-    rt.locate(c.api, rank, r.addr, r.len);
     std::vector<char> bounce(total);
     char *p = bounce.data();
     Run s;
@@ -373,7 +319,6 @@ gex_Event_t put(const Call &c, uint32_t rank, Runs &dst, Runs &src, uint64_t tot
   if (k.ampipe) {
     PutPacker packer(c.api, rank, counter.c, k.maxchunk);
     pair_runs(dst, src, [&](char *d, char *s, size_t n) {
-      rt.locate(c.api, rank, d, n);  // bounds check
       if (n <= k.rma_cutover) {
         packer.add(addr_of(d), s, n);
       } else if (tp.rma_put(rank, addr_of(d), s, n, *counter.c) != transport::Result::done) {
@@ -383,10 +328,8 @@ gex_Event_t put(const Call &c, uint32_t rank, Runs &dst, Runs &src, uint64_t tot
     packer.flush();
   } else {
     PutGather gather(tp, rank, counter.c, std::min<size_t>(tp.capabilities().inline_put, 65536));
-    pair_runs(dst, src, [&](char *d, char *s, size_t n) {
-      rt.locate(c.api, rank, d, n);  // bounds check
-      posted |= gather.add(addr_of(d), s, n);
-    });
+    pair_runs(dst, src,
+              [&](char *d, char *s, size_t n) { posted |= gather.add(addr_of(d), s, n); });
     gather.flush();
   }
   // The source is free when the call returns: wait for puts sent from it.
@@ -397,16 +340,11 @@ gex_Event_t put(const Call &c, uint32_t rank, Runs &dst, Runs &src, uint64_t tot
 
 gex_Event_t get(const Call &c, Runs &dst, uint32_t rank, Runs &src, uint64_t total) {
   core::Runtime &rt = core::Runtime::get(c.api);
-  if (total == 0 || mapped_here(c.api, rank, src)) {
-    copy_mapped<false>(rt, c.api, rank, dst, src);
-    return GEX_EVENT_INVALID;
-  }
   transport::Transport &tp = rt.transport();
   const Knobs &k = knobs();
   if (k.remotecontig && src.runs() == 1 && dst.runs() > 1) {
     Run r;
     src.next(r);
-    rt.locate(c.api, rank, r.addr, r.len);
     std::vector<char> bounce(total);
     RmaCompletion done;
     tp.rma_get(bounce.data(), rank, addr_of(r.addr), total, done);
@@ -423,7 +361,6 @@ gex_Event_t get(const Call &c, Runs &dst, uint32_t rank, Runs &src, uint64_t tot
   if (k.ampipe) {
     GetPacker packer(c.api, rank, counter.c, k.maxchunk);
     pair_runs(dst, src, [&](char *d, char *s, size_t n) {
-      rt.locate(c.api, rank, s, n);  // bounds check
       if (n <= k.rma_cutover)
         packer.add(d, addr_of(s), n);
       else
@@ -432,10 +369,7 @@ gex_Event_t get(const Call &c, Runs &dst, uint32_t rank, Runs &src, uint64_t tot
     packer.flush();
   } else {
     GetScatter scatter(tp, rank, counter.c);
-    pair_runs(dst, src, [&](char *d, char *s, size_t n) {
-      rt.locate(c.api, rank, s, n);  // bounds check
-      scatter.add(d, addr_of(s), n);
-    });
+    pair_runs(dst, src, [&](char *d, char *s, size_t n) { scatter.add(d, addr_of(s), n); });
     scatter.drain();
   }
   return counter.finish(c.sync, false);

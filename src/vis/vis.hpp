@@ -16,11 +16,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "core/runtime.hpp"
 #include "vis/shape.hpp"
-
-namespace gexx::core {
-class HandlerTable;
-}
 
 namespace gexx::vis {
 
@@ -33,9 +30,36 @@ struct Call {
   gex_Flags_t flags;
 };
 
-// `dst` on job rank `rank`, `src` here (put) or the reverse (get); both
-// sides hold `total` bytes. The result: the NB event (GEX_EVENT_INVALID
-// when complete), GEX_EVENT_INVALID for the other forms.
+// Whether `rank`'s segment is mapped here, after checking that the remote
+// side's bytes, which lie in [lo, hi), are inside it (fatal, naming `api`,
+// when they are not). When mapped, *delta turns a remote address into this
+// process's address of the same byte, and the call is a copy
+// (vis/local.hpp) followed, for a put, by local_put_done.
+inline bool mapped(const char *api, uint32_t rank, uintptr_t lo, uintptr_t hi, ptrdiff_t *delta) {
+  void *at = reinterpret_cast<void *>(lo);
+  char *p = core::Runtime::get(api).locate(api, rank, at, hi - lo);
+  if (!p) return false;
+  *delta = p - static_cast<char *>(at);
+  return true;
+}
+
+// A peer completion is armed for this thread's next put (static TLS: read
+// on every put).
+extern __thread bool t_pc_armed __attribute__((tls_model("initial-exec")));
+void send_armed_peer_completion(const char *api, uint32_t rank);
+
+// The end of a put toward a mapped peer (or of an empty put), once its
+// stores are ordered (the copy loops fence after a memmove; util/copy.hpp):
+// the peer completion, if one is armed.
+inline void local_put_done(const char *api, uint32_t rank) {
+  if (t_pc_armed) [[unlikely]]
+    send_armed_peer_completion(api, rank);
+}
+
+// Toward a network peer (bounds checked by `mapped`): `dst` on job rank
+// `rank`, `src` here (put) or the reverse (get); both sides hold `total`
+// bytes (more than 0). The result: the NB event (GEX_EVENT_INVALID when
+// complete), GEX_EVENT_INVALID for the other forms.
 gex_Event_t put(const Call &c, uint32_t rank, Runs &dst, Runs &src, uint64_t total);
 gex_Event_t get(const Call &c, Runs &dst, uint32_t rank, Runs &src, uint64_t total);
 

@@ -4,6 +4,7 @@
 #include <cstring>
 #include <vector>
 
+#include "vis/local.hpp"
 #include "vis/shape.hpp"
 
 using gexx::vis::pair_runs;
@@ -175,35 +176,190 @@ TEST(VisShape, RemoteOrderKeepsPairingAndFoldsRemoteRuns) {
   EXPECT_NE(a, std::vector<char>(a.size(), 0));
 }
 
-// each_run yields the runs next() yields, in the same order, for strided
-// shapes of 0 to 10 dimensions (beyond the inline odometer's 8), vectors
-// with empty entries and indexed lists.
-TEST(VisShape, EachRunMatchesNext) {
-  static char b[1 << 16];
-  auto both = [&](Runs &r) {
-    V a, e;
-    gexx::vis::Run x;
-    while (r.next(x)) a.push_back({x.addr - b, x.len});
-    r.each_run([&](char *p, size_t n) { e.push_back({p - b, n}); });
-    EXPECT_EQ(a, e);
-    EXPECT_EQ(a.size(), r.runs());
-  };
-  for (size_t levels = 0; levels <= 10; ++levels) {
-    ptrdiff_t st[10];
-    size_t cnt[10];
-    ptrdiff_t s = 3;
+// ---- The copy loops toward a mapped peer (src/vis/local.hpp) ----
+
+namespace local = gexx::vis::local;
+
+namespace {
+
+// A reference strided copy: element by element, every index in order.
+void strided_reference(char *d, const ptrdiff_t *ds, const char *s, const ptrdiff_t *ss,
+                       size_t elemsz, const size_t *count, size_t levels) {
+  size_t total = 1;
+  for (size_t i = 0; i < levels; ++i) total *= count[i];
+  for (size_t e = 0; e < total; ++e) {
+    ptrdiff_t od = 0, os = 0;
+    size_t k = e;
     for (size_t i = 0; i < levels; ++i) {
-      cnt[i] = 1 + (i * 7 + levels) % 3;
-      st[i] = (i % 3 == 1) ? -s : s;
-      s = s * static_cast<ptrdiff_t>(cnt[i]) + 1;
+      ptrdiff_t idx = static_cast<ptrdiff_t>(k % count[i]);
+      k /= count[i];
+      od += idx * ds[i];
+      os += idx * ss[i];
     }
-    Runs r = Runs::strided(b + 30000, st, 2, cnt, levels);
-    both(r);
+    std::memcpy(d + od, s + os, elemsz);
   }
-  gex_Memvec_t v[] = {{b + 10, 3}, {b, 0}, {b + 2, 5}};
-  Runs rv = Runs::vector(3, v);
-  both(rv);
-  void *l[] = {b + 9, b + 1, b + 40};
-  Runs ri = Runs::indexed(3, l, 4);
-  both(ri);
+}
+
+void fill(std::vector<char> &v, int seed) {
+  for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<char>(i * 31 + seed * 7 + 1);
+}
+
+}  // namespace
+
+// Folding and merging: testvisperf's 2-level shape (stride[1] = count[0] x
+// stride[0]) is one loop; contiguous on both sides is one piece; a side
+// contiguous alone keeps its loop.
+TEST(VisLocal, StridedPlanFoldsAndMerges) {
+  char d[1], s[1];
+  ptrdiff_t st[] = {32, 96};
+  size_t cnt[] = {3, 4};
+  local::StridedPlan p(d, st, s, st, 8, cnt, 2);
+  EXPECT_EQ(p.len(), 8u);
+  ASSERT_EQ(p.ndims(), 1u);
+  EXPECT_EQ(p.dim(0).count, 12u);
+  ptrdiff_t c[] = {8, 24};
+  local::StridedPlan q(d, c, s, c, 8, cnt, 2);
+  EXPECT_EQ(q.len(), 96u);
+  EXPECT_EQ(q.ndims(), 0u);
+  local::StridedPlan r(d, c, s, st, 8, cnt, 2);  // source strided, destination contiguous
+  EXPECT_EQ(r.len(), 8u);
+  ASSERT_EQ(r.ndims(), 1u);
+  EXPECT_EQ(r.dim(0).count, 12u);
+  EXPECT_EQ(r.dim(0).dstride, 8);
+  EXPECT_EQ(r.dim(0).sstride, 32);
+  size_t one[] = {1, 1};
+  local::StridedPlan o(d, st, s, c, 8, one, 2);
+  EXPECT_EQ(o.len(), 8u);
+  EXPECT_EQ(o.ndims(), 0u);
+  size_t none[] = {3, 0};
+  local::StridedPlan z(d, st, s, st, 8, none, 2);
+  EXPECT_EQ(z.len(), 0u);
+}
+
+// Every element size the loops specialise (and others), 1 to 4 levels,
+// transposed and negative strides: the same bytes as the reference, and the
+// bytes between the elements untouched.
+TEST(VisLocal, StridedCopyMatchesReference) {
+  const size_t sizes[] = {1, 2, 3, 4, 8, 12, 16, 24, 32, 64, 100, 512};
+  for (size_t elemsz : sizes) {
+    for (int shape = 0; shape < 5; ++shape) {
+      size_t cnt[4] = {3, 2, 4, 2};
+      ptrdiff_t e = static_cast<ptrdiff_t>(elemsz);
+      ptrdiff_t ds[4], ss[4];
+      size_t levels = 1 + static_cast<size_t>(shape % 4);
+      // Source: padded rows; destination: dense, transposed for shape 4.
+      ss[0] = 2 * e;
+      for (size_t i = 1; i < 4; ++i) ss[i] = ss[i - 1] * static_cast<ptrdiff_t>(cnt[i - 1]) + e;
+      ds[0] = e;
+      for (size_t i = 1; i < 4; ++i) ds[i] = ds[i - 1] * static_cast<ptrdiff_t>(cnt[i - 1]);
+      if (shape == 4) {
+        levels = 2;
+        ds[0] = e * static_cast<ptrdiff_t>(cnt[1]);
+        ds[1] = e;
+      }
+      size_t span = static_cast<size_t>(ss[3] * 3 + e * 4);
+      std::vector<char> src(span), got(span, 'x'), want(span, 'x');
+      fill(src, static_cast<int>(elemsz) + shape);
+      // A negative destination stride at shape 3: base at the far end.
+      char *gbase = got.data(), *wbase = want.data();
+      if (shape == 3) {
+        ptrdiff_t last = ds[0] * static_cast<ptrdiff_t>(cnt[0] - 1);
+        gbase += last;
+        wbase += last;
+        ds[0] = -ds[0];
+      }
+      strided_reference(wbase, ds, src.data(), ss, elemsz, cnt, levels);
+      local::StridedPlan p(gbase, ds, src.data(), ss, elemsz, cnt, levels);
+      p.copy<true>(0);
+      EXPECT_EQ(got, want) << "elemsz " << elemsz << " shape " << shape;
+      // A get: the source is the displaced side.
+      std::vector<char> got2(span, 'x');
+      char *g2 = got2.data() + (gbase - got.data());
+      ptrdiff_t delta = 4096;
+      local::StridedPlan g(g2, ds, src.data() - delta, ss, elemsz, cnt, levels);
+      g.copy<false>(delta);
+      EXPECT_EQ(got2, want) << "get: elemsz " << elemsz << " shape " << shape;
+    }
+  }
+}
+
+// One pass over vector lists: pieces of each specialised length move, the
+// remote side displaced by the window's delta; the destination's range is
+// gathered; a pair of another length stops the pass there, and so does a
+// remote piece outside the window, before it moves.
+TEST(VisLocal, VectorPassMovesChecksAndStops) {
+  for (size_t n : {1, 2, 4, 8, 16, 32, 64, 24, 200}) {
+    std::vector<char> src(16 * n), seg(64 * n, 'x');
+    fill(src, static_cast<int>(n));
+    // The "remote" segment lives at owner address 1 << 20 here.
+    const uintptr_t owner = uintptr_t{1} << 20;
+    local::Window w{owner, seg.size(), seg.data() - reinterpret_cast<char *>(owner)};
+    gex_Memvec_t dl[4], sl[4];
+    for (size_t i = 0; i < 4; ++i) {
+      dl[i] = {reinterpret_cast<void *>(owner + (3 - i) * 2 * n), n};  // reversed, gaps of n
+      sl[i] = {src.data() + i * n, n};
+    }
+    gexx::vis::ListScan ds;
+    local::Pass p = local::vector_pass<true>(w, 4, dl, sl, n, ds);
+    EXPECT_EQ(p.at, 4u);
+    EXPECT_EQ(ds.total, 4 * n);
+    EXPECT_EQ(ds.lo, owner);
+    EXPECT_EQ(ds.hi, owner + 7 * n);
+    for (size_t i = 0; i < 4; ++i) {
+      EXPECT_EQ(std::memcmp(seg.data() + (3 - i) * 2 * n, src.data() + i * n, n), 0);
+      EXPECT_EQ(seg[(3 - i) * 2 * n + n], 'x');  // the gaps stay
+    }
+    // A length change at entry 2: entries 0 and 1 move, the pass says 2.
+    std::vector<char> seg2(64 * n, 'y');
+    local::Window w2{owner, seg2.size(), seg2.data() - reinterpret_cast<char *>(owner)};
+    sl[2].gex_len = n + 1;
+    gexx::vis::ListScan ds2;
+    p = local::vector_pass<true>(w2, 4, dl, sl, n, ds2);
+    EXPECT_EQ(p.at, 2u);
+    EXPECT_FALSE(p.out_of_segment);
+    EXPECT_EQ(ds2.total, 2 * n);
+    EXPECT_EQ(seg2[1 * 2 * n], 'y');  // entry 2's destination untouched
+    sl[2].gex_len = n;
+    // Entry 3 outside the segment: stops there, nothing of it written.
+    dl[3].gex_addr = reinterpret_cast<void *>(owner + seg.size() - n + 1);
+    gexx::vis::ListScan ds3;
+    p = local::vector_pass<true>(w, 4, dl, sl, n, ds3);
+    EXPECT_EQ(p.at, 3u);
+    EXPECT_TRUE(p.out_of_segment);
+  }
+}
+
+// Indexed lists and the pairing of lists of different lengths (the general
+// walk): the same bytes as a byte-by-byte reference.
+TEST(VisLocal, IndexedPassAndUnevenPairing) {
+  std::vector<char> src(256), dst(256, 'x');
+  fill(src, 5);
+  const uintptr_t owner = uintptr_t{1} << 24;
+  local::Window w{owner, dst.size(), dst.data() - reinterpret_cast<char *>(owner)};
+  void *dl[3] = {reinterpret_cast<void *>(owner + 100), reinterpret_cast<void *>(owner),
+                 reinterpret_cast<void *>(owner + 50)};
+  void *sl[3] = {src.data(), src.data() + 10, src.data() + 20};
+  gexx::vis::ListScan ds;
+  local::Pass p = local::indexed_pass<true>(w, 3, dl, sl, 10, ds);
+  EXPECT_EQ(p.at, 3u);
+  EXPECT_EQ(ds.lo, owner);
+  EXPECT_EQ(ds.hi, owner + 110);
+  EXPECT_EQ(std::memcmp(dst.data() + 100, src.data(), 10), 0);
+  EXPECT_EQ(std::memcmp(dst.data(), src.data() + 10, 10), 0);
+  EXPECT_EQ(std::memcmp(dst.data() + 50, src.data() + 20, 10), 0);
+  EXPECT_EQ(dst[60], 'x');
+  // Vector lists cut differently on the two sides: 5+7+4 against 3+9+4.
+  std::vector<char> out(64, 'z'), want(64, 'z');
+  gex_Memvec_t dv[] = {
+      {out.data(), 5}, {out.data() + 20, 7}, {out.data() + 40, 0}, {out.data() + 50, 4}};
+  gex_Memvec_t sv[] = {{src.data() + 100, 3}, {src.data() + 120, 9}, {src.data() + 140, 4}};
+  std::vector<char> flat;
+  for (const auto &m : sv)
+    flat.insert(flat.end(), static_cast<char *>(m.gex_addr),
+                static_cast<char *>(m.gex_addr) + m.gex_len);
+  std::memcpy(want.data(), flat.data(), 5);
+  std::memcpy(want.data() + 20, flat.data() + 5, 7);
+  std::memcpy(want.data() + 50, flat.data() + 12, 4);
+  local::vectors<false>(0, 4, dv, 3, sv, 0);
+  EXPECT_EQ(out, want);
 }

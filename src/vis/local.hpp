@@ -1,0 +1,418 @@
+// The copy loops of VIS calls toward or from a peer whose segment this
+// process maps (smp, and same-host peers of a network conduit). The caller
+// has checked the shape and bounds-checked the remote side once, as one
+// range (vis/shape.hpp: ListScan, strided_extent); `delta` is what turns a
+// remote address into this process's address of the same byte. Then a call
+// is a tight loop of copies straight from the client's lists or strides:
+// no translation, no call per piece, pieces of 1 to 64 bytes moved with
+// loads and stores of a size known to the compiler. Pure: no runtime, so
+// the unit tests drive the loops directly (tests/unit/test_vis_shape.cpp).
+//
+// Ordering: a put's stores must be ordered before any later store of the
+// caller (util/copy.hpp). Pieces of 1 to 64 bytes are plain loads and
+// stores, ordered as they are; a put that moved a piece with memmove ends
+// with one store fence.
+#pragma once
+
+#include <gasnetex.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "util/copy.hpp"
+#include "vis/shape.hpp"
+
+namespace gexx::vis::local {
+
+// N bytes (a power of two up to 64) as loads of them all, then the stores:
+// safe when the two ranges overlap (a put to self), and plain stores (no
+// memmove call, whose string moves may be reordered; util/copy.hpp). Up to
+// 8 bytes one integer; above, 16-byte vectors held in named values (GCC
+// spills an array of them to the stack).
+using V16 = long long __attribute__((vector_size(16), aligned(1), may_alias));
+inline V16 load16(const char *s) {
+  return *reinterpret_cast<const V16 *>(s);
+}
+inline void store16(char *d, V16 v) {
+  *reinterpret_cast<V16 *>(d) = v;
+}
+template <size_t N>
+inline void move_fixed(char *d, const char *s) {
+  if constexpr (N <= 8) {
+    util::detail::move_one<std::conditional_t<
+        N == 1, uint8_t,
+        std::conditional_t<N == 2, uint16_t, std::conditional_t<N == 4, uint32_t, uint64_t>>>>(d,
+                                                                                               s);
+  } else if constexpr (N == 16) {
+    store16(d, load16(s));
+  } else if constexpr (N == 32) {
+    V16 a = load16(s), b = load16(s + 16);
+    store16(d, a);
+    store16(d + 16, b);
+  } else {
+    static_assert(N == 64);
+    V16 a = load16(s), b = load16(s + 16), c = load16(s + 32), e = load16(s + 48);
+    store16(d, a);
+    store16(d + 16, b);
+    store16(d + 32, c);
+    store16(d + 48, e);
+  }
+}
+
+// A piece of any length.
+inline void move_any(char *d, const char *s, size_t n) {
+  if (!util::detail::move_small(d, s, n)) std::memmove(d, s, n);
+}
+
+// Calls f(std::integral_constant<size_t, N>) with N = n for the lengths
+// moved inline (1 to 64, powers of two), else N = 0 (the length is not
+// known at compile time).
+template <typename F>
+inline auto by_size(size_t n, F &&f) {
+  switch (n) {
+    case 1:
+      return f(std::integral_constant<size_t, 1>{});
+    case 2:
+      return f(std::integral_constant<size_t, 2>{});
+    case 4:
+      return f(std::integral_constant<size_t, 4>{});
+    case 8:
+      return f(std::integral_constant<size_t, 8>{});
+    case 16:
+      return f(std::integral_constant<size_t, 16>{});
+    case 32:
+      return f(std::integral_constant<size_t, 32>{});
+    case 64:
+      return f(std::integral_constant<size_t, 64>{});
+    default:
+      return f(std::integral_constant<size_t, 0>{});
+  }
+}
+
+// Moves one piece of length n, N being n when known at compile time.
+template <size_t N>
+inline void move_piece(char *d, const char *s, size_t n) {
+  if constexpr (N != 0)
+    move_fixed<N>(d, s);
+  else
+    std::memmove(d, s, n);
+}
+
+// After a put's loop of pieces of length N (0: memmove): the fence memmove
+// needs.
+template <bool kPut, size_t N>
+inline void loop_done() {
+  if constexpr (kPut && N == 0) util::store_fence();
+}
+
+// One piece of a put or get: inline loads and stores up to 64 bytes, else
+// memmove (and, for a put, the fence it needs).
+template <bool kPut>
+inline void move_one_piece(char *d, const char *s, size_t n) {
+  by_size(n, [&](auto k) {
+    constexpr size_t N = decltype(k)::value;
+    move_piece<N>(d, s, n);
+    loop_done<kPut, N>();
+  });
+}
+
+// Which side is remote: a put writes the remote side (the destination), a
+// get reads it (the source).
+template <bool kPut>
+inline char *dst_addr(void *a, ptrdiff_t delta) {
+  return static_cast<char *>(a) + (kPut ? delta : 0);
+}
+template <bool kPut>
+inline const char *src_addr(void *a, ptrdiff_t delta) {
+  return static_cast<const char *>(a) + (kPut ? 0 : delta);
+}
+
+// Pairs two lists of ranges holding the same number of bytes piece by
+// piece, each piece contiguous on both sides. Entry(i) of each side gives
+// (address, length); zero-length entries are skipped.
+template <bool kPut, typename DE, typename SE>
+void pair_lists(ptrdiff_t delta, size_t dc, DE &&dentry, size_t sc, SE &&sentry) {
+  size_t i = 0, j = 0, dl = 0, sl = 0;
+  char *dp = nullptr;
+  const char *sp = nullptr;
+  for (;;) {
+    while (dl == 0) {
+      if (i == dc) break;
+      auto e = dentry(i++);
+      dp = dst_addr<kPut>(e.first, delta);
+      dl = e.second;
+    }
+    if (dl == 0) break;
+    while (sl == 0) {
+      if (j == sc) break;
+      auto e = sentry(j++);
+      sp = src_addr<kPut>(e.first, delta);
+      sl = e.second;
+    }
+    if (sl == 0) break;
+    size_t n = dl < sl ? dl : sl;
+    move_any(dp, sp, n);
+    dp += n;
+    sp += n;
+    dl -= n;
+    sl -= n;
+  }
+  if (kPut) util::store_fence();
+}
+
+// The loops over lists of pieces of one length N (0: n bytes, memmove),
+// with every value they use in registers (a store through char * could
+// alias anything the compiler would otherwise reload each time around).
+template <bool kPut, size_t N>
+void vector_loop(ptrdiff_t delta, size_t c, const gex_Memvec_t *dl, const gex_Memvec_t *sl,
+                 size_t n) {
+  for (size_t i = 0; i < c; ++i)
+    move_piece<N>(dst_addr<kPut>(dl[i].gex_addr, delta), src_addr<kPut>(sl[i].gex_addr, delta), n);
+  loop_done<kPut, N>();
+}
+template <bool kPut, size_t N>
+void indexed_loop(ptrdiff_t delta, size_t c, void *const *dl, void *const *sl, size_t n) {
+  for (size_t i = 0; i < c; ++i)
+    move_piece<N>(dst_addr<kPut>(dl[i], delta), src_addr<kPut>(sl[i], delta), n);
+  loop_done<kPut, N>();
+}
+
+// Vector lists. `uniform`: the length every entry of both lists has when
+// the two lists have the same count and one length throughout (0: not so).
+template <bool kPut>
+void vectors(ptrdiff_t delta, size_t dc, const gex_Memvec_t *dl, size_t sc, const gex_Memvec_t *sl,
+             size_t uniform) {
+  if (uniform != 0 && dc == sc) {
+    by_size(uniform,
+            [=](auto k) { vector_loop<kPut, decltype(k)::value>(delta, dc, dl, sl, uniform); });
+    return;
+  }
+  pair_lists<kPut>(
+      delta, dc,
+      [dl](size_t i) { return std::pair<void *, size_t>(dl[i].gex_addr, dl[i].gex_len); }, sc,
+      [sl](size_t i) { return std::pair<void *, size_t>(sl[i].gex_addr, sl[i].gex_len); });
+}
+
+// Indexed lists (`dlen` bytes at each destination entry, `slen` at each
+// source entry; the two sides hold the same number of bytes).
+template <bool kPut>
+void indexed(ptrdiff_t delta, size_t dc, void *const *dl, size_t dlen, size_t sc, void *const *sl,
+             size_t slen) {
+  if (dlen == 0 || slen == 0) return;
+  if (dlen == slen) {
+    by_size(dlen, [=](auto k) { indexed_loop<kPut, decltype(k)::value>(delta, dc, dl, sl, dlen); });
+    return;
+  }
+  pair_lists<kPut>(
+      delta, dc, [dl, dlen](size_t i) { return std::pair<void *, size_t>(dl[i], dlen); }, sc,
+      [sl, slen](size_t i) { return std::pair<void *, size_t>(sl[i], slen); });
+}
+
+// A mapped peer's segment: [base, base + size) in the owner's addresses is
+// at base + delta here.
+struct Window {
+  uintptr_t base;
+  uint64_t size;
+  ptrdiff_t delta;
+  bool holds(const void *a, size_t n) const {
+    uint64_t off = reinterpret_cast<uintptr_t>(a) - base;  // wraps when below
+    return off <= size && n <= size - off;
+  }
+};
+
+// Where a one-pass loop stopped: `at` is the count when it went through.
+struct Pass {
+  size_t at;
+  bool out_of_segment;  // else the lengths of entry `at` are not the pass's
+};
+
+// Lists of the same count in one pass: each pair of entries of length n
+// (N when known at compile time) has its remote range checked against the
+// segment, joins the destination's scan (for the overlap check the caller
+// makes after), and moves. Stops at a pair of another length or a remote
+// range outside the segment, before moving it.
+template <bool kPut, size_t N, typename Addr, typename Len>
+Pass list_pass(Window w, size_t c, Addr addr, Len lens_are, size_t n, ListScan &dscan) {
+  const uintptr_t base = w.base;
+  const uint64_t size = w.size;
+  const ptrdiff_t delta = w.delta;
+  uintptr_t lo = dscan.lo, hi = dscan.hi;
+  Pass r{c, false};
+  for (size_t i = 0; i < c; ++i) {
+    if (!lens_are(i, n)) {
+      r = Pass{i, false};
+      break;
+    }
+    void *da = addr(i, true), *sa = addr(i, false);
+    const uint64_t off = reinterpret_cast<uintptr_t>(kPut ? da : sa) - base;
+    if (!(off <= size && n <= size - off)) {
+      r = Pass{i, true};
+      break;
+    }
+    const uintptr_t a = reinterpret_cast<uintptr_t>(da);
+    lo = a < lo ? a : lo;
+    hi = a + n > hi ? a + n : hi;
+    move_piece<N>(dst_addr<kPut>(da, delta), src_addr<kPut>(sa, delta), n);
+  }
+  loop_done<kPut, N>();
+  uint64_t t;
+  if (__builtin_mul_overflow(static_cast<uint64_t>(r.at), static_cast<uint64_t>(n), &t) ||
+      __builtin_add_overflow(dscan.total, t, &dscan.total))
+    dscan.total = UINT64_MAX;  // more bytes than any range holds: an overlap
+  dscan.lo = lo;
+  dscan.hi = hi;
+  return r;
+}
+
+template <bool kPut>
+Pass vector_pass(Window w, size_t c, const gex_Memvec_t *dl, const gex_Memvec_t *sl, size_t n,
+                 ListScan &dscan) {
+  return by_size(n, [&](auto k) {
+    return list_pass<kPut, decltype(k)::value>(
+        w, c, [dl, sl](size_t i, bool d) { return d ? dl[i].gex_addr : sl[i].gex_addr; },
+        [dl, sl](size_t i, size_t len) { return dl[i].gex_len == len && sl[i].gex_len == len; }, n,
+        dscan);
+  });
+}
+
+template <bool kPut>
+Pass indexed_pass(Window w, size_t c, void *const *dl, void *const *sl, size_t n, ListScan &dscan) {
+  return by_size(n, [&](auto k) {
+    return list_pass<kPut, decltype(k)::value>(
+        w, c, [dl, sl](size_t i, bool d) { return d ? dl[i] : sl[i]; },
+        [](size_t, size_t) { return true; }, n, dscan);
+  });
+}
+
+// A strided transfer as nested loops over both sides at once: dimensions
+// of one element dropped, leading dimensions contiguous on both sides
+// folded into the piece length, and a dimension that continues the one
+// below it on both sides (stride = the lower stride times its count)
+// merged into it. testvisperf's shapes, and most halos, become one loop.
+class StridedPlan {
+ public:
+  struct Dim {
+    size_t count;
+    ptrdiff_t dstride, sstride;
+  };
+  [[gnu::always_inline]] StridedPlan(char *dbase, const ptrdiff_t *dstrides, char *sbase,
+                                     const ptrdiff_t *sstrides, size_t elemsz, const size_t *count,
+                                     size_t levels)
+      : dbase_(dbase), sbase_(sbase), len_(elemsz) {
+    for (size_t i = 0; i < levels; ++i)
+      if (count[i] == 0) len_ = 0;
+    if (len_ == 0) return;
+    if (levels > kInline) heap_.reset(new Dim[levels]);
+    Dim *dm = dims();
+    for (size_t i = 0; i < levels; ++i) {
+      if (count[i] == 1) continue;
+      ptrdiff_t ds = dstrides[i], ss = sstrides[i];
+      if (ndims_ == 0 && ds == static_cast<ptrdiff_t>(len_) && ss == ds) {
+        len_ *= count[i];  // contiguous on both sides: a longer piece
+        continue;
+      }
+      if (ndims_ > 0) {
+        Dim &b = dm[ndims_ - 1];
+        ptrdiff_t n = static_cast<ptrdiff_t>(b.count);
+        if (ds == b.dstride * n && ss == b.sstride * n) {
+          b.count *= count[i];  // continues the dimension below it
+          continue;
+        }
+      }
+      dm[ndims_++] = Dim{count[i], ds, ss};
+    }
+  }
+  // The bytes of one piece (0: the shape is empty) and the loops around it.
+  size_t len() const { return len_; }
+  size_t ndims() const { return ndims_; }
+  const Dim &dim(size_t i) const { return dims()[i]; }
+
+  // Copies every piece; the remote side (the destination of a put, the
+  // source of a get) is displaced by `delta`.
+  template <bool kPut>
+  void copy(ptrdiff_t delta) const {
+    if (len_ == 0) return;
+    char *d = dbase_ + (kPut ? delta : 0);
+    const char *s = sbase_ + (kPut ? 0 : delta);
+    if (ndims_ == 0) return move_one_piece<kPut>(d, s, len_);
+    by_size(len_, [&](auto k) {
+      run<decltype(k)::value>(d, s);
+      loop_done<kPut, decltype(k)::value>();
+    });
+  }
+
+ private:
+  template <size_t N>
+  void run(char *d, const char *s) const {
+    const size_t n = len_;
+    const Dim *dm = dims();
+    switch (ndims_) {
+      case 0:
+        move_piece<N>(d, s, n);
+        return;
+      case 1: {
+        const size_t c0 = dm[0].count;
+        const ptrdiff_t d0 = dm[0].dstride, s0 = dm[0].sstride;
+        for (size_t i = 0; i < c0; ++i, d += d0, s += s0) move_piece<N>(d, s, n);
+        return;
+      }
+      case 2: {
+        const size_t c0 = dm[0].count, c1 = dm[1].count;
+        const ptrdiff_t d0 = dm[0].dstride, s0 = dm[0].sstride;
+        const ptrdiff_t d1 = dm[1].dstride, s1 = dm[1].sstride;
+        for (size_t j = 0; j < c1; ++j, d += d1, s += s1) {
+          char *dp = d;
+          const char *sp = s;
+          for (size_t i = 0; i < c0; ++i, dp += d0, sp += s0) move_piece<N>(dp, sp, n);
+        }
+        return;
+      }
+      default:
+        break;
+    }
+    // Three or more: the lowest two as loops, an odometer above them.
+    size_t idx_inline[kInline];
+    std::vector<size_t> idx_heap(ndims_ > kInline ? ndims_ : 0);
+    size_t *idx = ndims_ > kInline ? idx_heap.data() : idx_inline;
+    for (size_t k = 2; k < ndims_; ++k) idx[k] = 0;
+    const size_t c0 = dm[0].count, c1 = dm[1].count;
+    const ptrdiff_t d0 = dm[0].dstride, s0 = dm[0].sstride;
+    const ptrdiff_t d1 = dm[1].dstride, s1 = dm[1].sstride;
+    for (;;) {
+      char *dr = d;
+      const char *sr = s;
+      for (size_t j = 0; j < c1; ++j, dr += d1, sr += s1) {
+        char *dp = dr;
+        const char *sp = sr;
+        for (size_t i = 0; i < c0; ++i, dp += d0, sp += s0) move_piece<N>(dp, sp, n);
+      }
+      size_t k = 2;
+      for (; k < ndims_; ++k) {
+        d += dm[k].dstride;
+        s += dm[k].sstride;
+        if (++idx[k] < dm[k].count) break;
+        d -= dm[k].dstride * static_cast<ptrdiff_t>(dm[k].count);
+        s -= dm[k].sstride * static_cast<ptrdiff_t>(dm[k].count);
+        idx[k] = 0;
+      }
+      if (k == ndims_) return;
+    }
+  }
+
+  static constexpr size_t kInline = 8;
+  const Dim *dims() const { return heap_ ? heap_.get() : inline_; }
+  Dim *dims() { return heap_ ? heap_.get() : inline_; }
+  char *dbase_;
+  const char *sbase_;
+  size_t len_;
+  size_t ndims_ = 0;
+  Dim inline_[kInline];
+  std::unique_ptr<Dim[]> heap_;
+};
+
+}  // namespace gexx::vis::local
