@@ -95,16 +95,19 @@ inline auto by_size(size_t n, F &&f) {
 }
 
 // Moves one piece of length n, N being n when known at compile time.
+// Other lengths take the same-host copy of gexx_copy.h (ordinary stores up
+// to GEXX_COPY_INLINE_MAX bytes, memmove beyond or when the ranges overlap),
+// unfenced: the loop ends with one fence (loop_done).
 template <size_t N>
 inline void move_piece(char *d, const char *s, size_t n) {
   if constexpr (N != 0)
     move_fixed<N>(d, s);
   else
-    std::memmove(d, s, n);
+    gexx_copy_get_(d, s, n);
 }
 
-// After a put's loop of pieces of length N (0: memmove): the fence memmove
-// needs.
+// After a put's loop of pieces of length N (0: gexx_copy_get_, which may be
+// memmove): the fence memmove needs.
 template <bool kPut, size_t N>
 inline void loop_done() {
   if constexpr (kPut && N == 0) util::store_fence();
