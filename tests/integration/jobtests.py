@@ -2333,7 +2333,7 @@ CASES = {
     "rcv_compute_3": case_rcv_compute(3), "rcv_compute_seq_3": case_rcv_compute(3, True),
     "bootstrap_3": case_bootstrap(3, False), "bootstrap_pshm_5": case_bootstrap(5, True),
     "am_rules": case_am_rules, "vis_misuse": case_vis_misuse, "am_credits_7_2": case_am_credits(2, 7), "topo_4": case_topo(4),
-    "rma_order_2": case_rma_order(2),
+    "rma_order_2": case_rma_order(2, "1000000", "4,8,40"),
     "data_1": case_data(1), "data_2": case_data(2), "data_4": case_data(4),
     "data_8": case_data(8), "data_8_large": case_data(8, str(64 << 20)),
     "ex_1": case_ex(1), "ex_4": case_ex(4), "ex_8": case_ex(8),
