@@ -114,6 +114,18 @@ template <bool kPut>
   return kPut ? gexx::vis::put(c, jr, d, s, ds.total) : gexx::vis::get(c, d, jr, s, ds.total);
 }
 
+// The end of a one-pass list call toward a mapped peer: the destination
+// list's overlap check (over the range gathered in the pass), then a put's
+// completion.
+template <bool kPut>
+gex_Event_t mapped_done(const char *api, gex_Rank_t jr, const gexx::vis::ListScan &ds,
+                        size_t count) {
+  if (!gexx::vis::list_overlap_ok(ds)) [[unlikely]]
+    check(api, gexx::vis::list_overlap(ds, count));
+  if (kPut) gexx::vis::local_put_done(api, jr);
+  return GEX_EVENT_INVALID;
+}
+
 // Vector lists of one count toward a mapped peer whose first entries have
 // one length: one pass over both lists while the pairs keep that length
 // (checking each remote piece against the segment and gathering the
@@ -147,10 +159,7 @@ template <bool kPut>
                            rd.uniform == rs.uniform ? rd.uniform : 0);
     }
   }
-  if (!gexx::vis::list_overlap_ok(ds)) [[unlikely]]
-    check(api, gexx::vis::list_overlap(ds, count));
-  if (kPut) gexx::vis::local_put_done(api, jr);
-  return GEX_EVENT_INVALID;
+  return mapped_done<kPut>(api, jr, ds, count);
 }
 
 template <bool kPut>
@@ -224,10 +233,7 @@ template <bool kPut>
   local::Pass p = local::indexed_pass<kPut>(window_of(ps), count, dl, sl, n, ds);
   if (p.at < count) [[unlikely]]
     out_of_segment(api, jr, kPut ? dl[p.at] : sl[p.at], n);
-  if (!gexx::vis::list_overlap_ok(ds)) [[unlikely]]
-    check(api, gexx::vis::list_overlap(ds, count));
-  if (kPut) gexx::vis::local_put_done(api, jr);
-  return GEX_EVENT_INVALID;
+  return mapped_done<kPut>(api, jr, ds, count);
 }
 
 template <bool kPut>
