@@ -3,7 +3,6 @@
 // prior value back).
 #include "atomics/domain.hpp"
 
-#include <mutex>
 #include <string>
 
 #include "core/am.hpp"
@@ -101,20 +100,16 @@ void reply_handler(gex_Token_t, gex_AM_Arg_t res_lo, gex_AM_Arg_t res_hi, gex_AM
   done->pending.fetch_sub(1, std::memory_order_release);  // its last use here
 }
 
-std::once_flag g_handlers_once;
+}  // namespace
 
 void register_handlers(core::HandlerTable &handlers) {
-  std::call_once(g_handlers_once, [&handlers] {
-    handlers.register_internal(
-        core::kAtomicRequestHandler, reinterpret_cast<gex_AM_Fn_t>(&request_handler),
-        GEX_FLAG_AM_SHORT | GEX_FLAG_AM_REQUEST, kRequestArgs, "remote atomic request");
-    handlers.register_internal(
-        core::kAtomicReplyHandler, reinterpret_cast<gex_AM_Fn_t>(&reply_handler),
-        GEX_FLAG_AM_SHORT | GEX_FLAG_AM_REPLY, kReplyArgs, "remote atomic reply");
-  });
+  handlers.register_internal(
+      core::kAtomicRequestHandler, reinterpret_cast<gex_AM_Fn_t>(&request_handler),
+      GEX_FLAG_AM_SHORT | GEX_FLAG_AM_REQUEST, kRequestArgs, "remote atomic request");
+  handlers.register_internal(
+      core::kAtomicReplyHandler, reinterpret_cast<gex_AM_Fn_t>(&reply_handler),
+      GEX_FLAG_AM_SHORT | GEX_FLAG_AM_REPLY, kReplyArgs, "remote atomic reply");
 }
-
-}  // namespace
 
 const char *op_name(gex_OP_t op) {
   const char *name = util::op_name(op);
@@ -155,7 +150,6 @@ void create(const char *api, gex_AD_t *ad_p, gex_TM_t tm, gex_DT_t dt, gex_OP_t 
     util::fatal("%s: ops 0x%x include bits that name no operation (0x%x)", api, ops, extra);
   }
   if (!rt.attached()) util::fatal("%s: called before the segment is attached", api);
-  register_handlers(rt.handlers());
   auto *ad = new gexx_ad_s;
   ad->tm = tm;
   ad->dt = dt;
@@ -219,9 +213,9 @@ void create(const char *api, gex_AD_t *ad_p, gex_TM_t tm, gex_DT_t dt, gex_OP_t 
     util::note("atomic domain (%s, ops %s): %u of %u members mapped here; %s",
                type_name(kTypeBits[type]), op_set_name(ops).c_str(), mapped, size, how);
   }
-  // Collective: once every member is here, every member's handlers are
-  // registered and any of them may send this domain's first request.
-  gex_Coll_BarrierBlocking(tm, 0);
+  // No synchronisation: the handlers were registered at start-up and a
+  // request names no domain, so a member may use its domain at once, before
+  // the others have created theirs (as GASNet's; UPC++ relies on it).
   *ad_p = ad;
 }
 

@@ -51,6 +51,13 @@ namespace gexx::atomics {
 
 constexpr uint32_t kLiveDomain = GEXX_AD_LIVE;
 
+// The internal AM handlers of the AM path, registered when the runtime
+// starts (before any poll): a member may send its first request as soon as
+// its own gex_AD_Create returns, before the target has created its domain
+// (gex_AD_Create does not wait for the other members; the requests name no
+// domain, only the word, the type and the operation).
+void register_handlers(core::HandlerTable &handlers);
+
 // gex_AD_Create / gex_AD_Destroy (collective over the domain's team).
 void create(const char *api, gex_AD_t *ad_p, gex_TM_t tm, gex_DT_t dt, gex_OP_t ops,
             gex_Flags_t flags);

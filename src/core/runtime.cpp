@@ -8,6 +8,7 @@
 #include <map>
 #include <mutex>
 
+#include "atomics/domain.hpp"
 #include "coll/am_barrier.hpp"
 #include "coll/engine.hpp"
 #include "coll/shm_barrier.hpp"
@@ -147,8 +148,9 @@ void Runtime::start(const char *client_name, gex_Flags_t flags) {
       *transport_, handlers_, segment_relay_,
       am::Limits::from_config(rank_, size_, transport_->capabilities(), max_global_, concurrent_));
   am_relay_.engine = am_.get();
-  coll::open(*am_, handlers_);        // the collectives' handler, before any poll
-  vis::register_handlers(handlers_);  // before any poll: a peer's packed VIS may come early
+  coll::open(*am_, handlers_);            // the collectives' handler, before any poll
+  vis::register_handlers(handlers_);      // before any poll: a peer's packed VIS may come early
+  atomics::register_handlers(handlers_);  // likewise a peer's first remote atomic
   barrier_ = std::make_unique<coll::Barrier>(job_barrier());
   legacy::register_g1coll_handler(handlers_);
 

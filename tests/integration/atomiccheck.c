@@ -255,6 +255,38 @@ static void lock_test(void) {
   gex_AD_Destroy(ad);
 }
 
+/* ---- gex_AD_Create does not wait for the other members ------------------
+ * Every rank but 0 creates a domain and fetch-adds 1 to a word of rank 0's
+ * segment before rank 0 has called gex_AD_Create; rank 0 polls until all
+ * n - 1 additions have landed and only then creates its own. A create that
+ * waited for every member (a barrier) never returns on ranks 1..n-1, and the
+ * job's time limit ends it. UPC++'s spec-issue160 test depends on this. */
+static void create_unsynced(void) {
+  int64_t *word = (int64_t *)(segs[0] + 128);
+  if (me == 0) *word = 0;
+  gex_Coll_BarrierBlocking(tm, 0); /* the word is zero before anyone adds */
+  gex_AD_t ad;
+  if (me != 0) {
+    gex_AD_Create(&ad, tm, GEX_DT_I64, GEX_OP_FADD, 0);
+    int64_t old = -1;
+    gex_AD_OpBlocking_I64(ad, &old, 0, word, GEX_OP_FADD, 1, 0, 0);
+    CHECK(old >= 0 && old < (int64_t)n - 1, "create-unsynced: rank %u fetched %" PRId64, me, old);
+  } else {
+    while (__atomic_load_n(word, __ATOMIC_ACQUIRE) != (int64_t)n - 1) gasnet_AMPoll();
+    gex_AD_Create(&ad, tm, GEX_DT_I64, GEX_OP_FADD, 0);
+    int64_t old = -1;
+    gex_AD_OpBlocking_I64(ad, &old, 0, word, GEX_OP_FADD, 1, 0, 0);
+    CHECK(old == (int64_t)n - 1, "create-unsynced: rank 0 fetched %" PRId64 " after %u adds", old,
+          n - 1);
+    CHECK(*word == (int64_t)n, "create-unsynced: the word holds %" PRId64, *word);
+  }
+  gex_AD_Destroy(ad);
+  gex_Coll_BarrierBlocking(tm, 0);
+  printf("atomiccheck rank %u of %u: create did not wait\n", me, n);
+  printf("atomiccheck rank %u of %u: PASS (%ld checks)\n", me, n, check_count);
+  gasnet_exit(0);
+}
+
 /* ---- misuse: each must stop the job ----------------------------------- */
 static void misuse(const char *what) {
   gex_AD_t ad;
@@ -292,6 +324,7 @@ int main(int argc, char **argv) {
   segs = calloc(n, sizeof *segs);
   for (gex_Rank_t r = 0; r < n; ++r) gex_Segment_QueryBound(tm, r, (void **)&segs[r], NULL, NULL);
   if (argc > 1 && !strncmp(argv[1], "misuse", 6)) misuse(argv[1]);
+  if (argc > 1 && !strcmp(argv[1], "create-unsynced")) create_unsynced();
   if (argc > 1) threads = atoi(argv[1]);
   if (argc > 2) iters = atoi(argv[2]);
   if (threads < 1 || threads > 64) threads = 4;

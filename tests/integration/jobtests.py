@@ -1486,6 +1486,26 @@ def case_atomics(n, ofi=None, knobs=None, path=None):
     return run
 
 
+def case_atomics_unsynced(n, ofi=None):
+    """atomiccheck create-unsynced: gex_AD_Create does not wait for the other
+    members (UPC++'s spec-issue160): ranks 1..n-1 create a domain and add to
+    a word of rank 0's before rank 0 creates its own; a create that waited
+    would never return there and the job would run out of time."""
+    def run():
+        args = ["create-unsynced"]
+        if ofi:
+            job = run_ofi_check("atomiccheck", args, n, ofi, {}, par=True)
+        else:
+            before = shm_entries()
+            prog = os.path.join(ARGS.bin_dir, "tests", "integration", "atomiccheck")
+            job = Job([prog] + args, ranks=n).wait(timeout=60).expect(0)
+            job.assert_nothing_left(before)
+        ranks = sorted(int(r) for r in re.findall(
+            r"atomiccheck rank (\d+) of %d: create did not wait" % n, job.stdout))
+        check(ranks == list(range(n)), job.show())
+    return run
+
+
 def case_atomics_misuse():
     """Each misuse of an atomic domain stops the job with a message naming
     the call, the value and the rule."""
@@ -2254,6 +2274,7 @@ MATRIX = [
         "GASNET_NETWORKDEPTH_PP": "2", "GASNET_NETWORKDEPTH_TOTAL": "3"}), ("tcp",)),
     # Remote atomics (issue 19).
     ("atomics_2", lambda ofi: case_atomics(2, ofi), (SMP,)),
+    ("atomics_unsynced_3", lambda ofi: case_atomics_unsynced(3, ofi), (SMP, "tcp")),
     ("atomics_4", lambda ofi: case_atomics(4, ofi), (SMP, "tcp", "net")),
     ("atomics_am_4", lambda ofi: case_atomics(4, ofi, {"GASNET_AD_PATH": "am"}),
      (SMP, "tcp", "net")),
