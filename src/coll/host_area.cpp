@@ -1,6 +1,7 @@
 #include "coll/host_area.hpp"
 
 #include <sched.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -20,6 +21,8 @@ constexpr uint32_t kEntries = 1024;
 // All team areas together take about this much memory (two areas at least, eight at most).
 constexpr size_t kBudget = size_t{4} << 20;
 constexpr uint32_t kMinAreas = 2, kMaxAreas = 8;
+// Areas up to this size in all are mapped in at attach (below).
+constexpr size_t kPopulateMax = size_t{16} << 20;
 
 struct Entry {
   uint64_t id;    // 0: free (team ids are never 0)
@@ -73,12 +76,29 @@ size_t area_size(uint32_t ranks) {
   return sizeof(Header) + areas_for(ranks) * TeamArea::bytes(ranks);
 }
 
+namespace {
+// Maps every page of [p, p + n) into this process now: a slot's buffers
+// are otherwise faulted in (allocated by the first process, mapped by each)
+// by the first collectives that use them, and a 1 MiB broadcast that meets
+// fresh slots pays hundreds of faults on every rank. Contents are left as
+// they are (another rank may be using the area already).
+void populate(char *p, size_t n) {
+  const long page = sysconf(_SC_PAGESIZE);
+  char *lo = reinterpret_cast<char *>(reinterpret_cast<uintptr_t>(p) & ~uintptr_t(page - 1));
+  if (madvise(lo, n + static_cast<size_t>(p - lo), MADV_POPULATE_WRITE) == 0) return;
+  for (size_t off = 0; off < n; off += static_cast<size_t>(page))
+    reinterpret_cast<std::atomic<char> *>(p + off)->fetch_add(0, std::memory_order_relaxed);
+}
+}  // namespace
+
 void attach(void *area, uint32_t ranks, std::vector<uint8_t> shares) {
   g.shares = std::move(shares);
   g.hdr = static_cast<Header *>(area);
   g.areas = static_cast<char *>(area) + sizeof(Header);
   g.ranks = ranks;
   g.nareas = areas_for(ranks);
+  if (area && area_size(ranks) <= kPopulateMax)
+    populate(static_cast<char *>(area), area_size(ranks));
 }
 
 bool shares(uint32_t r) {
