@@ -190,9 +190,6 @@ class Op {
   virtual bool step() = 0;
   // Complete (g.mutex held): hands back what it borrowed.
   virtual void retire() {}
-  // Waits for its host-area slot (so every later operation of its team in
-  // that slot waits too).
-  virtual bool awaits_slot() const { return false; }
   // This rank's part is complete. On a team that runs in the host area it
   // also frees the collective's slot there (the slot's next collective
   // waits for that on every member), whichever algorithm ran it.
@@ -692,7 +689,6 @@ class HostOp final : public Op {
     }
     return (!posts_ || posted_ == nchunks_) && (!reads_ || read_ == nchunks_);
   }
-  bool awaits_slot() const override { return !started_; }
 
  private:
   host::Control &ctl(uint32_t member) const { return area_.control(slot_, member); }
@@ -1282,15 +1278,8 @@ void advance() {
     }
   }
   msgs.clear();
-  // The slots (mod kSlots) of the current team where an operation waits for
-  // its slot: the team's later operations there wait behind it, unstepped
-  // (a client may have hundreds initiated).
-  uint64_t team = 0;
-  uint32_t waiting = 0;
   for (auto it = g.active.begin(); it != g.active.end();) {
-    if (it->first.first != team) team = it->first.first, waiting = 0;
-    const uint32_t slot_bit = 1u << (it->first.second % host::kSlots);
-    if ((waiting & slot_bit) || (it->second->gate && !done(*it->second->gate))) {
+    if (it->second->gate && !done(*it->second->gate)) {
       ++it;
       continue;
     }
@@ -1299,7 +1288,6 @@ void advance() {
       complete(*it->second);
       it = g.active.erase(it);
     } else {
-      if (it->second->awaits_slot()) waiting |= slot_bit;
       ++it;
     }
   }
