@@ -21,8 +21,11 @@ constexpr uint32_t kEntries = 1024;
 // All team areas together take about this much memory (two areas at least, eight at most).
 constexpr size_t kBudget = size_t{4} << 20;
 constexpr uint32_t kMinAreas = 2, kMaxAreas = 8;
-// Areas up to this size in all are mapped in at attach (below).
+// Areas up to this size in all, on hosts of up to kPopulateRanks ranks,
+// are mapped in at attach (below); on larger hosts every rank mapping the
+// whole area would add to start-up more than the first collectives save.
 constexpr size_t kPopulateMax = size_t{16} << 20;
+constexpr uint32_t kPopulateRanks = 16;
 
 struct Entry {
   uint64_t id;    // 0: free (team ids are never 0)
@@ -97,7 +100,7 @@ void attach(void *area, uint32_t ranks, std::vector<uint8_t> shares) {
   g.areas = static_cast<char *>(area) + sizeof(Header);
   g.ranks = ranks;
   g.nareas = areas_for(ranks);
-  if (area && area_size(ranks) <= kPopulateMax)
+  if (area && ranks <= kPopulateRanks && area_size(ranks) <= kPopulateMax)
     populate(static_cast<char *>(area), area_size(ranks));
 }
 
