@@ -116,7 +116,7 @@ void handler(gex_Token_t token, void *buf, size_t nbytes, gex_AM_Arg_t a0, gex_A
 // contiguous run [v, v + lowbit(v)).
 struct Child {
   uint32_t vrank;
-  uint32_t bit;  // log2 of the distance from its parent
+  uint32_t bit;  // its messages' part: log2 of the distance from its parent (flat: the distance)
 };
 std::vector<Child> children_of(uint32_t v, uint32_t n) {
   std::vector<Child> out;
@@ -388,7 +388,11 @@ class BroadcastOp final : public Op {
 // what GEX_OP_USER_NC needs: a subtree is a contiguous run of ranks) and
 // sent up. Then, for reduce-to-all, a broadcast of the result from vr 0;
 // for a non-commutative reduce-to-one whose root is not rank 0 (the tree
-// is rooted at 0 for them), rank 0 sends the result to the root.
+// is rooted at 0 for them), rank 0 sends the result to the root. A small
+// reduce-to-one on a team of at most kFlatRanks is a flat tree instead
+// (every member sends to the root, which combines in rank order): one hop
+// where the binomial tree takes two, for one more message at the root.
+constexpr uint32_t kFlatRanks = 4;
 class ReduceOp final : public Op {
  public:
   ReduceOp(const char *api, core::Team &team, bool to_all, uint32_t root, void *dst,
@@ -405,7 +409,12 @@ class ReduceOp final : public Op {
     chunk_elems_ = std::max<size_t>(1, p / red.dt_size);
     chunk_bytes_ = chunk_elems_ * red.dt_size;
     nchunks_ = (count + chunk_elems_ - 1) / chunk_elems_;
-    kids_ = children_of(v_, n_);
+    flat_ = !to_all && n_ <= kFlatRanks && total_ <= p;
+    if (!flat_) {
+      kids_ = children_of(v_, n_);
+    } else if (v_ == 0) {
+      for (uint32_t v = 1; v < n_; ++v) kids_.push_back({v, v});
+    }
     kid_buf_.resize(kids_.size());
     kid_got_.resize(kids_.size());
     for (size_t c = 0; c < kids_.size(); ++c) {
@@ -467,8 +476,9 @@ class ReduceOp final : public Op {
     }
     uint64_t ready_bytes = std::min<uint64_t>(combined_ * chunk_bytes_, total_);
     if (v_ != 0) {  // up to the parent, never across a chunk boundary
-      uint32_t parent = static_cast<uint32_t>((uint64_t{v_ & (v_ - 1)} + tree_root_) % n_);
-      uint32_t bit = static_cast<uint32_t>(__builtin_ctz(v_));
+      uint32_t parent =
+          flat_ ? tree_root_ : static_cast<uint32_t>((uint64_t{v_ & (v_ - 1)} + tree_root_) % n_);
+      uint32_t bit = flat_ ? v_ : static_cast<uint32_t>(__builtin_ctz(v_));
       while (up_ < ready_bytes) {
         uint64_t chunk_end = std::min<uint64_t>((up_ / chunk_bytes_ + 1) * chunk_bytes_, total_);
         size_t len = static_cast<size_t>(std::min<uint64_t>(piece(), chunk_end - up_));
@@ -511,6 +521,7 @@ class ReduceOp final : public Op {
 
   Reduction red_;
   bool all_;
+  bool flat_ = false;
   char *dst_;
   const char *src_ = nullptr;
   bool begun_ = false;
@@ -525,64 +536,107 @@ class ReduceOp final : public Op {
   bool fan_started_ = false;
 };
 
-// A small commutative reduce-to-all on a power-of-two team: recursive
-// doubling. In round k this rank sends its running value to rank ^ 2^k and
-// combines what that rank sent it: log2 n rounds of one message each way,
-// where a reduction and a broadcast take 2 log2 n one after the other. Both
+// A commutative reduce-to-all on a power-of-two team: recursive doubling.
+// In round k this rank sends its running value to rank ^ 2^k and combines
+// what that rank sent it: log2 n rounds of one message each way, where a
+// reduction and a broadcast take 2 log2 n one after the other. Both
 // partners of a round combine the same two values, so every member ends
-// with the same bits.
+// with the same bits. A vector of more than one Medium payload goes in
+// pieces of whole elements, each piece through the rounds on its own: a
+// piece is sent for round k once it has been combined in round k - 1, and
+// the partner's piece, when it arrives after ours left, is combined
+// straight from the message (no copy into a holding buffer).
 class ExchangeReduceOp final : public Op {
  public:
   ExchangeReduceOp(const char *api, core::Team &team, void *dst, const void *src,
                    const Reduction &red, size_t count)
       : Op(api, team, 0, static_cast<uint64_t>(count) * red.dt_size),
         red_(red),
-        count_(count),
         dst_(static_cast<char *>(dst)),
         src_(static_cast<const char *>(src)) {
     while ((uint64_t{1} << rounds_) < n_) ++rounds_;
-    got_.resize(rounds_);
-    have_.assign(rounds_, 0);
+    chunk_ = std::max<size_t>(1, piece() / red.dt_size) * red.dt_size;
+    npieces_ = (total_ + chunk_ - 1) / chunk_;
+    round_.assign(npieces_, 0);
+    sent_.assign(npieces_, 0);
+    early_.resize(rounds_);
+    have_.assign(static_cast<size_t>(rounds_) * npieces_, 0);
   }
-  // Whether it serves this reduction on a team of n.
+  // Whether it serves this reduction on a team of n: every payload when the
+  // partners are a pair (one exchange instead of a reduction and a
+  // broadcast), else those of one Medium payload.
   static bool fits(uint32_t n, const Reduction &red, uint64_t total, size_t piece) {
-    return n >= 2 && (n & (n - 1)) == 0 && red.commutative() && total != 0 && total <= piece;
+    return n >= 2 && (n & (n - 1)) == 0 && red.commutative() && total != 0 &&
+           red.dt_size <= piece && (n == 2 || total <= piece);
   }
   void receive(Msg &m) override {
     expect(m, kExchange);
-    if (m.part() >= rounds_ || m.offset != 0 || m.data.size() != total_ || have_[m.part()])
-      util::fatal("%s: a reduce-to-all exchange message for round %u of %u with %zu bytes", api_,
-                  m.part(), rounds_, m.data.size());
-    got_[m.part()].swap(m.data);
-    have_[m.part()] = 1;
+    uint32_t k = m.part();
+    uint64_t j = m.offset / chunk_;
+    if (k >= rounds_ || m.offset % chunk_ != 0 || j >= npieces_ || m.data.size() != len(j) ||
+        have_[k * npieces_ + j])
+      util::fatal(
+          "%s: a reduce-to-all exchange message for round %u of %u at offset %llu with %zu "
+          "bytes",
+          api_, k, rounds_, static_cast<unsigned long long>(m.offset), m.data.size());
+    have_[k * npieces_ + j] = 1;
+    if (begun_ && round_[j] == k && sent_[j]) {  // ours has left: combine in place
+      combine(j, m.data.data());
+      return;
+    }
+    if (!early_[k].capacity) early_[k] = take_buffer(total_);
+    std::memcpy(early_[k].data() + m.offset, m.data.data(), m.data.size());
+  }
+  void retire() override {
+    for (Buffer &b : early_)
+      if (b.capacity) give_buffer(std::move(b));
+    early_.clear();
   }
   bool step() override {
     if (!begun_) {  // dst is the running value (the source is read once the gate allows)
       if (dst_ != src_) std::memmove(dst_, src_, total_);
       begun_ = true;
     }
-    while (round_ < rounds_) {
-      if (!sent_) {
-        if (!send(me_ ^ (1u << round_), kExchange, round_, 0, dst_, total_)) return false;
-        sent_ = true;
+    bool all = true;
+    for (uint64_t j = 0; j < npieces_; ++j) {
+      while (round_[j] < rounds_) {
+        uint32_t k = round_[j];
+        if (!sent_[j]) {
+          uint64_t off = j * chunk_;
+          if (!send(me_ ^ (1u << k), kExchange, k, off, dst_ + off, len(j))) return false;
+          sent_[j] = 1;
+        }
+        if (!have_[k * npieces_ + j]) break;
+        combine(j, early_[k].data() + j * chunk_);
       }
-      if (!have_[round_]) return false;
-      red_.apply(got_[round_].data(), dst_, count_);
-      ++round_;
-      sent_ = false;
+      all = all && round_[j] == rounds_;
     }
-    return true;
+    return all;
   }
 
  private:
+  size_t len(uint64_t j) const {
+    return static_cast<size_t>(std::min<uint64_t>(chunk_, total_ - j * chunk_));
+  }
+  // Piece j of the partner's value for this round into ours; the piece
+  // moves on to the next round.
+  void combine(uint64_t j, const char *theirs) {
+    red_.apply(theirs, dst_ + j * chunk_, len(j) / red_.dt_size);
+    ++round_[j];
+    sent_[j] = 0;
+  }
+
   Reduction red_;
-  size_t count_;
   char *dst_;
   const char *src_;
-  bool begun_ = false, sent_ = false;
-  uint32_t rounds_ = 0, round_ = 0;
-  std::vector<std::vector<char>> got_;
-  std::vector<uint8_t> have_;
+  bool begun_ = false;
+  uint32_t rounds_ = 0;
+  size_t chunk_ = 1;
+  uint64_t npieces_ = 0;
+  std::vector<uint32_t> round_;  // by piece: the round it is in
+  std::vector<uint8_t> sent_;    // by piece: sent for that round
+  std::vector<Buffer> early_;    // by round: partner pieces that came before ours left
+  std::vector<uint8_t> have_;    // by round and piece: the partner's piece arrived
 };
 
 // The host phase: every member of the team maps this host's area
