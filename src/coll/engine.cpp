@@ -57,6 +57,12 @@ struct Msg {
   uint32_t total = 0;  // the low 32 bits of the sender's size (checked)
   uint32_t src = 0;    // job rank
   std::vector<char> data;
+  // The payload: `data`, or for a message handed over inside its handler,
+  // the receive buffer itself.
+  const char *view = nullptr;
+  size_t view_len = 0;
+  const char *bytes() const { return view ? view : data.data(); }
+  size_t size() const { return view ? view_len : data.size(); }
   uint32_t kind() const { return slot >> kKindShift; }
   uint32_t part() const { return slot & kPartMask; }
 };
@@ -88,6 +94,8 @@ struct State {
 State g;
 thread_local bool t_advancing = false;
 
+bool land(Msg &m);
+
 void handler(gex_Token_t token, void *buf, size_t nbytes, gex_AM_Arg_t a0, gex_AM_Arg_t a1,
              gex_AM_Arg_t a2, gex_AM_Arg_t a3, gex_AM_Arg_t a4, gex_AM_Arg_t a5, gex_AM_Arg_t a6,
              gex_AM_Arg_t a7) {
@@ -101,6 +109,10 @@ void handler(gex_Token_t token, void *buf, size_t nbytes, gex_AM_Arg_t a0, gex_A
   m.total = u(a7);
   m.src = token->src;
   const char *p = static_cast<const char *>(buf);
+  m.view = p;
+  m.view_len = nbytes;
+  if (land(m)) return;
+  m.view = nullptr;
   std::lock_guard<std::mutex> guard(g.inbox_mutex);
   if (nbytes && !g.spare.empty()) {  // storage of an earlier message: no allocation
     m.data = std::move(g.spare.back());
@@ -262,6 +274,20 @@ bool done(const Op &op) {
 
 namespace {
 
+// The handler's way around the queue: a message for an operation running
+// here goes to it at once, read from the receive buffer (one copy of the
+// payload fewer). Not when this thread is inside advance() (it holds
+// g.mutex: a poll from within a send) or another thread holds g.mutex.
+bool land(Msg &m) {
+  if (t_advancing) return false;
+  std::unique_lock<std::mutex> lock(g.mutex, std::try_to_lock);
+  if (!lock.owns_lock()) return false;
+  auto it = g.active.find({m.team, m.seq});
+  if (it == g.active.end()) return false;
+  it->second->receive(m);
+  return true;
+}
+
 // Dissemination: in round k this rank tells rank + 2^k and waits to hear
 // from rank - 2^k; ceil(log2 n) rounds.
 class BarrierOp final : public Op {
@@ -321,11 +347,11 @@ class Fanout {
     std::fill(have_.begin(), have_.end(), 1);
   }
   void receive(const char *api, const Msg &m) {
-    if (m.offset >= total_ || m.data.size() > total_ - m.offset || m.offset % piece_ != 0)
+    if (m.offset >= total_ || m.size() > total_ - m.offset || m.offset % piece_ != 0)
       util::fatal("%s: a broadcast piece at offset %llu outside the %llu bytes", api,
                   static_cast<unsigned long long>(m.offset),
                   static_cast<unsigned long long>(total_));
-    std::memcpy(buf_ + m.offset, m.data.data(), m.data.size());
+    std::memcpy(buf_ + m.offset, m.bytes(), m.size());
     have_[m.offset / piece_] = 1;
     while (prefix_ < npieces_ && have_[prefix_]) ++prefix_;
   }
@@ -356,30 +382,45 @@ class Fanout {
   std::vector<uint64_t> sent_;
 };
 
+// The root sends from its source and copies it to its own destination
+// once every piece has left: that copy overlaps the children's receiving
+// instead of delaying the first piece.
 class BroadcastOp final : public Op {
  public:
   BroadcastOp(const char *api, core::Team &team, uint32_t root, void *dst, const void *src,
               uint64_t nbytes)
-      : Op(api, team, root, nbytes) {
+      : Op(api, team, root, nbytes),
+        dst_(static_cast<char *>(dst)),
+        src_(static_cast<const char *>(src)) {
     uint32_t v = static_cast<uint32_t>((uint64_t{me_} + n_ - root) % n_);
-    fan_.init(v, n_, root, static_cast<char *>(dst), nbytes, piece());
-    if (me_ == root) {
-      if (dst != src && nbytes) std::memmove(dst, src, nbytes);
-      fan_.start();
-    }
+    fan_.init(v, n_, root, me_ == root ? const_cast<char *>(src_) : dst_, nbytes, piece());
+    if (me_ == root) fan_.start();
+    copied_ = me_ != root || dst_ == src_ || nbytes == 0;
+    if (n_ == 1) copy();  // a team of one completes at once, without a step
   }
   void receive(Msg &m) override {
     expect(m, kBcast);
     fan_.receive(api_, m);
   }
   bool step() override {
-    return fan_.step([this](uint32_t to, uint64_t off, const char *p, size_t len) {
-      return send(to, kBcast, 0, off, p, len);
-    });
+    if (!fan_.step([this](uint32_t to, uint64_t off, const char *p, size_t len) {
+          return send(to, kBcast, 0, off, p, len);
+        }))
+      return false;
+    copy();
+    return true;
   }
 
  private:
+  void copy() {
+    if (!copied_) std::memmove(dst_, src_, total_);
+    copied_ = true;
+  }
+
   Fanout fan_;
+  bool copied_ = true;
+  char *dst_;
+  const char *src_;
 };
 
 // A binomial-tree reduction to tree root vr 0, chunk by chunk: a chunk is a
@@ -425,22 +466,22 @@ class ReduceOp final : public Op {
   }
   void receive(Msg &m) override {
     expect(m, m.kind() == kReduceUp || m.kind() == kBcast || m.kind() == kToRoot ? m.kind() : 0);
-    if (m.offset > total_ || m.data.size() > total_ - m.offset)
+    if (m.offset > total_ || m.size() > total_ - m.offset)
       util::fatal("%s: a %s piece at offset %llu outside the %llu bytes", api_, kind_name(m.kind()),
                   static_cast<unsigned long long>(m.offset),
                   static_cast<unsigned long long>(total_));
     if (m.kind() == kBcast && all_) {
       fan_.receive(api_, m);
     } else if (m.kind() == kToRoot && !all_ && me_ == root_) {
-      std::memcpy(dst_ + m.offset, m.data.data(), m.data.size());
-      result_got_ += m.data.size();
+      std::memcpy(dst_ + m.offset, m.bytes(), m.size());
+      result_got_ += m.size();
     } else if (m.kind() == kReduceUp) {
       size_t c = 0;
       while (c < kids_.size() && kids_[c].bit != m.part()) ++c;
       if (c == kids_.size())
         util::fatal("%s: reduction data from job rank %u, not a child here", api_, m.src);
-      std::memcpy(kid_buf_[c].data() + m.offset, m.data.data(), m.data.size());
-      kid_got_[c][m.offset / chunk_bytes_] += m.data.size();
+      std::memcpy(kid_buf_[c].data() + m.offset, m.bytes(), m.size());
+      kid_got_[c][m.offset / chunk_bytes_] += m.size();
     } else {
       util::fatal("%s: a %s message this rank does not expect", api_, kind_name(m.kind()));
     }
@@ -573,19 +614,19 @@ class ExchangeReduceOp final : public Op {
     expect(m, kExchange);
     uint32_t k = m.part();
     uint64_t j = m.offset / chunk_;
-    if (k >= rounds_ || m.offset % chunk_ != 0 || j >= npieces_ || m.data.size() != len(j) ||
+    if (k >= rounds_ || m.offset % chunk_ != 0 || j >= npieces_ || m.size() != len(j) ||
         have_[k * npieces_ + j])
       util::fatal(
           "%s: a reduce-to-all exchange message for round %u of %u at offset %llu with %zu "
           "bytes",
-          api_, k, rounds_, static_cast<unsigned long long>(m.offset), m.data.size());
+          api_, k, rounds_, static_cast<unsigned long long>(m.offset), m.size());
     have_[k * npieces_ + j] = 1;
     if (begun_ && round_[j] == k && sent_[j]) {  // ours has left: combine in place
-      combine(j, m.data.data());
+      combine(j, m.bytes());
       return;
     }
     if (!early_[k].capacity) early_[k] = take_buffer(total_);
-    std::memcpy(early_[k].data() + m.offset, m.data.data(), m.data.size());
+    std::memcpy(early_[k].data() + m.offset, m.bytes(), m.size());
   }
   void retire() override {
     for (Buffer &b : early_)
