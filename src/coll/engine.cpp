@@ -322,6 +322,11 @@ class BarrierOp final : public Op {
   std::vector<uint8_t> heard_;
 };
 
+// Teams of at most this many members send a payload of one piece straight
+// between the root and every member (a flat tree): one hop where the
+// binomial tree takes two, for n - 1 messages at the root.
+constexpr uint32_t kFlatRanks = 4;
+
 // A pipelined binomial-tree broadcast of `total` bytes in `buf` from tree
 // root vr 0: each piece (one Medium payload) is forwarded to the children
 // as soon as every piece before it is here.
@@ -337,8 +342,13 @@ class Fanout {
     piece_ = piece;
     npieces_ = (total + piece - 1) / piece;
     have_.assign(npieces_, 0);
-    kids_ = children_of(vrank, n);
-    std::reverse(kids_.begin(), kids_.end());  // the largest subtree first
+    kids_.clear();
+    if (total <= piece && n <= kFlatRanks) {  // small, few: flat (one hop)
+      for (uint32_t v = 1; v < n && vrank == 0; ++v) kids_.push_back({v, v});
+    } else {
+      kids_ = children_of(vrank, n);
+      std::reverse(kids_.begin(), kids_.end());  // the largest subtree first
+    }
     sent_.assign(kids_.size(), 0);
   }
   // The tree root: its buffer holds the data now.
@@ -430,10 +440,8 @@ class BroadcastOp final : public Op {
 // sent up. Then, for reduce-to-all, a broadcast of the result from vr 0;
 // for a non-commutative reduce-to-one whose root is not rank 0 (the tree
 // is rooted at 0 for them), rank 0 sends the result to the root. A small
-// reduce-to-one on a team of at most kFlatRanks is a flat tree instead
-// (every member sends to the root, which combines in rank order): one hop
-// where the binomial tree takes two, for one more message at the root.
-constexpr uint32_t kFlatRanks = 4;
+// reduction on a team of at most kFlatRanks is a flat tree instead
+// (every member sends to the root, which combines in rank order).
 class ReduceOp final : public Op {
  public:
   ReduceOp(const char *api, core::Team &team, bool to_all, uint32_t root, void *dst,
@@ -450,7 +458,7 @@ class ReduceOp final : public Op {
     chunk_elems_ = std::max<size_t>(1, p / red.dt_size);
     chunk_bytes_ = chunk_elems_ * red.dt_size;
     nchunks_ = (count + chunk_elems_ - 1) / chunk_elems_;
-    flat_ = !to_all && n_ <= kFlatRanks && total_ <= p;
+    flat_ = n_ <= kFlatRanks && total_ <= p;
     if (!flat_) {
       kids_ = children_of(v_, n_);
     } else if (v_ == 0) {
