@@ -15,8 +15,9 @@ makes of every rank).
 
 Without --net both sides run their smp conduit (GASNET_PSHM_NODES=N for the
 anchor, gasnetrun for gexx). --net puts every peer behind the network:
-gexx's ofi conduit over GASNET_OFI_PROVIDER (default tcp) and the anchor's
-udp conduit, both with GASNET_SUPERNODE_MAXSIZE=1 (--supernode M for
+gexx's ofi conduit over GASNET_OFI_PROVIDER (default net: the provider the
+conduit picks by itself on an Ethernet-only host, docs/ofi.md; --provider tcp
+for tcp;ofi_rxm) and the anchor's udp conduit, both with GASNET_SUPERNODE_MAXSIZE=1 (--supernode M for
 another neighbourhood size on both sides).
 
 Figures only: the script fails when a build or a run fails, never on speed.
@@ -110,7 +111,7 @@ def main():
     ap.add_argument("--team", default="job", choices=["job", "split"])
     ap.add_argument("--net", action="store_true")
     ap.add_argument("--supernode", type=int, default=1)
-    ap.add_argument("--provider", default="tcp")
+    ap.add_argument("--provider", default="net")
     ap.add_argument("--timeout", type=int, default=120, help="seconds per run")
     ap.add_argument("--markdown", action="store_true", help="print the table as markdown")
     a = ap.parse_args()

@@ -57,6 +57,12 @@ struct Msg {
   uint32_t total = 0;  // the low 32 bits of the sender's size (checked)
   uint32_t src = 0;    // job rank
   std::vector<char> data;
+  // The payload: `data`, or for a message handed over inside its handler,
+  // the receive buffer itself.
+  const char *view = nullptr;
+  size_t view_len = 0;
+  const char *bytes() const { return view ? view : data.data(); }
+  size_t size() const { return view ? view_len : data.size(); }
   uint32_t kind() const { return slot >> kKindShift; }
   uint32_t part() const { return slot & kPartMask; }
 };
@@ -88,6 +94,8 @@ struct State {
 State g;
 thread_local bool t_advancing = false;
 
+bool land(Msg &m);
+
 void handler(gex_Token_t token, void *buf, size_t nbytes, gex_AM_Arg_t a0, gex_AM_Arg_t a1,
              gex_AM_Arg_t a2, gex_AM_Arg_t a3, gex_AM_Arg_t a4, gex_AM_Arg_t a5, gex_AM_Arg_t a6,
              gex_AM_Arg_t a7) {
@@ -101,6 +109,10 @@ void handler(gex_Token_t token, void *buf, size_t nbytes, gex_AM_Arg_t a0, gex_A
   m.total = u(a7);
   m.src = token->src;
   const char *p = static_cast<const char *>(buf);
+  m.view = p;
+  m.view_len = nbytes;
+  if (land(m)) return;
+  m.view = nullptr;
   std::lock_guard<std::mutex> guard(g.inbox_mutex);
   if (nbytes && !g.spare.empty()) {  // storage of an earlier message: no allocation
     m.data = std::move(g.spare.back());
@@ -116,7 +128,7 @@ void handler(gex_Token_t token, void *buf, size_t nbytes, gex_AM_Arg_t a0, gex_A
 // contiguous run [v, v + lowbit(v)).
 struct Child {
   uint32_t vrank;
-  uint32_t bit;  // log2 of the distance from its parent
+  uint32_t bit;  // its messages' part: log2 of the distance from its parent (flat: the distance)
 };
 std::vector<Child> children_of(uint32_t v, uint32_t n) {
   std::vector<Child> out;
@@ -262,6 +274,20 @@ bool done(const Op &op) {
 
 namespace {
 
+// The handler's way around the queue: a message for an operation running
+// here goes to it at once, read from the receive buffer (one copy of the
+// payload fewer). Not when this thread is inside advance() (it holds
+// g.mutex: a poll from within a send) or another thread holds g.mutex.
+bool land(Msg &m) {
+  if (t_advancing) return false;
+  std::unique_lock<std::mutex> lock(g.mutex, std::try_to_lock);
+  if (!lock.owns_lock()) return false;
+  auto it = g.active.find({m.team, m.seq});
+  if (it == g.active.end()) return false;
+  it->second->receive(m);
+  return true;
+}
+
 // Dissemination: in round k this rank tells rank + 2^k and waits to hear
 // from rank - 2^k; ceil(log2 n) rounds.
 class BarrierOp final : public Op {
@@ -296,6 +322,11 @@ class BarrierOp final : public Op {
   std::vector<uint8_t> heard_;
 };
 
+// Teams of at most this many members send a payload of one piece straight
+// between the root and every member (a flat tree): one hop where the
+// binomial tree takes two, for n - 1 messages at the root.
+constexpr uint32_t kFlatRanks = 4;
+
 // A pipelined binomial-tree broadcast of `total` bytes in `buf` from tree
 // root vr 0: each piece (one Medium payload) is forwarded to the children
 // as soon as every piece before it is here.
@@ -311,8 +342,13 @@ class Fanout {
     piece_ = piece;
     npieces_ = (total + piece - 1) / piece;
     have_.assign(npieces_, 0);
-    kids_ = children_of(vrank, n);
-    std::reverse(kids_.begin(), kids_.end());  // the largest subtree first
+    kids_.clear();
+    if (total <= piece && n <= kFlatRanks) {  // small, few: flat (one hop)
+      for (uint32_t v = 1; v < n && vrank == 0; ++v) kids_.push_back({v, v});
+    } else {
+      kids_ = children_of(vrank, n);
+      std::reverse(kids_.begin(), kids_.end());  // the largest subtree first
+    }
     sent_.assign(kids_.size(), 0);
   }
   // The tree root: its buffer holds the data now.
@@ -321,11 +357,11 @@ class Fanout {
     std::fill(have_.begin(), have_.end(), 1);
   }
   void receive(const char *api, const Msg &m) {
-    if (m.offset >= total_ || m.data.size() > total_ - m.offset || m.offset % piece_ != 0)
+    if (m.offset >= total_ || m.size() > total_ - m.offset || m.offset % piece_ != 0)
       util::fatal("%s: a broadcast piece at offset %llu outside the %llu bytes", api,
                   static_cast<unsigned long long>(m.offset),
                   static_cast<unsigned long long>(total_));
-    std::memcpy(buf_ + m.offset, m.data.data(), m.data.size());
+    std::memcpy(buf_ + m.offset, m.bytes(), m.size());
     have_[m.offset / piece_] = 1;
     while (prefix_ < npieces_ && have_[prefix_]) ++prefix_;
   }
@@ -356,30 +392,45 @@ class Fanout {
   std::vector<uint64_t> sent_;
 };
 
+// The root sends from its source and copies it to its own destination
+// once every piece has left: that copy overlaps the children's receiving
+// instead of delaying the first piece.
 class BroadcastOp final : public Op {
  public:
   BroadcastOp(const char *api, core::Team &team, uint32_t root, void *dst, const void *src,
               uint64_t nbytes)
-      : Op(api, team, root, nbytes) {
+      : Op(api, team, root, nbytes),
+        dst_(static_cast<char *>(dst)),
+        src_(static_cast<const char *>(src)) {
     uint32_t v = static_cast<uint32_t>((uint64_t{me_} + n_ - root) % n_);
-    fan_.init(v, n_, root, static_cast<char *>(dst), nbytes, piece());
-    if (me_ == root) {
-      if (dst != src && nbytes) std::memmove(dst, src, nbytes);
-      fan_.start();
-    }
+    fan_.init(v, n_, root, me_ == root ? const_cast<char *>(src_) : dst_, nbytes, piece());
+    if (me_ == root) fan_.start();
+    copied_ = me_ != root || dst_ == src_ || nbytes == 0;
+    if (n_ == 1) copy();  // a team of one completes at once, without a step
   }
   void receive(Msg &m) override {
     expect(m, kBcast);
     fan_.receive(api_, m);
   }
   bool step() override {
-    return fan_.step([this](uint32_t to, uint64_t off, const char *p, size_t len) {
-      return send(to, kBcast, 0, off, p, len);
-    });
+    if (!fan_.step([this](uint32_t to, uint64_t off, const char *p, size_t len) {
+          return send(to, kBcast, 0, off, p, len);
+        }))
+      return false;
+    copy();
+    return true;
   }
 
  private:
+  void copy() {
+    if (!copied_) std::memmove(dst_, src_, total_);
+    copied_ = true;
+  }
+
   Fanout fan_;
+  bool copied_ = true;
+  char *dst_;
+  const char *src_;
 };
 
 // A binomial-tree reduction to tree root vr 0, chunk by chunk: a chunk is a
@@ -388,7 +439,9 @@ class BroadcastOp final : public Op {
 // what GEX_OP_USER_NC needs: a subtree is a contiguous run of ranks) and
 // sent up. Then, for reduce-to-all, a broadcast of the result from vr 0;
 // for a non-commutative reduce-to-one whose root is not rank 0 (the tree
-// is rooted at 0 for them), rank 0 sends the result to the root.
+// is rooted at 0 for them), rank 0 sends the result to the root. A small
+// reduction on a team of at most kFlatRanks is a flat tree instead
+// (every member sends to the root, which combines in rank order).
 class ReduceOp final : public Op {
  public:
   ReduceOp(const char *api, core::Team &team, bool to_all, uint32_t root, void *dst,
@@ -405,7 +458,12 @@ class ReduceOp final : public Op {
     chunk_elems_ = std::max<size_t>(1, p / red.dt_size);
     chunk_bytes_ = chunk_elems_ * red.dt_size;
     nchunks_ = (count + chunk_elems_ - 1) / chunk_elems_;
-    kids_ = children_of(v_, n_);
+    flat_ = n_ <= kFlatRanks && total_ <= p;
+    if (!flat_) {
+      kids_ = children_of(v_, n_);
+    } else if (v_ == 0) {
+      for (uint32_t v = 1; v < n_; ++v) kids_.push_back({v, v});
+    }
     kid_buf_.resize(kids_.size());
     kid_got_.resize(kids_.size());
     for (size_t c = 0; c < kids_.size(); ++c) {
@@ -416,22 +474,22 @@ class ReduceOp final : public Op {
   }
   void receive(Msg &m) override {
     expect(m, m.kind() == kReduceUp || m.kind() == kBcast || m.kind() == kToRoot ? m.kind() : 0);
-    if (m.offset > total_ || m.data.size() > total_ - m.offset)
+    if (m.offset > total_ || m.size() > total_ - m.offset)
       util::fatal("%s: a %s piece at offset %llu outside the %llu bytes", api_, kind_name(m.kind()),
                   static_cast<unsigned long long>(m.offset),
                   static_cast<unsigned long long>(total_));
     if (m.kind() == kBcast && all_) {
       fan_.receive(api_, m);
     } else if (m.kind() == kToRoot && !all_ && me_ == root_) {
-      std::memcpy(dst_ + m.offset, m.data.data(), m.data.size());
-      result_got_ += m.data.size();
+      std::memcpy(dst_ + m.offset, m.bytes(), m.size());
+      result_got_ += m.size();
     } else if (m.kind() == kReduceUp) {
       size_t c = 0;
       while (c < kids_.size() && kids_[c].bit != m.part()) ++c;
       if (c == kids_.size())
         util::fatal("%s: reduction data from job rank %u, not a child here", api_, m.src);
-      std::memcpy(kid_buf_[c].data() + m.offset, m.data.data(), m.data.size());
-      kid_got_[c][m.offset / chunk_bytes_] += m.data.size();
+      std::memcpy(kid_buf_[c].data() + m.offset, m.bytes(), m.size());
+      kid_got_[c][m.offset / chunk_bytes_] += m.size();
     } else {
       util::fatal("%s: a %s message this rank does not expect", api_, kind_name(m.kind()));
     }
@@ -467,8 +525,9 @@ class ReduceOp final : public Op {
     }
     uint64_t ready_bytes = std::min<uint64_t>(combined_ * chunk_bytes_, total_);
     if (v_ != 0) {  // up to the parent, never across a chunk boundary
-      uint32_t parent = static_cast<uint32_t>((uint64_t{v_ & (v_ - 1)} + tree_root_) % n_);
-      uint32_t bit = static_cast<uint32_t>(__builtin_ctz(v_));
+      uint32_t parent =
+          flat_ ? tree_root_ : static_cast<uint32_t>((uint64_t{v_ & (v_ - 1)} + tree_root_) % n_);
+      uint32_t bit = flat_ ? v_ : static_cast<uint32_t>(__builtin_ctz(v_));
       while (up_ < ready_bytes) {
         uint64_t chunk_end = std::min<uint64_t>((up_ / chunk_bytes_ + 1) * chunk_bytes_, total_);
         size_t len = static_cast<size_t>(std::min<uint64_t>(piece(), chunk_end - up_));
@@ -511,6 +570,7 @@ class ReduceOp final : public Op {
 
   Reduction red_;
   bool all_;
+  bool flat_ = false;
   char *dst_;
   const char *src_ = nullptr;
   bool begun_ = false;
@@ -525,64 +585,107 @@ class ReduceOp final : public Op {
   bool fan_started_ = false;
 };
 
-// A small commutative reduce-to-all on a power-of-two team: recursive
-// doubling. In round k this rank sends its running value to rank ^ 2^k and
-// combines what that rank sent it: log2 n rounds of one message each way,
-// where a reduction and a broadcast take 2 log2 n one after the other. Both
+// A commutative reduce-to-all on a power-of-two team: recursive doubling.
+// In round k this rank sends its running value to rank ^ 2^k and combines
+// what that rank sent it: log2 n rounds of one message each way, where a
+// reduction and a broadcast take 2 log2 n one after the other. Both
 // partners of a round combine the same two values, so every member ends
-// with the same bits.
+// with the same bits. A vector of more than one Medium payload goes in
+// pieces of whole elements, each piece through the rounds on its own: a
+// piece is sent for round k once it has been combined in round k - 1, and
+// the partner's piece, when it arrives after ours left, is combined
+// straight from the message (no copy into a holding buffer).
 class ExchangeReduceOp final : public Op {
  public:
   ExchangeReduceOp(const char *api, core::Team &team, void *dst, const void *src,
                    const Reduction &red, size_t count)
       : Op(api, team, 0, static_cast<uint64_t>(count) * red.dt_size),
         red_(red),
-        count_(count),
         dst_(static_cast<char *>(dst)),
         src_(static_cast<const char *>(src)) {
     while ((uint64_t{1} << rounds_) < n_) ++rounds_;
-    got_.resize(rounds_);
-    have_.assign(rounds_, 0);
+    chunk_ = std::max<size_t>(1, piece() / red.dt_size) * red.dt_size;
+    npieces_ = (total_ + chunk_ - 1) / chunk_;
+    round_.assign(npieces_, 0);
+    sent_.assign(npieces_, 0);
+    early_.resize(rounds_);
+    have_.assign(static_cast<size_t>(rounds_) * npieces_, 0);
   }
-  // Whether it serves this reduction on a team of n.
+  // Whether it serves this reduction on a team of n: every payload when the
+  // partners are a pair (one exchange instead of a reduction and a
+  // broadcast), else those of one Medium payload.
   static bool fits(uint32_t n, const Reduction &red, uint64_t total, size_t piece) {
-    return n >= 2 && (n & (n - 1)) == 0 && red.commutative() && total != 0 && total <= piece;
+    return n >= 2 && (n & (n - 1)) == 0 && red.commutative() && total != 0 &&
+           red.dt_size <= piece && (n == 2 || total <= piece);
   }
   void receive(Msg &m) override {
     expect(m, kExchange);
-    if (m.part() >= rounds_ || m.offset != 0 || m.data.size() != total_ || have_[m.part()])
-      util::fatal("%s: a reduce-to-all exchange message for round %u of %u with %zu bytes", api_,
-                  m.part(), rounds_, m.data.size());
-    got_[m.part()].swap(m.data);
-    have_[m.part()] = 1;
+    uint32_t k = m.part();
+    uint64_t j = m.offset / chunk_;
+    if (k >= rounds_ || m.offset % chunk_ != 0 || j >= npieces_ || m.size() != len(j) ||
+        have_[k * npieces_ + j])
+      util::fatal(
+          "%s: a reduce-to-all exchange message for round %u of %u at offset %llu with %zu "
+          "bytes",
+          api_, k, rounds_, static_cast<unsigned long long>(m.offset), m.size());
+    have_[k * npieces_ + j] = 1;
+    if (begun_ && round_[j] == k && sent_[j]) {  // ours has left: combine in place
+      combine(j, m.bytes());
+      return;
+    }
+    if (!early_[k].capacity) early_[k] = take_buffer(total_);
+    std::memcpy(early_[k].data() + m.offset, m.bytes(), m.size());
+  }
+  void retire() override {
+    for (Buffer &b : early_)
+      if (b.capacity) give_buffer(std::move(b));
+    early_.clear();
   }
   bool step() override {
     if (!begun_) {  // dst is the running value (the source is read once the gate allows)
       if (dst_ != src_) std::memmove(dst_, src_, total_);
       begun_ = true;
     }
-    while (round_ < rounds_) {
-      if (!sent_) {
-        if (!send(me_ ^ (1u << round_), kExchange, round_, 0, dst_, total_)) return false;
-        sent_ = true;
+    bool all = true;
+    for (uint64_t j = 0; j < npieces_; ++j) {
+      while (round_[j] < rounds_) {
+        uint32_t k = round_[j];
+        if (!sent_[j]) {
+          uint64_t off = j * chunk_;
+          if (!send(me_ ^ (1u << k), kExchange, k, off, dst_ + off, len(j))) return false;
+          sent_[j] = 1;
+        }
+        if (!have_[k * npieces_ + j]) break;
+        combine(j, early_[k].data() + j * chunk_);
       }
-      if (!have_[round_]) return false;
-      red_.apply(got_[round_].data(), dst_, count_);
-      ++round_;
-      sent_ = false;
+      all = all && round_[j] == rounds_;
     }
-    return true;
+    return all;
   }
 
  private:
+  size_t len(uint64_t j) const {
+    return static_cast<size_t>(std::min<uint64_t>(chunk_, total_ - j * chunk_));
+  }
+  // Piece j of the partner's value for this round into ours; the piece
+  // moves on to the next round.
+  void combine(uint64_t j, const char *theirs) {
+    red_.apply(theirs, dst_ + j * chunk_, len(j) / red_.dt_size);
+    ++round_[j];
+    sent_[j] = 0;
+  }
+
   Reduction red_;
-  size_t count_;
   char *dst_;
   const char *src_;
-  bool begun_ = false, sent_ = false;
-  uint32_t rounds_ = 0, round_ = 0;
-  std::vector<std::vector<char>> got_;
-  std::vector<uint8_t> have_;
+  bool begun_ = false;
+  uint32_t rounds_ = 0;
+  size_t chunk_ = 1;
+  uint64_t npieces_ = 0;
+  std::vector<uint32_t> round_;  // by piece: the round it is in
+  std::vector<uint8_t> sent_;    // by piece: sent for that round
+  std::vector<Buffer> early_;    // by round: partner pieces that came before ours left
+  std::vector<uint8_t> have_;    // by round and piece: the partner's piece arrived
 };
 
 // The host phase: every member of the team maps this host's area

@@ -2269,6 +2269,11 @@ MATRIX = [
     ("coll_par_3", lambda ofi: case_coll(3, par=True, ofi=ofi), ("tcp",)),
     ("coll_tight_5", lambda ofi: case_coll(5, ofi=ofi, knobs={
         "GASNET_AM_CREDITS_PP": "2", "GASNET_AM_CREDITS_SLACK": "1"}), (SMP,)),
+    # A pair: reduce-to-all of any size is one pipelined exchange (pieces
+    # combined as they arrive), its sends refused and retried.
+    ("coll_tight_2", lambda ofi: case_coll(2, ofi=ofi, knobs={
+        "GASNET_AM_CREDITS_PP": "2", "GASNET_AM_CREDITS_SLACK": "1",
+        "GASNET_NETWORKDEPTH_PP": "2", "GASNET_NETWORKDEPTH_TOTAL": "3"}), ("tcp", "net")),
     ("coll_tight_par_4", lambda ofi: case_coll(4, par=True, ofi=ofi, knobs={
         "GASNET_AM_CREDITS_PP": "2", "GASNET_AM_CREDITS_SLACK": "1",
         "GASNET_NETWORKDEPTH_PP": "2", "GASNET_NETWORKDEPTH_TOTAL": "3"}), ("tcp",)),
