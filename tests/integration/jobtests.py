@@ -1609,6 +1609,37 @@ def case_inline_rma(n, expect, debug=False, trace=False):
     return run
 
 
+def case_inline_events(debug=False, traced=True):
+    """inlinerma events on 2 ranks with S and X traced: every test and wait of
+    GEX_EVENT_INVALID and every gasnet_AMPoll() of each rank is in its trace,
+    although gasnetex.h answers them in the client when nothing is traced
+    (debug: a GASNET_DEBUG client, whose calls are the library's anyway;
+    traced=False: the inline answers themselves)."""
+    def run():
+        before = shm_entries()
+        prog = os.path.join(ARGS.bin_dir, "tests", "integration",
+                            "inlinerma_debug" if debug else "inlinerma")
+        with tempfile.TemporaryDirectory() as d:
+            env = {"GASNET_TRACEFILE": d + "/trace.%", "GASNET_TRACEMASK": "SX"} if traced else {}
+            job = Job([prog, "events-traced" if traced else "events"], env=env,
+                      ranks=2).wait(timeout=110).expect(0)
+            for r in (0, 1) if traced else ():
+                with open("%s/trace.%d" % (d, r)) as f:
+                    text = f.read()
+                for kind, api, want in (("SYNC_TRY", "gex_Event_Test", 5),
+                                        ("SYNC_WAIT", "gex_Event_Wait", 3),
+                                        ("AMPOLL", "gasnet_AMPoll", 4)):
+                    got = len(re.findall(r"^\S+ %d %s peer=- bytes=0 api=%s\b" % (r, kind, api),
+                                         text, re.M))
+                    check(got == want, "%d %s lines (%s) in rank %d's trace, expected %d:\n%s"
+                          % (got, kind, api, r, want, text))
+        ranks = sorted(int(r) for r in re.findall(
+            r"inlinerma rank (\d+) of 2: PASS \(\d+ checks\)", job.stdout))
+        check(ranks == [0, 1], job.show())
+        job.assert_nothing_left(before)
+    return run
+
+
 def case_inline_rma_ofi(n, provider):
     """The same on the ofi conduit with every peer behind the network: only
     this rank's own row is mapped, the inline forms hand the others to the
@@ -2390,6 +2421,9 @@ CASES = {
     "inline_rma_1": case_inline_rma(1, "mapped"),
     "inline_rma_debug_2": case_inline_rma(2, "off", debug=True),
     "inline_rma_traced_2": case_inline_rma(2, "off", trace=True),
+    "inline_events_2": case_inline_events(traced=False),
+    "inline_events_traced_2": case_inline_events(),
+    "inline_events_debug_traced_2": case_inline_events(debug=True),
     "inline_rma_oob": case_inline_rma_oob,
     # Hardening (issue 22).
     "harden_exit_codes": case_harden_exit_codes, "harden_init_timeout": case_harden_init_timeout,
