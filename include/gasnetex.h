@@ -253,16 +253,28 @@ extern gex_Event_t gex_NBI_EndAccessRegion(gex_Flags_t flags);
  * Test calls do not poll and return 0 on success; Wait calls poll. */
 extern int gex_Event_Test(gex_Event_t event);
 extern void gex_Event_Wait(gex_Event_t event);
-/* A wait on GEX_EVENT_INVALID (an operation complete at initiation: a
- * same-host atomic, put or get) returns in the client's own code; any other
- * event is the library's call. Under the conditions of gexx_inline_rma.h (not
- * with GASNET_DEBUG, GASNET_TRACE, GASNET_STATS or GEXX_NO_INLINE_RMA). The
- * function's address (the name without a parenthesis) is the library's. */
+/* Non-zero while waits and tests (the S category) are traced or counted
+ * (GASNET_TRACEMASK / GASNET_STATSMASK, changes at run time included): the
+ * inline forms below then call the library, which records them. Read with a
+ * relaxed atomic load; part of the inline ABI (docs/performance.md). */
+extern uint32_t gexx_sync_traced;
+/* A test or a wait of GEX_EVENT_INVALID (an operation complete at
+ * initiation: a same-host atomic, put or get) returns in the client's own
+ * code unless syncs are traced or counted; any other event is the library's
+ * call. Under the conditions of gexx_inline_rma.h (not with GASNET_DEBUG,
+ * GASNET_TRACE, GASNET_STATS or GEXX_NO_INLINE_RMA). The functions' addresses
+ * (the names without a parenthesis) are the library's. */
 #if !defined(GEXX_NO_INLINE_RMA) && !defined(GASNET_DEBUG) && !defined(GASNET_TRACE) && \
     !defined(GASNET_STATS) && defined(__GNUC__)
-static inline __attribute__((always_inline)) void gexx_Event_Wait_(gex_Event_t event) {
-  if (event != GEX_EVENT_INVALID) (gex_Event_Wait)(event);
+static inline __attribute__((always_inline)) int gexx_Event_Test_(gex_Event_t event) {
+  if (event == GEX_EVENT_INVALID && !__atomic_load_n(&gexx_sync_traced, __ATOMIC_RELAXED)) return 0;
+  return (gex_Event_Test)(event);
 }
+static inline __attribute__((always_inline)) void gexx_Event_Wait_(gex_Event_t event) {
+  if (event != GEX_EVENT_INVALID || __atomic_load_n(&gexx_sync_traced, __ATOMIC_RELAXED))
+    (gex_Event_Wait)(event);
+}
+#define gex_Event_Test(event) gexx_Event_Test_(event)
 #define gex_Event_Wait(event) gexx_Event_Wait_(event)
 #endif
 extern int gex_Event_TestSome(gex_Event_t *pevent, size_t numevents, gex_Flags_t flags);

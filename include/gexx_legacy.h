@@ -90,6 +90,15 @@ extern size_t gasnet_AMMaxMedium(void);
 extern size_t gasnet_AMMaxLongRequest(void);
 extern size_t gasnet_AMMaxLongReply(void);
 extern int gasnet_AMPoll(void);
+/* gasnet_AMPoll() as a call to gexx_AMPoll, which polls with no frame of its
+ * own (the hot path of upcxx::progress and of every client's poll loop);
+ * &gasnet_AMPoll and (gasnet_AMPoll)() are the library's function. */
+extern void gexx_AMPoll(void);
+static inline int gexx_AMPoll_(void) {
+  gexx_AMPoll();
+  return GASNET_OK;
+}
+#define gasnet_AMPoll() gexx_AMPoll_()
 extern int gasnet_AMGetMsgSource(gasnet_token_t token, gasnet_node_t *srcindex);
 /* Polls until cond holds, yielding the CPU as gasnet_set_waitmode and an
  * oversubscribed host ask (gexx_wait_relax keeps its spin count in *spins). */

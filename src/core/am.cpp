@@ -64,9 +64,11 @@ std::string flag_names(gex_Flags_t f) {
   return cat + " " + dir;
 }
 
-// An AM sent or a handler run, as the trace and the statistics show it.
-void record_am(trace::Op op, uint32_t peer, size_t nbytes, const char *api, gex_AM_Index_t handler,
-               unsigned nargs, const gex_AM_Arg_t *args) {
+// An AM sent or a handler run, as the trace and the statistics show it (out
+// of line: the untraced AM paths keep no room on their stack for it).
+[[gnu::noinline, gnu::cold]] void record_am(trace::Op op, uint32_t peer, size_t nbytes,
+                                            const char *api, gex_AM_Index_t handler, unsigned nargs,
+                                            const gex_AM_Arg_t *args) {
   trace::record(op, peer, nbytes, 0, api, [&] {
     std::string detail = util::format("handler=%u nargs=%u", handler, nargs);
     if (trace::detailed() && nargs) {
@@ -86,7 +88,7 @@ bool is_event_pointer(gex_Event_t *lc) {
 
 namespace detail {
 // Initial-exec TLS: read on every AM and every poll.
-__attribute__((tls_model("initial-exec"))) thread_local gexx_token_s *tl_token = nullptr;
+constinit __attribute__((tls_model("initial-exec"))) thread_local gexx_token_s *tl_token = nullptr;
 
 void poll_in_handler(const char *api) {
   gexx_token_s *t = tl_token;
@@ -490,7 +492,10 @@ std::atomic<uint64_t> g_loopback_long_order{0};
 }  // namespace
 
 int Engine::loopback(const Message &m, Kind kind) {
-  check_payload(m, kind == kReply);
+  // A Short without payload and with GEX_EVENT_NOW (every Short of the entry
+  // points) has nothing to check.
+  if (m.category != kShort || m.nbytes || m.lc_opt != GEX_EVENT_NOW)
+    check_payload(m, kind == kReply);
   alignas(16) char small[kLoopbackStackBytes];
   void *buf = nullptr;
   if (m.category == kMedium) {
@@ -510,7 +515,9 @@ int Engine::loopback(const Message &m, Kind kind) {
 #endif
     }
   }
-  sent(m, rank_, kind);  // copied: complete locally before the handler runs
+  // Copied: complete locally before the handler runs.
+  if (trace::active(trace::kAm) || is_event_pointer(m.lc_opt)) [[unlikely]]
+    sent(m, rank_, kind);
   dispatch(header(m, kind, 0), m.args, buf, true);
   return 0;
 }

@@ -212,7 +212,8 @@ const char *category_name(uint8_t category);
 
 namespace detail {
 // The handler running on this thread (innermost), if any.
-extern __attribute__((tls_model("initial-exec"))) thread_local gexx_token_s *tl_token;
+// constinit: other files read it with no call to a TLS wrapper first.
+extern constinit __attribute__((tls_model("initial-exec"))) thread_local gexx_token_s *tl_token;
 [[noreturn]] void poll_in_handler(const char *api);
 }  // namespace detail
 // Handlers may not poll or wait: fatal, naming `api`, inside one.

@@ -22,10 +22,13 @@ bool g_oversubscribed = false;
 // that, polls do nothing: no AM engine exists to take deliveries).
 transport::Transport *g_transport = nullptr;
 std::atomic<int> g_wait_mode{static_cast<int>(WaitMode::SpinBlock)};
-// Poll hooks, one slot per owner; the mask says which slots are set, so a
-// poll with none set pays one relaxed-ish load.
+// Poll hooks, one slot per owner.
 std::atomic<void (*)()> g_poll_hooks[static_cast<unsigned>(PollHook::kCount)];
-std::atomic<unsigned> g_poll_hooks_set{0};
+// What a poll does besides the transport's poll: bit i while hook slot i is
+// set, kOversubscribedBit on an oversubscribed host. One load tells a poll
+// that is the transport's alone (the common case) from the others.
+constexpr unsigned kOversubscribedBit = 1u << 31;
+std::atomic<unsigned> g_poll_extra{0};
 
 void run_poll_hooks(unsigned set) {
   for (unsigned i = 0; set; ++i, set >>= 1)
@@ -96,15 +99,20 @@ long usable_cpus() {
 
 }  // namespace
 
+void mark_oversubscribed() {
+  g_oversubscribed = true;
+  g_poll_extra.fetch_or(kOversubscribedBit, std::memory_order_acq_rel);
+}
+
 void progress_open(bool oversubscribed) {
-  g_oversubscribed = oversubscribed;
+  if (oversubscribed) mark_oversubscribed();
 }
 
 void progress_start(transport::Transport &tp) {
   // The transport counts the host's cores; a job pinned to fewer (taskset,
   // a batch system's cgroup) is oversubscribed when its ranks outnumber them.
   long cpus = usable_cpus();
-  if (cpus > 0 && tp.ranks_on_host() > static_cast<uint64_t>(cpus)) g_oversubscribed = true;
+  if (cpus > 0 && tp.ranks_on_host() > static_cast<uint64_t>(cpus)) mark_oversubscribed();
   g_transport = &tp;
 }
 
@@ -112,23 +120,36 @@ void set_poll_hook(PollHook slot, void (*hook)()) {
   unsigned i = static_cast<unsigned>(slot);
   g_poll_hooks[i].store(hook, std::memory_order_release);
   if (hook)
-    g_poll_hooks_set.fetch_or(1u << i, std::memory_order_acq_rel);
+    g_poll_extra.fetch_or(1u << i, std::memory_order_acq_rel);
   else
-    g_poll_hooks_set.fetch_and(~(1u << i), std::memory_order_acq_rel);
+    g_poll_extra.fetch_and(~(1u << i), std::memory_order_acq_rel);
 }
 
-void poll(const char *api) {
-  transport::Transport *tp = g_transport;
+namespace {
+// A poll that is not the transport's alone: before start-up (nothing to
+// poll), inside a handler (fatal), with hooks set or on an oversubscribed host.
+[[gnu::noinline]] void poll_with_extras(transport::Transport *tp, const char *api) {
   if (!tp) return;
   am::check_may_poll(api);
   bool any = tp->poll(false);
-  if (unsigned set = g_poll_hooks_set.load(std::memory_order_acquire)) [[unlikely]]
-    run_poll_hooks(set);
+  if (unsigned hooks = g_poll_extra.load(std::memory_order_acquire) & ~kOversubscribedBit)
+    run_poll_hooks(hooks);
   // A poll never yields (GASNet's does not either: a client's poll loop is
   // its own to pace); blocking waits yield in relax. Only an oversubscribed
   // host, where the rank polled for may have no core, yields here too.
-  if (g_oversubscribed) [[unlikely]]
-    idle_poll_oversubscribed(any);
+  if (g_oversubscribed) idle_poll_oversubscribed(any);
+}
+}  // namespace
+
+void poll(const char *api) {
+  transport::Transport *tp = g_transport;
+  // The common case, a tail call: every idle upcxx::progress and
+  // gasnet_AMPoll is this and the transport's look at its queues.
+  if (tp && !am::detail::tl_token && g_poll_extra.load(std::memory_order_acquire) == 0) [[likely]] {
+    tp->poll(false);
+    return;
+  }
+  poll_with_extras(tp, api);
 }
 
 void set_wait_mode(WaitMode mode) {

@@ -65,15 +65,30 @@ size_t gasnet_AMMaxLongReply(void) {
   return gex_AM_LUBReplyLong();
 }
 
-int gasnet_AMPoll(void) {
-  gexx::capi::job_tm(__func__);
-  if (gexx::trace::active(gexx::trace::kPoll)) [[unlikely]] {
-    uint64_t start = gexx::trace::now();
-    gexx::core::poll(__func__);
-    gexx::trace::record(gexx::trace::Op::Poll, -1, 0, start, __func__);
-    return GASNET_OK;
-  }
-  gexx::core::poll(__func__);  // straight to the engine: the hot path of every poll loop
+namespace {
+// gasnet_AMPoll before init (fatal) or while polls are traced.
+[[gnu::noinline]] void poll_checked(const char *api) {
+  gexx::capi::job_tm(api);
+  if (!gexx::trace::active(gexx::trace::kPoll)) return gexx::core::poll(api);
+  uint64_t start = gexx::trace::now();
+  gexx::core::poll(api);
+  gexx::trace::record(gexx::trace::Op::Poll, -1, 0, start, api);
+}
+}  // namespace
+
+void gexx_AMPoll(void) {
+  // Straight to the engine (a tail call, as is the engine's to the
+  // transport): the hot path of every poll loop (upcxx::progress, a client's
+  // wait for a flag).
+  const char *api = "gasnet_AMPoll";
+  if (gexx::capi::detail::g_job_tm.load(std::memory_order_acquire) &&
+      !gexx::trace::active(gexx::trace::kPoll)) [[likely]]
+    return gexx::core::poll(api);
+  poll_checked(api);
+}
+
+int(gasnet_AMPoll)(void) {
+  gexx_AMPoll();
   return GASNET_OK;
 }
 

@@ -18,6 +18,12 @@
 #include "util/log.hpp"
 #include "util/strings.hpp"
 
+extern "C" {
+// Exported (cmake/exports.map: gexx_*): gasnetex.h's inline tests and waits
+// of GEX_EVENT_INVALID call the library while it is set.
+uint32_t gexx_sync_traced = 0;
+}
+
 namespace gexx::trace {
 
 namespace detail {
@@ -81,10 +87,14 @@ void spell(uint32_t mask, char *out) {
   *out = '\0';
 }
 
-void update_active() {
-  detail::g_active.store((g_trace ? g_trace_mask.load() : 0) | (g_stats ? g_stats_mask.load() : 0),
-                         std::memory_order_relaxed);
+void set_active(uint32_t categories) {
+  detail::g_active.store(categories, std::memory_order_relaxed);
+  __atomic_store_n(&gexx_sync_traced, (categories & kSync) ? 1u : 0u, __ATOMIC_RELAXED);
   notify_listener();
+}
+
+void update_active() {
+  set_active((g_trace ? g_trace_mask.load() : 0) | (g_stats ? g_stats_mask.load() : 0));
 }
 
 // A mask from the environment: every letter must be a category.
@@ -270,8 +280,7 @@ void finish() {
   // the lock through stats_vprintf).
   if (g_stats && stats_callback) stats_callback(callback_printf);
   std::lock_guard<std::mutex> guard(g_lock);
-  detail::g_active.store(0, std::memory_order_relaxed);
-  notify_listener();
+  set_active(0);
   if (g_stats) {
     for (unsigned i = 0; i < kOps; ++i)
       if (g_tally[i].count) emit(g_stats, summary(i));

@@ -11,6 +11,10 @@
  *                          other peers through the library) or "off" (no
  *                          table: puts or gets traced, or a GASNET_DEBUG
  *                          build, whose forms are library calls).
+ *   inlinerma events       5 gex_Event_Test and 3 gex_Event_Wait of
+ *                          GEX_EVENT_INVALID and 4 gasnet_AMPoll() on each
+ *                          rank ("events-traced": S is traced, and
+ *                          gexx_sync_traced must say so).
  *   inlinerma oob          rank 0 puts 8 bytes that end past rank 1's segment
  *                          with gex_RMA_PutBlocking: the library stops the job.
  *
@@ -163,6 +167,25 @@ int main(int argc, char **argv) {
       fflush(stdout);
     }
     gasnet_barrier(0, GASNET_BARRIERFLAG_ANONYMOUS);
+    gasnet_exit(0);
+  }
+
+  if (!strcmp(mode, "events") || !strcmp(mode, "events-traced")) {
+    /* Exactly 5 tests and 3 waits of GEX_EVENT_INVALID (what a same-host
+     * put or atomic returns) and 4 gasnet_AMPoll(): inline or not, each is a
+     * line of the trace when S and X are traced (jobtests.py counts them). */
+#if GEXX_INLINE_RMA
+    unsigned want = !strcmp(mode, "events-traced");
+    CHECK(__atomic_load_n(&gexx_sync_traced, __ATOMIC_RELAXED) == want, "gexx_sync_traced is %u",
+          gexx_sync_traced);
+#endif
+    for (int i = 0; i < 5; ++i)
+      CHECK(gex_Event_Test(GEX_EVENT_INVALID) == GASNET_OK, "test %d of GEX_EVENT_INVALID", i);
+    for (int i = 0; i < 3; ++i) gex_Event_Wait(GEX_EVENT_INVALID);
+    for (int i = 0; i < 4; ++i) CHECK(gasnet_AMPoll() == GASNET_OK, "gasnet_AMPoll");
+    gasnet_barrier(0, GASNET_BARRIERFLAG_ANONYMOUS);
+    printf("inlinerma rank %u of %u: PASS (%ld checks)\n", me, n, check_count);
+    fflush(stdout);
     gasnet_exit(0);
   }
 

@@ -1579,33 +1579,63 @@ def case_rma_order(n, rounds="1000000", sizes=None):
 
 
 # ---- same-host RMA inlined into the client (issue 23: include/gexx_inline_rma.h) ----
+def run_inlinerma(args, n, debug=False, mask=None):
+    """Runs inlinerma ARGS (its GASNET_DEBUG build when `debug`) on n ranks
+    with `mask` traced (None: nothing), checks that every rank passed and left
+    nothing behind; returns each rank's trace text (none untraced)."""
+    before = shm_entries()
+    prog = os.path.join(ARGS.bin_dir, "tests", "integration",
+                        "inlinerma_debug" if debug else "inlinerma")
+    traces = []
+    with tempfile.TemporaryDirectory() as d:
+        env = {"GASNET_TRACEFILE": d + "/trace.%", "GASNET_TRACEMASK": mask} if mask else {}
+        job = Job([prog] + args, env=env, ranks=n).wait(timeout=110).expect(0)
+        for r in range(n) if mask else ():
+            with open("%s/trace.%d" % (d, r)) as f:
+                traces.append(f.read())
+    ranks = sorted(int(r) for r in re.findall(
+        r"inlinerma rank (\d+) of %d: PASS \(\d+ checks\)" % n, job.stdout))
+    check(ranks == list(range(n)), job.show())
+    job.assert_nothing_left(before)
+    return traces
+
+
 def case_inline_rma(n, expect, debug=False, trace=False):
     """inlinerma.c: every put/get form toward the next rank and itself, data
     checked; the exported table as `expect` says (mapped, or off when the
     client is a GASNET_DEBUG build or puts and gets are traced)."""
     def run():
-        before = shm_entries()
-        prog = os.path.join(ARGS.bin_dir, "tests", "integration",
-                            "inlinerma_debug" if debug else "inlinerma")
-        with tempfile.TemporaryDirectory() as d:
-            env = {"GASNET_TRACEFILE": d + "/trace.%", "GASNET_TRACEMASK": "PG"} if trace else {}
-            job = Job([prog, expect], env=env, ranks=n).wait(timeout=110).expect(0)
-            if trace:
-                # Every blocking put and get the inline forms handed to the library
-                # is in rank 0's trace: of 1024 bytes toward rank 1, four of each
-                # (gex_RMA_*Blocking twice, gasnet_put/get and their _bulk forms),
-                # and the single 100-byte put.
-                with open(d + "/trace.0") as f:
-                    text = f.read()
-                for kind, size, want in (("PUT", 1024, 4), ("GET", 1024, 4), ("PUT", 100, 1)):
-                    got = len(re.findall(r"^\S+ 0 %s peer=1 bytes=%d\b" % (kind, size), text,
-                                         re.M))
-                    check(got == want, "%d %s lines of %d bytes in rank 0's trace, expected %d"
-                          % (got, kind, size, want))
-        ranks = sorted(int(r) for r in re.findall(
-            r"inlinerma rank (\d+) of %d: PASS \(\d+ checks\)" % n, job.stdout))
-        check(ranks == list(range(n)), job.show())
-        job.assert_nothing_left(before)
+        traces = run_inlinerma([expect], n, debug, "PG" if trace else None)
+        if trace:
+            # Every blocking put and get the inline forms handed to the library
+            # is in rank 0's trace: of 1024 bytes toward rank 1, four of each
+            # (gex_RMA_*Blocking twice, gasnet_put/get and their _bulk forms),
+            # and the single 100-byte put.
+            for kind, size, want in (("PUT", 1024, 4), ("GET", 1024, 4), ("PUT", 100, 1)):
+                got = len(re.findall(r"^\S+ 0 %s peer=1 bytes=%d\b" % (kind, size), traces[0],
+                                     re.M))
+                check(got == want, "%d %s lines of %d bytes in rank 0's trace, expected %d"
+                      % (got, kind, size, want))
+    return run
+
+
+def case_inline_events(debug=False, traced=True):
+    """inlinerma events on 2 ranks with S and X traced: every test and wait of
+    GEX_EVENT_INVALID and every gasnet_AMPoll() of each rank is in its trace,
+    although gasnetex.h answers them in the client when nothing is traced
+    (debug: a GASNET_DEBUG client, whose calls are the library's anyway;
+    traced=False: the inline answers themselves)."""
+    def run():
+        traces = run_inlinerma(["events-traced" if traced else "events"], 2, debug,
+                               "SX" if traced else None)
+        for r, text in enumerate(traces):
+            for kind, api, want in (("SYNC_TRY", "gex_Event_Test", 5),
+                                    ("SYNC_WAIT", "gex_Event_Wait", 3),
+                                    ("AMPOLL", "gasnet_AMPoll", 4)):
+                got = len(re.findall(r"^\S+ %d %s peer=- bytes=0 api=%s\b" % (r, kind, api),
+                                     text, re.M))
+                check(got == want, "%d %s lines (%s) in rank %d's trace, expected %d:\n%s"
+                      % (got, kind, api, r, want, text))
     return run
 
 
@@ -2395,6 +2425,9 @@ CASES = {
     "inline_rma_1": case_inline_rma(1, "mapped"),
     "inline_rma_debug_2": case_inline_rma(2, "off", debug=True),
     "inline_rma_traced_2": case_inline_rma(2, "off", trace=True),
+    "inline_events_2": case_inline_events(traced=False),
+    "inline_events_traced_2": case_inline_events(),
+    "inline_events_debug_traced_2": case_inline_events(debug=True),
     "inline_rma_oob": case_inline_rma_oob,
     # Hardening (issue 22).
     "harden_exit_codes": case_harden_exit_codes, "harden_init_timeout": case_harden_init_timeout,

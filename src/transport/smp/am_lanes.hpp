@@ -128,13 +128,8 @@ class AmLanes {
   // Consumer side. Whether an open lane toward this rank (only Reply lanes
   // when `replies_only`) has a message: one read per open lane.
   bool has_work(bool replies_only) const {
-    for (uint32_t kind = 1;; kind = 0) {
-      uint32_t n = nopen_[kind].load(std::memory_order_acquire);
-      const Reader *open = open_[kind].get();
-      for (uint32_t j = 0; j < n; ++j)
-        if (open[j].ready()) return true;
-      if (kind == 0 || replies_only) return false;
-    }
+    return any_ready(static_cast<uint32_t>(AmLane::Reply)) ||
+           (!replies_only && any_ready(static_cast<uint32_t>(AmLane::Request)));
   }
   // Polls the lane from `sender` from now on (once told it is open).
   void accept(uint32_t sender, AmLane lane);
@@ -170,6 +165,14 @@ class AmLanes {
     Control *ctl = nullptr;
     bool open = false;  // we told the receiver
   };
+  // Whether an open lane of `kind` toward this rank has a message.
+  bool any_ready(uint32_t kind) const {
+    uint32_t n = nopen_[kind].load(std::memory_order_acquire);
+    const Reader *open = open_[kind].get();
+    for (uint32_t j = 0; j < n; ++j)
+      if (open[j].ready()) return true;
+    return false;
+  }
   static size_t lane_bytes(uint32_t depth) {
     return sizeof(Control) + size_t{depth} * (sizeof(AmLaneSlot) + kBlock);
   }

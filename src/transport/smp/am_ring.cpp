@@ -117,6 +117,7 @@ int AmRing::drain(int budget, AmSink &sink) {
     }
     h += n;
     head_.store(h, std::memory_order_relaxed);
+    next_stamp_.store(&slots_[h & (kSlots - 1)].stamp, std::memory_order_relaxed);
     ctl_->head.store(h, std::memory_order_release);
   }
   if (concurrent_) busy_.store(false, std::memory_order_release);

@@ -74,6 +74,8 @@ class AmRing {
     ctl_ = static_cast<AmRingControl *>(area);
     slots_ = reinterpret_cast<AmRingSlot *>(ctl_ + 1);
     blocks_ = reinterpret_cast<char *>(slots_ + kSlots);
+    next_stamp_.store(&slots_[head_.load(std::memory_order_relaxed) & (kSlots - 1)].stamp,
+                      std::memory_order_relaxed);
   }
 
   static uint32_t slots_for(unsigned nargs, size_t payload) {
@@ -99,8 +101,10 @@ class AmRing {
   }
   void set_concurrent(bool on) { concurrent_ = on; }
   bool has_work() const {
-    uint64_t h = head_.load(std::memory_order_relaxed);
-    return slots_[h & (kSlots - 1)].stamp.load(std::memory_order_relaxed) == h + 1;
+    // Read without the drainer's flag: a pair read across a drain only makes
+    // this poll look again (drain checks the stamp itself) or look next time.
+    return next_stamp_.load(std::memory_order_relaxed)->load(std::memory_order_relaxed) ==
+           head_.load(std::memory_order_relaxed) + 1;
   }
 
  private:
@@ -109,6 +113,9 @@ class AmRing {
   char *blocks_ = nullptr;
   // Consumer state, private to the owner process.
   std::atomic<uint64_t> head_{0};
+  // The stamp of the slot at head_, kept by drain: an idle poll reads it
+  // without the index arithmetic.
+  std::atomic<const std::atomic<uint64_t> *> next_stamp_{nullptr};
   // Producer state, private to this process: 1 + the position where the
   // next record starts when its slots (as many as the last record's) are
   // free, else 0 (reserve sets it, commit prefetches there).

@@ -148,14 +148,14 @@ class SmpTransport final : public Transport {
       return Result::done;
     return Transport::am_send(peer, lane, h, args, payload, nbytes);  // through the ring
   }
-  // Shared memory has no RMA to complete: progress is AM delivery.
+  // Shared memory has no RMA to complete: progress is AM delivery. An idle
+  // poll (the common case: every upcxx::progress) only reads, and makes no
+  // call that would need a frame.
   bool poll(bool replies_only) override {
-    constexpr int kBudget = 64;
-    bool any = lanes_.has_work(replies_only) && lanes_.poll(replies_only, kBudget, sink_) > 0;
-    if (my_reply_->has_work()) any = my_reply_->drain(kBudget, sink_) > 0 || any;
-    if (!replies_only && my_request_->has_work())
-      any = my_request_->drain(kBudget, sink_) > 0 || any;
-    return any;
+    if (!lanes_.has_work(replies_only) && !my_reply_->has_work() &&
+        (replies_only || !my_request_->has_work())) [[likely]]
+      return false;
+    return deliver(replies_only);
   }
   void am_set_concurrent(bool concurrent) override {
     my_request_->set_concurrent(concurrent);
@@ -235,6 +235,17 @@ class SmpTransport final : public Transport {
   }
 
  private:
+  // A poll that found a message: delivers what the lanes and both rings
+  // hold, up to a budget each.
+  [[gnu::noinline]] bool deliver(bool replies_only) {
+    constexpr int kBudget = 64;
+    bool any = lanes_.has_work(replies_only) && lanes_.poll(replies_only, kBudget, sink_) > 0;
+    if (my_reply_->has_work()) any = my_reply_->drain(kBudget, sink_) > 0 || any;
+    if (!replies_only && my_request_->has_work())
+      any = my_request_->drain(kBudget, sink_) > 0 || any;
+    return any;
+  }
+
   // The host's first rank: chooses the backing for `total` bytes and creates
   // the region (a fatal error naming the limits when none can hold it).
   int create_host_segments(uint64_t total, uint32_t n, uint64_t largest) {
