@@ -83,19 +83,14 @@ void send_peer_completion(const char *api, uint32_t rank, const PeerCompletion &
 class PutPacker {
  public:
   PutPacker(const char *api, uint32_t rank, RmaCompletion *c, size_t cap)
-      : api_(api), rank_(rank), c_(c), cap_(cap) {
-    t_pack.resize(cap);
-  }
+      : api_(api), rank_(rank), c_(c), w_((t_pack.resize(cap), t_pack.data()), cap, true) {}
   void add(uint64_t dest, const char *src, size_t n) {
-    size_t need = sizeof(wire::Record) + wire::padded(n);
-    if (used_ + need > cap_) flush();
-    wire::Record r{dest, n};
-    std::memcpy(t_pack.data() + used_, &r, sizeof r);
-    std::memcpy(t_pack.data() + used_ + sizeof r, src, n);
-    used_ += need;
+    if (w_.add(dest, src, n)) return;
+    flush();
+    w_.add(dest, src, n);  // fits an empty message: n is at most a quarter of it
   }
   void flush() {
-    if (!used_) return;
+    if (w_.empty()) return;
     c_->pending.fetch_add(1, std::memory_order_relaxed);
     gex_AM_Arg_t args[2];
     wire::split(c_, args);
@@ -106,33 +101,37 @@ class PutPacker {
     m.nargs = 2;
     m.args = args;
     m.src = t_pack.data();
-    m.nbytes = used_;
+    m.nbytes = w_.size();
     m.lc_opt = GEX_EVENT_NOW;
     core::Runtime::get(api_).am().internal_request(rank_, m);
-    used_ = 0;
+    w_.reset();
   }
 
  private:
   const char *api_;
   uint32_t rank_;
   RmaCompletion *c_;
-  size_t cap_, used_ = 0;
+  wire::RecordWriter w_;
 };
 
-// Packs get pieces into Medium requests (a list of remote ranges); the
+// Packs get pieces into Medium requests (records of remote ranges); the
 // target replies with their bytes, which the reply handler scatters.
 class GetPacker {
  public:
   GetPacker(const char *api, uint32_t rank, RmaCompletion *c, size_t cap)
-      : api_(api), rank_(rank), c_(c), cap_(cap) {
-    t_pack.resize(cap);
-  }
+      : api_(api),
+        rank_(rank),
+        c_(c),
+        cap_(cap),
+        w_((t_pack.resize(cap), t_pack.data()), cap, false) {}
   void add(char *dest, uint64_t src, size_t n) {
-    if (chunk_ && (req_ + sizeof(wire::Record) > cap_ || bytes_ + n > cap_)) flush();
+    if (chunk_ && (bytes_ + n > cap_ || !w_.add(src, nullptr, n))) {
+      flush();
+      w_.add(src, nullptr, n);
+    } else if (!chunk_) {
+      w_.add(src, nullptr, n);
+    }
     if (!chunk_) chunk_ = new wire::GetChunk{c_, {}};
-    wire::Record r{src, n};
-    std::memcpy(t_pack.data() + req_, &r, sizeof r);
-    req_ += sizeof r;
     bytes_ += n;
     chunk_->dest.push_back({dest, n});
   }
@@ -148,10 +147,11 @@ class GetPacker {
     m.nargs = 2;
     m.args = args;
     m.src = t_pack.data();
-    m.nbytes = req_;
+    m.nbytes = w_.size();
     m.lc_opt = GEX_EVENT_NOW;
     chunk_ = nullptr;
-    req_ = bytes_ = 0;
+    bytes_ = 0;
+    w_.reset();
     core::Runtime::get(api_).am().internal_request(rank_, m);
   }
 
@@ -159,7 +159,8 @@ class GetPacker {
   const char *api_;
   uint32_t rank_;
   RmaCompletion *c_;
-  size_t cap_, req_ = 0, bytes_ = 0;
+  size_t cap_, bytes_ = 0;
+  wire::RecordWriter w_;
   wire::GetChunk *chunk_ = nullptr;
 };
 
@@ -276,7 +277,7 @@ const Knobs &knobs() {
     v.maxchunk = want == 0 ? std::min(medium, kDefaultChunk)
                            : static_cast<size_t>(std::min<uint64_t>(want, medium));
     // Room for at least one record and a few bytes.
-    v.maxchunk = std::max<size_t>(v.maxchunk, 2 * sizeof(wire::Record));
+    v.maxchunk = std::max<size_t>(v.maxchunk, 2 * sizeof(wire::Header));
     v.rma_cutover = v.maxchunk / 4;
     return v;
   }();
