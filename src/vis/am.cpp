@@ -44,11 +44,10 @@ void copy_record(const Record &r, char *seg, char *packed) {
     constexpr size_t N = decltype(k)::value;
     for (size_t i = 0; i < r.count; ++i, seg += r.stride, packed += r.len) {
       if (kUnpack)
-        local::move_piece<N>(seg, packed, r.len);
+        local::move_piece<true, N>(seg, packed, r.len);
       else
-        local::move_piece<N>(packed, seg, r.len);
+        local::move_piece<false, N>(packed, seg, r.len);
     }
-    local::loop_done<kUnpack, N>();
   });
 }
 
