@@ -110,33 +110,31 @@ template <bool kPut>
   });
 }
 
-// True when the call was one piece of n bytes (dst[0], src[0]) or two
-// (pieces == 2), and is done.
-template <bool kPut>
+// True when the call was kPieces (1 or 2) pieces of n bytes, dst[i] and
+// src[i], and is done.
+template <bool kPut, size_t kPieces>
 [[gnu::always_inline]] inline bool few(gex_TM_t tm, gex_Rank_t rank, gex_Flags_t flags,
-                                       size_t pieces, void *const *dst, void *const *src,
-                                       size_t n) {
+                                       void *const *dst, void *const *src, size_t n) {
   if (n == 0) return false;
   const gexx::transport::PeerSegment *ps = few_segment(tm, rank, flags);
   if (!ps) [[unlikely]]
     return false;
   void *const *remote = kPut ? dst : src;
-  char *p0 = few_at(ps, remote[0], n);
-  if (!p0) [[unlikely]]
-    return false;
-  char *p1 = nullptr;
-  if (pieces == 2) {
-    p1 = few_at(ps, remote[1], n);
-    const uintptr_t d0 = reinterpret_cast<uintptr_t>(dst[0]),
-                    d1 = reinterpret_cast<uintptr_t>(dst[1]);
-    if (!p1 || (d0 < d1 ? d1 - d0 : d0 - d1) < n) [[unlikely]]
+  char *p[kPieces];
+  for (size_t i = 0; i < kPieces; ++i) {
+    p[i] = few_at(ps, remote[i], n);
+    if (!p[i]) [[unlikely]]
       return false;
   }
-  for (size_t i = 0; i < pieces; ++i) {
-    char *p = i ? p1 : p0;
-    few_move<kPut>(kPut ? p : static_cast<char *>(dst[i]),
-                   kPut ? static_cast<const char *>(src[i]) : p, n);
+  if constexpr (kPieces == 2) {
+    const uintptr_t d0 = reinterpret_cast<uintptr_t>(dst[0]),
+                    d1 = reinterpret_cast<uintptr_t>(dst[1]);
+    if ((d0 < d1 ? d1 - d0 : d0 - d1) < n) [[unlikely]]
+      return false;
   }
+  for (size_t i = 0; i < kPieces; ++i)
+    few_move<kPut>(kPut ? p[i] : static_cast<char *>(dst[i]),
+                   kPut ? static_cast<const char *>(src[i]) : p[i], n);
   return true;
 }
 
@@ -144,20 +142,24 @@ template <bool kPut>
 [[gnu::always_inline]] inline bool vector_few(gex_TM_t tm, gex_Rank_t rank, size_t dc,
                                               const gex_Memvec_t *dl, size_t sc,
                                               const gex_Memvec_t *sl, gex_Flags_t flags) {
-  if (dc != sc || dc - 1 > 1 || !dl || !sl) return false;
+  if (dc != sc || !dl || !sl) return false;
   const size_t n = dl[0].gex_len;
-  if (sl[0].gex_len != n || (dc == 2 && (dl[1].gex_len != n || sl[1].gex_len != n))) return false;
-  void *d[2] = {dl[0].gex_addr, dc == 2 ? dl[1].gex_addr : nullptr};
-  void *s[2] = {sl[0].gex_addr, dc == 2 ? sl[1].gex_addr : nullptr};
-  return few<kPut>(tm, rank, flags, dc, d, s, n);
+  if (dc == 1) {
+    void *d[1] = {dl[0].gex_addr}, *s[1] = {sl[0].gex_addr};
+    return sl[0].gex_len == n && few<kPut, 1>(tm, rank, flags, d, s, n);
+  }
+  if (dc != 2 || sl[0].gex_len != n || dl[1].gex_len != n || sl[1].gex_len != n) return false;
+  void *d[2] = {dl[0].gex_addr, dl[1].gex_addr}, *s[2] = {sl[0].gex_addr, sl[1].gex_addr};
+  return few<kPut, 2>(tm, rank, flags, d, s, n);
 }
 
 template <bool kPut>
 [[gnu::always_inline]] inline bool indexed_few(gex_TM_t tm, gex_Rank_t rank, size_t dc,
                                                void *const *dl, size_t dlen, size_t sc,
                                                void *const *sl, size_t slen, gex_Flags_t flags) {
-  return dc == sc && dc - 1 <= 1 && dl && sl && dlen == slen &&
-         few<kPut>(tm, rank, flags, dc, dl, sl, dlen);
+  if (dc != sc || !dl || !sl || dlen != slen) return false;
+  if (dc == 1) return few<kPut, 1>(tm, rank, flags, dl, sl, dlen);
+  return dc == 2 && few<kPut, 2>(tm, rank, flags, dl, sl, dlen);
 }
 
 // Strided shapes whose counts are all 1 (one element) but for at most one
@@ -178,7 +180,8 @@ template <bool kPut>
     d[1] = static_cast<char *>(dstaddr) + dststrides[i];
     s[1] = static_cast<char *>(srcaddr) + srcstrides[i];
   }
-  return few<kPut>(tm, rank, flags, pieces, d, s, elemsz);
+  return pieces == 1 ? few<kPut, 1>(tm, rank, flags, d, s, elemsz)
+                     : few<kPut, 2>(tm, rank, flags, d, s, elemsz);
 }
 
 // rank's segment when this process maps it (else null: a network peer, or
