@@ -382,7 +382,11 @@ static void few_round(int put, int form) {
   size_t dof[2], sof[2];
   dof[0] = rnd(0, AREA / 2 - len);
   dof[1] = rnd(0, 1) ? dof[0] + len : AREA / 2 + rnd(0, AREA / 2 - len); /* adjacent or apart */
-  if (rnd(0, 1)) { size_t t = dof[0]; dof[0] = dof[1]; dof[1] = t; }
+  if (rnd(0, 1)) {
+    size_t t = dof[0];
+    dof[0] = dof[1];
+    dof[1] = t;
+  }
   for (size_t i = 0; i < 2; ++i) sof[i] = rnd(0, AREA - len);
   unsigned char *dbase = put ? remote : local, *sbase = put ? local : remote;
   size_t nb = 0;
