@@ -8,7 +8,6 @@
 #include "core/objects.hpp"
 #include "core/runtime.hpp"
 #include "util/log.hpp"
-#include "vis/local.hpp"
 #include "vis/vis.hpp"
 #include "vis/wire.hpp"
 
@@ -24,37 +23,24 @@ constexpr const char *kGetApi = "VIS packed get (target side)";
 // Walks the records of a put request or get request.
 template <typename F>
 void each_record(const char *api, const void *buf, size_t nbytes, bool with_data, F &&f) {
-  if (!wire::each_record(buf, nbytes, with_data, f))
-    util::fatal("%s: a truncated record (a gexx bug)", api);
-}
-
-// This process's address of a record's first piece (its run checked
-// against the segment once).
-char *record_base(const char *api, core::Runtime &rt, const Record &r) {
-  char *lo = rt.translate(api, rt.rank(), reinterpret_cast<void *>(r.lo()), r.span());
-  return lo + (r.addr - r.lo());
-}
-
-// Copies a record's pieces between the segment (at `seg`, piece i at
-// i * stride) and packed bytes (piece i at i * len): a put's unpacking or a
-// get's gathering.
-template <bool kUnpack>
-void copy_record(const Record &r, char *seg, char *packed) {
-  local::by_size(r.len, [&](auto k) {
-    constexpr size_t N = decltype(k)::value;
-    for (size_t i = 0; i < r.count; ++i, seg += r.stride, packed += r.len) {
-      if (kUnpack)
-        local::move_piece<true, N>(seg, packed, r.len);
-      else
-        local::move_piece<false, N>(packed, seg, r.len);
-    }
-  });
+  const char *p = static_cast<const char *>(buf);
+  const char *end = p + nbytes;
+  while (p < end) {
+    if (static_cast<size_t>(end - p) < sizeof(Record))
+      util::fatal("%s: a truncated record (a gexx bug)", api);
+    Record r;
+    std::memcpy(&r, p, sizeof r);
+    p += sizeof r;
+    f(r, p);
+    if (with_data) p += wire::padded(r.len);
+  }
 }
 
 void put_handler(gex_Token_t token, void *buf, size_t nbytes, gex_AM_Arg_t lo, gex_AM_Arg_t hi) {
   core::Runtime &rt = core::Runtime::get(kPutApi);
-  each_record(kPutApi, buf, nbytes, true, [&](const Record &r) {
-    copy_record<true>(r, record_base(kPutApi, rt, r), const_cast<char *>(r.data));
+  uint32_t me = rt.rank();
+  each_record(kPutApi, buf, nbytes, true, [&](const Record &r, const char *data) {
+    std::memcpy(rt.translate(kPutApi, me, reinterpret_cast<void *>(r.addr), r.len), data, r.len);
   });
   gex_AM_Arg_t args[2] = {lo, hi};
   core::am::Message m{};
@@ -75,13 +61,14 @@ thread_local std::vector<char> t_gather;
 
 void get_handler(gex_Token_t token, void *buf, size_t nbytes, gex_AM_Arg_t lo, gex_AM_Arg_t hi) {
   core::Runtime &rt = core::Runtime::get(kGetApi);
+  uint32_t me = rt.rank();
   size_t total = 0;
-  each_record(kGetApi, buf, nbytes, false, [&](const Record &r) { total += r.len * r.count; });
+  each_record(kGetApi, buf, nbytes, false, [&](const Record &r, const char *) { total += r.len; });
   t_gather.resize(total);
   char *out = t_gather.data();
-  each_record(kGetApi, buf, nbytes, false, [&](const Record &r) {
-    copy_record<false>(r, record_base(kGetApi, rt, r), out);
-    out += r.len * r.count;
+  each_record(kGetApi, buf, nbytes, false, [&](const Record &r, const char *) {
+    std::memcpy(out, rt.translate(kGetApi, me, reinterpret_cast<void *>(r.addr), r.len), r.len);
+    out += r.len;
   });
   gex_AM_Arg_t args[2] = {lo, hi};
   core::am::Message m{};

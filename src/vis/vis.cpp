@@ -83,14 +83,19 @@ void send_peer_completion(const char *api, uint32_t rank, const PeerCompletion &
 class PutPacker {
  public:
   PutPacker(const char *api, uint32_t rank, RmaCompletion *c, size_t cap)
-      : api_(api), rank_(rank), c_(c), w_((t_pack.resize(cap), t_pack.data()), cap, true) {}
+      : api_(api), rank_(rank), c_(c), cap_(cap) {
+    t_pack.resize(cap);
+  }
   void add(uint64_t dest, const char *src, size_t n) {
-    if (w_.add(dest, src, n)) return;
-    flush();
-    w_.add(dest, src, n);  // fits an empty message: n is at most a quarter of it
+    size_t need = sizeof(wire::Record) + wire::padded(n);
+    if (used_ + need > cap_) flush();
+    wire::Record r{dest, n};
+    std::memcpy(t_pack.data() + used_, &r, sizeof r);
+    std::memcpy(t_pack.data() + used_ + sizeof r, src, n);
+    used_ += need;
   }
   void flush() {
-    if (w_.empty()) return;
+    if (!used_) return;
     c_->pending.fetch_add(1, std::memory_order_relaxed);
     gex_AM_Arg_t args[2];
     wire::split(c_, args);
@@ -101,37 +106,33 @@ class PutPacker {
     m.nargs = 2;
     m.args = args;
     m.src = t_pack.data();
-    m.nbytes = w_.size();
+    m.nbytes = used_;
     m.lc_opt = GEX_EVENT_NOW;
     core::Runtime::get(api_).am().internal_request(rank_, m);
-    w_.reset();
+    used_ = 0;
   }
 
  private:
   const char *api_;
   uint32_t rank_;
   RmaCompletion *c_;
-  wire::RecordWriter w_;
+  size_t cap_, used_ = 0;
 };
 
-// Packs get pieces into Medium requests (records of remote ranges); the
+// Packs get pieces into Medium requests (a list of remote ranges); the
 // target replies with their bytes, which the reply handler scatters.
 class GetPacker {
  public:
   GetPacker(const char *api, uint32_t rank, RmaCompletion *c, size_t cap)
-      : api_(api),
-        rank_(rank),
-        c_(c),
-        cap_(cap),
-        w_((t_pack.resize(cap), t_pack.data()), cap, false) {}
+      : api_(api), rank_(rank), c_(c), cap_(cap) {
+    t_pack.resize(cap);
+  }
   void add(char *dest, uint64_t src, size_t n) {
-    if (chunk_ && (bytes_ + n > cap_ || !w_.add(src, nullptr, n))) {
-      flush();
-      w_.add(src, nullptr, n);
-    } else if (!chunk_) {
-      w_.add(src, nullptr, n);
-    }
+    if (chunk_ && (req_ + sizeof(wire::Record) > cap_ || bytes_ + n > cap_)) flush();
     if (!chunk_) chunk_ = new wire::GetChunk{c_, {}};
+    wire::Record r{src, n};
+    std::memcpy(t_pack.data() + req_, &r, sizeof r);
+    req_ += sizeof r;
     bytes_ += n;
     chunk_->dest.push_back({dest, n});
   }
@@ -147,11 +148,10 @@ class GetPacker {
     m.nargs = 2;
     m.args = args;
     m.src = t_pack.data();
-    m.nbytes = w_.size();
+    m.nbytes = req_;
     m.lc_opt = GEX_EVENT_NOW;
     chunk_ = nullptr;
-    bytes_ = 0;
-    w_.reset();
+    req_ = bytes_ = 0;
     core::Runtime::get(api_).am().internal_request(rank_, m);
   }
 
@@ -159,8 +159,7 @@ class GetPacker {
   const char *api_;
   uint32_t rank_;
   RmaCompletion *c_;
-  size_t cap_, bytes_ = 0;
-  wire::RecordWriter w_;
+  size_t cap_, req_ = 0, bytes_ = 0;
   wire::GetChunk *chunk_ = nullptr;
 };
 
@@ -277,7 +276,7 @@ const Knobs &knobs() {
     v.maxchunk = want == 0 ? std::min(medium, kDefaultChunk)
                            : static_cast<size_t>(std::min<uint64_t>(want, medium));
     // Room for at least one record and a few bytes.
-    v.maxchunk = std::max<size_t>(v.maxchunk, 2 * sizeof(wire::Header));
+    v.maxchunk = std::max<size_t>(v.maxchunk, 2 * sizeof(wire::Record));
     v.rma_cutover = v.maxchunk / 4;
     return v;
   }();
