@@ -10,8 +10,8 @@ matcher does not read; this script builds and runs the two sides the same way
 it prints the median over the cells of gexx/anchor (above 1: gexx faster),
 the lowest cell ratio and where it is.
 
-    python3 bench/visperf_vs_anchor.py --gexx install [--net] [--runs 3] [--cells] \\
-        [--args "-maxdata 131072 -maxcontig 512 10"]
+    python3 bench/visperf_vs_anchor.py --gexx install [--net [--provider P]] [--runs 3] \\
+        [--cells] [--args "-maxdata 131072 -maxcontig 512 10"]
 
 Never fails on speed; fails when a build or a run fails.
 """
@@ -54,7 +54,9 @@ def main():
     ap.add_argument("--ranks", type=int, default=2)
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--net", action="store_true")
-    ap.add_argument("--provider", default="tcp")
+    ap.add_argument("--provider", default="",
+                    help="gexx's libfabric provider with --net (default: gexx's own choice, what "
+                         "users get: net on plain Ethernet)")
     ap.add_argument("--timeout", type=int, default=600)
     ap.add_argument("--cells", action="store_true",
                     help="also print each section's cell ratios (rows: bytes, columns: density)")
@@ -77,7 +79,8 @@ def main():
                                 sides[side], a.timeout)
             for key, v in tables(out).items():
                 got[side].setdefault(key, []).append(v)
-    where = ("net: gexx ofi/%s vs anchor udp" % a.provider) if a.net else "smp"
+    where = ("net: gexx ofi/%s vs anchor udp" % (a.provider or "default provider")) if a.net \
+        else "smp"
     print("# testvisperf %s, %d ranks, %s, %d runs each, alternated" % (a.args, a.ranks, where,
                                                                        a.runs))
     print("# per section: median over cells of gexx/anchor bandwidth (above 1: gexx faster), "

@@ -78,7 +78,10 @@ def run(side, prog, args, ranks, net, provider, prefix, timeout):
     if net:
         env["GASNET_SUPERNODE_MAXSIZE"] = "1"
         if side == "gexx":
-            env["GASNET_OFI_PROVIDER"] = provider
+            if provider:
+                env["GASNET_OFI_PROVIDER"] = provider
+            else:  # what users get: gexx's own choice (net on plain Ethernet)
+                env.pop("GASNET_OFI_PROVIDER", None)
             cmd = [os.path.join(prefix, "bin", "gasnetrun_ofi"), "-n", str(ranks), prog] + args
         else:
             env["GASNET_SPAWNFN"] = "L"

@@ -62,6 +62,128 @@ template <bool kPut>
   return true;
 }
 
+// ---- One or two pieces ----
+// A call whose two sides are one piece each, or two pieces each of one
+// length, toward a mapped peer, named by a rank of a team whose ranks are
+// job ranks, with no peer completion armed: checked and moved here, with
+// no call for pieces of 1 to 64 bytes (a power of two) and one per piece
+// for other lengths (testvisperf's one- and two-piece cells cost what this
+// costs: about half the general path's instructions). Anything else, a
+// range outside the segment or an overlapping destination included, takes
+// the general path, which makes every check again and reports.
+
+// `rank`'s segment when this process maps it and the call may take this
+// path, else null.
+[[gnu::always_inline]] inline const gexx::transport::PeerSegment *few_segment(gex_TM_t tm,
+                                                                              gex_Rank_t rank,
+                                                                              gex_Flags_t flags) {
+  if (!tm || (flags & GEX_FLAG_RANK_IS_JOBRANK) || gexx::vis::t_pc_armed) [[unlikely]]
+    return nullptr;
+  const gexx::core::Team &t = tm->team;
+  gexx::core::Runtime *rt = gexx::core::detail::g_runtime;
+  if (rank >= t.size() || t.shape() != gexx::core::Team::Shape::Identity || !rt) [[unlikely]]
+    return nullptr;
+  const gexx::transport::PeerSegment *ps = rt->peer_segment(rank);
+  return ps && ps->local ? ps : nullptr;
+}
+
+// This process's address of [addr, addr + n) in the segment, or null.
+[[gnu::always_inline]] inline char *few_at(const gexx::transport::PeerSegment *ps, const void *addr,
+                                           size_t n) {
+  const uint64_t off = reinterpret_cast<uint64_t>(addr) - ps->owner_base;  // wraps when below
+  return off <= ps->size && n <= ps->size - off ? ps->local + off : nullptr;
+}
+
+template <bool kPut>
+[[gnu::noinline]] void few_copy(char *d, const char *s, size_t n) {
+  local::move_piece<kPut, 0>(d, s, n);
+}
+
+template <bool kPut>
+[[gnu::always_inline]] inline void few_move(char *d, const char *s, size_t n) {
+  local::by_size(n, [&](auto k) {
+    constexpr size_t N = decltype(k)::value;
+    if constexpr (N != 0)
+      local::move_fixed<N>(d, s);
+    else
+      few_copy<kPut>(d, s, n);
+  });
+}
+
+// True when the call was kPieces (1 or 2) pieces of n bytes, dst[i] and
+// src[i], and is done.
+template <bool kPut, size_t kPieces>
+[[gnu::always_inline]] inline bool few(gex_TM_t tm, gex_Rank_t rank, gex_Flags_t flags,
+                                       void *const *dst, void *const *src, size_t n) {
+  if (n == 0) return false;
+  const gexx::transport::PeerSegment *ps = few_segment(tm, rank, flags);
+  if (!ps) [[unlikely]]
+    return false;
+  void *const *remote = kPut ? dst : src;
+  char *p[kPieces];
+  for (size_t i = 0; i < kPieces; ++i) {
+    p[i] = few_at(ps, remote[i], n);
+    if (!p[i]) [[unlikely]]
+      return false;
+  }
+  if constexpr (kPieces == 2) {
+    const uintptr_t d0 = reinterpret_cast<uintptr_t>(dst[0]),
+                    d1 = reinterpret_cast<uintptr_t>(dst[1]);
+    if ((d0 < d1 ? d1 - d0 : d0 - d1) < n) [[unlikely]]
+      return false;
+  }
+  for (size_t i = 0; i < kPieces; ++i)
+    few_move<kPut>(kPut ? p[i] : static_cast<char *>(dst[i]),
+                   kPut ? static_cast<const char *>(src[i]) : p[i], n);
+  return true;
+}
+
+template <bool kPut>
+[[gnu::always_inline]] inline bool vector_few(gex_TM_t tm, gex_Rank_t rank, size_t dc,
+                                              const gex_Memvec_t *dl, size_t sc,
+                                              const gex_Memvec_t *sl, gex_Flags_t flags) {
+  if (dc != sc || !dl || !sl) return false;
+  const size_t n = dl[0].gex_len;
+  if (dc == 1) {
+    void *d[1] = {dl[0].gex_addr}, *s[1] = {sl[0].gex_addr};
+    return sl[0].gex_len == n && few<kPut, 1>(tm, rank, flags, d, s, n);
+  }
+  if (dc != 2 || sl[0].gex_len != n || dl[1].gex_len != n || sl[1].gex_len != n) return false;
+  void *d[2] = {dl[0].gex_addr, dl[1].gex_addr}, *s[2] = {sl[0].gex_addr, sl[1].gex_addr};
+  return few<kPut, 2>(tm, rank, flags, d, s, n);
+}
+
+template <bool kPut>
+[[gnu::always_inline]] inline bool indexed_few(gex_TM_t tm, gex_Rank_t rank, size_t dc,
+                                               void *const *dl, size_t dlen, size_t sc,
+                                               void *const *sl, size_t slen, gex_Flags_t flags) {
+  if (dc != sc || !dl || !sl || dlen != slen) return false;
+  if (dc == 1) return few<kPut, 1>(tm, rank, flags, dl, sl, dlen);
+  return dc == 2 && few<kPut, 2>(tm, rank, flags, dl, sl, dlen);
+}
+
+// Strided shapes whose counts are all 1 (one element) but for at most one
+// of 2 (two elements, that level's strides apart).
+template <bool kPut>
+[[gnu::always_inline]] inline bool strided_few(gex_TM_t tm, gex_Rank_t rank, void *dstaddr,
+                                               const ptrdiff_t *dststrides, void *srcaddr,
+                                               const ptrdiff_t *srcstrides, size_t elemsz,
+                                               const size_t *count, size_t levels,
+                                               gex_Flags_t flags) {
+  if (levels && (!count || !dststrides || !srcstrides)) return false;
+  void *d[2] = {dstaddr, nullptr}, *s[2] = {srcaddr, nullptr};
+  size_t pieces = 1;
+  for (size_t i = 0; i < levels; ++i) {
+    if (count[i] == 1) continue;
+    if (count[i] != 2 || pieces == 2) return false;
+    pieces = 2;
+    d[1] = static_cast<char *>(dstaddr) + dststrides[i];
+    s[1] = static_cast<char *>(srcaddr) + srcstrides[i];
+  }
+  return pieces == 1 ? few<kPut, 1>(tm, rank, flags, d, s, elemsz)
+                     : few<kPut, 2>(tm, rank, flags, d, s, elemsz);
+}
+
 // rank's segment when this process maps it (else null: a network peer, or
 // segments not attached, which the general path reports).
 inline const gexx::transport::PeerSegment *mapped_segment(const char *api, gex_Rank_t jr) {
@@ -163,10 +285,9 @@ template <bool kPut>
 }
 
 template <bool kPut>
-[[gnu::always_inline]] inline gex_Event_t vector(const char *api, Sync sync, gex_TM_t tm,
-                                                 gex_Rank_t rank, size_t dstcount,
-                                                 const gex_Memvec_t *dstlist, size_t srccount,
-                                                 const gex_Memvec_t *srclist, gex_Flags_t flags) {
+[[gnu::noinline]] gex_Event_t vector(const char *api, Sync sync, gex_TM_t tm, gex_Rank_t rank,
+                                     size_t dstcount, const gex_Memvec_t *dstlist, size_t srccount,
+                                     const gex_Memvec_t *srclist, gex_Flags_t flags) {
   gex_Rank_t jr = job_rank(tm, rank, flags, api);
   check_list(api, dstcount, dstlist, "destination");
   check_list(api, srccount, srclist, "source");
@@ -237,11 +358,10 @@ template <bool kPut>
 }
 
 template <bool kPut>
-[[gnu::always_inline]] inline gex_Event_t indexed(const char *api, Sync sync, gex_TM_t tm,
-                                                  gex_Rank_t rank, size_t dstcount,
-                                                  void *const *dstlist, size_t dstlen,
-                                                  size_t srccount, void *const *srclist,
-                                                  size_t srclen, gex_Flags_t flags) {
+[[gnu::noinline]] gex_Event_t indexed(const char *api, Sync sync, gex_TM_t tm, gex_Rank_t rank,
+                                      size_t dstcount, void *const *dstlist, size_t dstlen,
+                                      size_t srccount, void *const *srclist, size_t srclen,
+                                      gex_Flags_t flags) {
   gex_Rank_t jr = job_rank(tm, rank, flags, api);
   if (dstcount == srccount && dstlen == srclen && dstlen != 0 && dstcount != 0) {
     check_list(api, dstcount, dstlist, "destination");
@@ -306,12 +426,10 @@ template <bool kPut>
 }
 
 template <bool kPut>
-[[gnu::always_inline]] inline gex_Event_t strided(const char *api, Sync sync, gex_TM_t tm,
-                                                  gex_Rank_t rank, void *dstaddr,
-                                                  const ptrdiff_t *dststrides, void *srcaddr,
-                                                  const ptrdiff_t *srcstrides, size_t elemsz,
-                                                  const size_t *count, size_t levels,
-                                                  gex_Flags_t flags) {
+[[gnu::noinline]] gex_Event_t strided(const char *api, Sync sync, gex_TM_t tm, gex_Rank_t rank,
+                                      void *dstaddr, const ptrdiff_t *dststrides, void *srcaddr,
+                                      const ptrdiff_t *srcstrides, size_t elemsz,
+                                      const size_t *count, size_t levels, gex_Flags_t flags) {
   gex_Rank_t jr = job_rank(tm, rank, flags, api);
   if (levels && (!count || !dststrides || !srcstrides)) [[unlikely]] {
     gexx::util::fatal("%s: stridelevels is %zu but count or a stride array is null", api, levels);
@@ -345,35 +463,43 @@ void gex_VIS_SetPeerCompletionHandler(gex_AM_Index_t handler, const void *source
 int gex_VIS_VectorPutBlocking(gex_TM_t tm, gex_Rank_t dstrank, size_t dstcount,
                               gex_Memvec_t const dstlist[], size_t srccount,
                               gex_Memvec_t const srclist[], gex_Flags_t flags) {
+  if (vector_few<true>(tm, dstrank, dstcount, dstlist, srccount, srclist, flags)) return 0;
   vector<true>(__func__, Sync::Blocking, tm, dstrank, dstcount, dstlist, srccount, srclist, flags);
   return 0;
 }
 gex_Event_t gex_VIS_VectorPutNB(gex_TM_t tm, gex_Rank_t dstrank, size_t dstcount,
                                 gex_Memvec_t const dstlist[], size_t srccount,
                                 gex_Memvec_t const srclist[], gex_Flags_t flags) {
+  if (vector_few<true>(tm, dstrank, dstcount, dstlist, srccount, srclist, flags))
+    return GEX_EVENT_INVALID;
   return vector<true>(__func__, Sync::NB, tm, dstrank, dstcount, dstlist, srccount, srclist, flags);
 }
 int gex_VIS_VectorPutNBI(gex_TM_t tm, gex_Rank_t dstrank, size_t dstcount,
                          gex_Memvec_t const dstlist[], size_t srccount,
                          gex_Memvec_t const srclist[], gex_Flags_t flags) {
+  if (vector_few<true>(tm, dstrank, dstcount, dstlist, srccount, srclist, flags)) return 0;
   vector<true>(__func__, Sync::NBI, tm, dstrank, dstcount, dstlist, srccount, srclist, flags);
   return 0;
 }
 int gex_VIS_VectorGetBlocking(gex_TM_t tm, size_t dstcount, gex_Memvec_t const dstlist[],
                               gex_Rank_t srcrank, size_t srccount, gex_Memvec_t const srclist[],
                               gex_Flags_t flags) {
+  if (vector_few<false>(tm, srcrank, dstcount, dstlist, srccount, srclist, flags)) return 0;
   vector<false>(__func__, Sync::Blocking, tm, srcrank, dstcount, dstlist, srccount, srclist, flags);
   return 0;
 }
 gex_Event_t gex_VIS_VectorGetNB(gex_TM_t tm, size_t dstcount, gex_Memvec_t const dstlist[],
                                 gex_Rank_t srcrank, size_t srccount, gex_Memvec_t const srclist[],
                                 gex_Flags_t flags) {
+  if (vector_few<false>(tm, srcrank, dstcount, dstlist, srccount, srclist, flags))
+    return GEX_EVENT_INVALID;
   return vector<false>(__func__, Sync::NB, tm, srcrank, dstcount, dstlist, srccount, srclist,
                        flags);
 }
 int gex_VIS_VectorGetNBI(gex_TM_t tm, size_t dstcount, gex_Memvec_t const dstlist[],
                          gex_Rank_t srcrank, size_t srccount, gex_Memvec_t const srclist[],
                          gex_Flags_t flags) {
+  if (vector_few<false>(tm, srcrank, dstcount, dstlist, srccount, srclist, flags)) return 0;
   vector<false>(__func__, Sync::NBI, tm, srcrank, dstcount, dstlist, srccount, srclist, flags);
   return 0;
 }
@@ -382,6 +508,8 @@ int gex_VIS_VectorGetNBI(gex_TM_t tm, size_t dstcount, gex_Memvec_t const dstlis
 int gex_VIS_IndexedPutBlocking(gex_TM_t tm, gex_Rank_t dstrank, size_t dstcount,
                                void *const dstlist[], size_t dstlen, size_t srccount,
                                void *const srclist[], size_t srclen, gex_Flags_t flags) {
+  if (indexed_few<true>(tm, dstrank, dstcount, dstlist, dstlen, srccount, srclist, srclen, flags))
+    return 0;
   indexed<true>(__func__, Sync::Blocking, tm, dstrank, dstcount, dstlist, dstlen, srccount, srclist,
                 srclen, flags);
   return 0;
@@ -389,12 +517,16 @@ int gex_VIS_IndexedPutBlocking(gex_TM_t tm, gex_Rank_t dstrank, size_t dstcount,
 gex_Event_t gex_VIS_IndexedPutNB(gex_TM_t tm, gex_Rank_t dstrank, size_t dstcount,
                                  void *const dstlist[], size_t dstlen, size_t srccount,
                                  void *const srclist[], size_t srclen, gex_Flags_t flags) {
+  if (indexed_few<true>(tm, dstrank, dstcount, dstlist, dstlen, srccount, srclist, srclen, flags))
+    return GEX_EVENT_INVALID;
   return indexed<true>(__func__, Sync::NB, tm, dstrank, dstcount, dstlist, dstlen, srccount,
                        srclist, srclen, flags);
 }
 int gex_VIS_IndexedPutNBI(gex_TM_t tm, gex_Rank_t dstrank, size_t dstcount, void *const dstlist[],
                           size_t dstlen, size_t srccount, void *const srclist[], size_t srclen,
                           gex_Flags_t flags) {
+  if (indexed_few<true>(tm, dstrank, dstcount, dstlist, dstlen, srccount, srclist, srclen, flags))
+    return 0;
   indexed<true>(__func__, Sync::NBI, tm, dstrank, dstcount, dstlist, dstlen, srccount, srclist,
                 srclen, flags);
   return 0;
@@ -402,6 +534,8 @@ int gex_VIS_IndexedPutNBI(gex_TM_t tm, gex_Rank_t dstrank, size_t dstcount, void
 int gex_VIS_IndexedGetBlocking(gex_TM_t tm, size_t dstcount, void *const dstlist[], size_t dstlen,
                                gex_Rank_t srcrank, size_t srccount, void *const srclist[],
                                size_t srclen, gex_Flags_t flags) {
+  if (indexed_few<false>(tm, srcrank, dstcount, dstlist, dstlen, srccount, srclist, srclen, flags))
+    return 0;
   indexed<false>(__func__, Sync::Blocking, tm, srcrank, dstcount, dstlist, dstlen, srccount,
                  srclist, srclen, flags);
   return 0;
@@ -409,12 +543,16 @@ int gex_VIS_IndexedGetBlocking(gex_TM_t tm, size_t dstcount, void *const dstlist
 gex_Event_t gex_VIS_IndexedGetNB(gex_TM_t tm, size_t dstcount, void *const dstlist[], size_t dstlen,
                                  gex_Rank_t srcrank, size_t srccount, void *const srclist[],
                                  size_t srclen, gex_Flags_t flags) {
+  if (indexed_few<false>(tm, srcrank, dstcount, dstlist, dstlen, srccount, srclist, srclen, flags))
+    return GEX_EVENT_INVALID;
   return indexed<false>(__func__, Sync::NB, tm, srcrank, dstcount, dstlist, dstlen, srccount,
                         srclist, srclen, flags);
 }
 int gex_VIS_IndexedGetNBI(gex_TM_t tm, size_t dstcount, void *const dstlist[], size_t dstlen,
                           gex_Rank_t srcrank, size_t srccount, void *const srclist[], size_t srclen,
                           gex_Flags_t flags) {
+  if (indexed_few<false>(tm, srcrank, dstcount, dstlist, dstlen, srccount, srclist, srclen, flags))
+    return 0;
   indexed<false>(__func__, Sync::NBI, tm, srcrank, dstcount, dstlist, dstlen, srccount, srclist,
                  srclen, flags);
   return 0;
@@ -425,6 +563,9 @@ int gex_VIS_StridedPutBlocking(gex_TM_t tm, gex_Rank_t dstrank, void *dstaddr,
                                const ptrdiff_t dststrides[], void *srcaddr,
                                const ptrdiff_t srcstrides[], size_t elemsz, const size_t count[],
                                size_t stridelevels, gex_Flags_t flags) {
+  if (strided_few<true>(tm, dstrank, dstaddr, dststrides, srcaddr, srcstrides, elemsz, count,
+                        stridelevels, flags))
+    return 0;
   strided<true>(__func__, Sync::Blocking, tm, dstrank, dstaddr, dststrides, srcaddr, srcstrides,
                 elemsz, count, stridelevels, flags);
   return 0;
@@ -433,6 +574,9 @@ gex_Event_t gex_VIS_StridedPutNB(gex_TM_t tm, gex_Rank_t dstrank, void *dstaddr,
                                  const ptrdiff_t dststrides[], void *srcaddr,
                                  const ptrdiff_t srcstrides[], size_t elemsz, const size_t count[],
                                  size_t stridelevels, gex_Flags_t flags) {
+  if (strided_few<true>(tm, dstrank, dstaddr, dststrides, srcaddr, srcstrides, elemsz, count,
+                        stridelevels, flags))
+    return GEX_EVENT_INVALID;
   return strided<true>(__func__, Sync::NB, tm, dstrank, dstaddr, dststrides, srcaddr, srcstrides,
                        elemsz, count, stridelevels, flags);
 }
@@ -440,6 +584,9 @@ int gex_VIS_StridedPutNBI(gex_TM_t tm, gex_Rank_t dstrank, void *dstaddr,
                           const ptrdiff_t dststrides[], void *srcaddr, const ptrdiff_t srcstrides[],
                           size_t elemsz, const size_t count[], size_t stridelevels,
                           gex_Flags_t flags) {
+  if (strided_few<true>(tm, dstrank, dstaddr, dststrides, srcaddr, srcstrides, elemsz, count,
+                        stridelevels, flags))
+    return 0;
   strided<true>(__func__, Sync::NBI, tm, dstrank, dstaddr, dststrides, srcaddr, srcstrides, elemsz,
                 count, stridelevels, flags);
   return 0;
@@ -448,6 +595,9 @@ int gex_VIS_StridedGetBlocking(gex_TM_t tm, void *dstaddr, const ptrdiff_t dstst
                                gex_Rank_t srcrank, void *srcaddr, const ptrdiff_t srcstrides[],
                                size_t elemsz, const size_t count[], size_t stridelevels,
                                gex_Flags_t flags) {
+  if (strided_few<false>(tm, srcrank, dstaddr, dststrides, srcaddr, srcstrides, elemsz, count,
+                         stridelevels, flags))
+    return 0;
   strided<false>(__func__, Sync::Blocking, tm, srcrank, dstaddr, dststrides, srcaddr, srcstrides,
                  elemsz, count, stridelevels, flags);
   return 0;
@@ -456,6 +606,9 @@ gex_Event_t gex_VIS_StridedGetNB(gex_TM_t tm, void *dstaddr, const ptrdiff_t dst
                                  gex_Rank_t srcrank, void *srcaddr, const ptrdiff_t srcstrides[],
                                  size_t elemsz, const size_t count[], size_t stridelevels,
                                  gex_Flags_t flags) {
+  if (strided_few<false>(tm, srcrank, dstaddr, dststrides, srcaddr, srcstrides, elemsz, count,
+                         stridelevels, flags))
+    return GEX_EVENT_INVALID;
   return strided<false>(__func__, Sync::NB, tm, srcrank, dstaddr, dststrides, srcaddr, srcstrides,
                         elemsz, count, stridelevels, flags);
 }
@@ -463,6 +616,9 @@ int gex_VIS_StridedGetNBI(gex_TM_t tm, void *dstaddr, const ptrdiff_t dststrides
                           gex_Rank_t srcrank, void *srcaddr, const ptrdiff_t srcstrides[],
                           size_t elemsz, const size_t count[], size_t stridelevels,
                           gex_Flags_t flags) {
+  if (strided_few<false>(tm, srcrank, dstaddr, dststrides, srcaddr, srcstrides, elemsz, count,
+                         stridelevels, flags))
+    return 0;
   strided<false>(__func__, Sync::NBI, tm, srcrank, dstaddr, dststrides, srcaddr, srcstrides, elemsz,
                  count, stridelevels, flags);
   return 0;

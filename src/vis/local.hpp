@@ -10,8 +10,9 @@
 //
 // Ordering: a put's stores must be ordered before any later store of the
 // caller (util/copy.hpp). Pieces of 1 to 64 bytes are plain loads and
-// stores, ordered as they are; a put that moved a piece with memmove ends
-// with one store fence.
+// stores, ordered as they are; so are longer ones up to
+// GEXX_COPY_INLINE_MAX (gexx_copy.h); a put's piece moved with memmove is
+// followed by a store fence.
 #pragma once
 
 #include <gasnetex.h>
@@ -64,11 +65,6 @@ inline void move_fixed(char *d, const char *s) {
   }
 }
 
-// A piece of any length.
-inline void move_any(char *d, const char *s, size_t n) {
-  if (!util::detail::move_small(d, s, n)) std::memmove(d, s, n);
-}
-
 // Calls f(std::integral_constant<size_t, N>) with N = n for the lengths
 // moved inline (1 to 64, powers of two), else N = 0 (the length is not
 // known at compile time).
@@ -95,33 +91,24 @@ inline auto by_size(size_t n, F &&f) {
 }
 
 // Moves one piece of length n, N being n when known at compile time.
-// Other lengths take the same-host copy of gexx_copy.h (ordinary stores up
-// to GEXX_COPY_INLINE_MAX bytes, memmove beyond or when the ranges overlap),
-// unfenced: the loop ends with one fence (loop_done).
-template <size_t N>
+// Other lengths take the same-host copy of gexx_copy.h: ordinary stores up
+// to GEXX_COPY_INLINE_MAX bytes, else (or when the ranges overlap) memmove,
+// which a put follows with a store fence (only then: a fence after a loop
+// of ordinary stores cost a 512-byte put half its time).
+template <bool kPut, size_t N>
 inline void move_piece(char *d, const char *s, size_t n) {
   if constexpr (N != 0)
     move_fixed<N>(d, s);
+  else if constexpr (kPut)
+    gexx_copy_put_(d, s, n);
   else
     gexx_copy_get_(d, s, n);
 }
 
-// After a put's loop of pieces of length N (0: gexx_copy_get_, which may be
-// memmove): the fence memmove needs.
-template <bool kPut, size_t N>
-inline void loop_done() {
-  if constexpr (kPut && N == 0) util::store_fence();
-}
-
-// One piece of a put or get: inline loads and stores up to 64 bytes, else
-// memmove (and, for a put, the fence it needs).
+// One piece of a put or get.
 template <bool kPut>
 inline void move_one_piece(char *d, const char *s, size_t n) {
-  by_size(n, [&](auto k) {
-    constexpr size_t N = decltype(k)::value;
-    move_piece<N>(d, s, n);
-    loop_done<kPut, N>();
-  });
+  by_size(n, [&](auto k) { move_piece<kPut, decltype(k)::value>(d, s, n); });
 }
 
 // Which side is remote: a put writes the remote side (the destination), a
@@ -159,13 +146,12 @@ void pair_lists(ptrdiff_t delta, size_t dc, DE &&dentry, size_t sc, SE &&sentry)
     }
     if (sl == 0) break;
     size_t n = dl < sl ? dl : sl;
-    move_any(dp, sp, n);
+    move_piece<kPut, 0>(dp, sp, n);
     dp += n;
     sp += n;
     dl -= n;
     sl -= n;
   }
-  if (kPut) util::store_fence();
 }
 
 // The loops over lists of pieces of one length N (0: n bytes, memmove),
@@ -175,14 +161,13 @@ template <bool kPut, size_t N>
 void vector_loop(ptrdiff_t delta, size_t c, const gex_Memvec_t *dl, const gex_Memvec_t *sl,
                  size_t n) {
   for (size_t i = 0; i < c; ++i)
-    move_piece<N>(dst_addr<kPut>(dl[i].gex_addr, delta), src_addr<kPut>(sl[i].gex_addr, delta), n);
-  loop_done<kPut, N>();
+    move_piece<kPut, N>(dst_addr<kPut>(dl[i].gex_addr, delta),
+                        src_addr<kPut>(sl[i].gex_addr, delta), n);
 }
 template <bool kPut, size_t N>
 void indexed_loop(ptrdiff_t delta, size_t c, void *const *dl, void *const *sl, size_t n) {
   for (size_t i = 0; i < c; ++i)
-    move_piece<N>(dst_addr<kPut>(dl[i], delta), src_addr<kPut>(sl[i], delta), n);
-  loop_done<kPut, N>();
+    move_piece<kPut, N>(dst_addr<kPut>(dl[i], delta), src_addr<kPut>(sl[i], delta), n);
 }
 
 // Vector lists. `uniform`: the length every entry of both lists has when
@@ -260,9 +245,8 @@ Pass list_pass(Window w, size_t c, Addr addr, Len lens_are, size_t n, ListScan &
     const uintptr_t a = reinterpret_cast<uintptr_t>(da);
     lo = a < lo ? a : lo;
     hi = a + n > hi ? a + n : hi;
-    move_piece<N>(dst_addr<kPut>(da, delta), src_addr<kPut>(sa, delta), n);
+    move_piece<kPut, N>(dst_addr<kPut>(da, delta), src_addr<kPut>(sa, delta), n);
   }
-  loop_done<kPut, N>();
   uint64_t t;
   if (__builtin_mul_overflow(static_cast<uint64_t>(r.at), static_cast<uint64_t>(n), &t) ||
       __builtin_add_overflow(dscan.total, t, &dscan.total))
@@ -343,25 +327,22 @@ class StridedPlan {
     char *d = dbase_ + (kPut ? delta : 0);
     const char *s = sbase_ + (kPut ? 0 : delta);
     if (ndims_ == 0) return move_one_piece<kPut>(d, s, len_);
-    by_size(len_, [&](auto k) {
-      run<decltype(k)::value>(d, s);
-      loop_done<kPut, decltype(k)::value>();
-    });
+    by_size(len_, [&](auto k) { run<kPut, decltype(k)::value>(d, s); });
   }
 
  private:
-  template <size_t N>
+  template <bool kPut, size_t N>
   void run(char *d, const char *s) const {
     const size_t n = len_;
     const Dim *dm = dims();
     switch (ndims_) {
       case 0:
-        move_piece<N>(d, s, n);
+        move_piece<kPut, N>(d, s, n);
         return;
       case 1: {
         const size_t c0 = dm[0].count;
         const ptrdiff_t d0 = dm[0].dstride, s0 = dm[0].sstride;
-        for (size_t i = 0; i < c0; ++i, d += d0, s += s0) move_piece<N>(d, s, n);
+        for (size_t i = 0; i < c0; ++i, d += d0, s += s0) move_piece<kPut, N>(d, s, n);
         return;
       }
       case 2: {
@@ -371,7 +352,7 @@ class StridedPlan {
         for (size_t j = 0; j < c1; ++j, d += d1, s += s1) {
           char *dp = d;
           const char *sp = s;
-          for (size_t i = 0; i < c0; ++i, dp += d0, sp += s0) move_piece<N>(dp, sp, n);
+          for (size_t i = 0; i < c0; ++i, dp += d0, sp += s0) move_piece<kPut, N>(dp, sp, n);
         }
         return;
       }
@@ -392,7 +373,7 @@ class StridedPlan {
       for (size_t j = 0; j < c1; ++j, dr += d1, sr += s1) {
         char *dp = dr;
         const char *sp = sr;
-        for (size_t i = 0; i < c0; ++i, dp += d0, sp += s0) move_piece<N>(dp, sp, n);
+        for (size_t i = 0; i < c0; ++i, dp += d0, sp += s0) move_piece<kPut, N>(dp, sp, n);
       }
       size_t k = 2;
       for (; k < ndims_; ++k) {

@@ -1364,6 +1364,8 @@ def case_g1coll(n, ofi=None):
 VIS_MISUSES = [
     ("overlap", r"gex_VIS_StridedPutBlocking: destination stride\[0\] is 0 with count\[0\] = 2: "
                 r"the destination overlaps itself"),
+    ("overlap2", r"gex_VIS_VectorPutNBI: .*overlap"),
+    ("outside2", r"gex_VIS_IndexedPutBlocking: .*is not inside rank \d+'s segment"),
     ("overflow", r"gex_VIS_IndexedPutBlocking: the destination list's count \(\d+\) times its "
                  r"length \(4\) overflows"),
     ("pcindex", r"gex_VIS_SetPeerCompletionHandler: handler index 5 is out of range"),

@@ -1,7 +1,7 @@
 /* vischeck: the VIS calls (gasnet_vis.h) against a byte-by-byte model.
  *
  *   vischeck [rounds]     (default 200 random shapes per kind)
- *   vischeck overlap|overflow|pcindex   (a misuse that must stop the job)
+ *   vischeck overlap|overlap2|outside2|overflow|pcindex   (a misuse that must stop the job)
  *
  * Rank r works on its right neighbour's segment. Before each transfer the
  * whole remote area and the whole local buffer get known patterns; after it
@@ -371,6 +371,86 @@ static void indexed_round(int put, int form) {
   verify(put ? "indexed put" : "indexed get");
 }
 
+/* One or two pieces of one length on each side (the entry points' short
+ * path, src/capi/vis.cpp): vector, indexed and strided, EX forms, lengths
+ * the copy moves in each of its ways (fixed sizes, ordinary stores,
+ * memmove), destinations apart or adjacent, sources anywhere (repeats
+ * allowed). */
+static void few_round(int put, int form) {
+  static const size_t lens[] = {1, 2, 3, 4, 8, 16, 24, 32, 64, 100, 512, 700, 3000};
+  size_t len = lens[rnd(0, sizeof lens / sizeof lens[0] - 1)], pieces = rnd(1, 2);
+  size_t dof[2], sof[2];
+  dof[0] = rnd(0, AREA / 2 - len);
+  dof[1] = rnd(0, 1) ? dof[0] + len : AREA / 2 + rnd(0, AREA / 2 - len); /* adjacent or apart */
+  if (rnd(0, 1)) {
+    size_t t = dof[0];
+    dof[0] = dof[1];
+    dof[1] = t;
+  }
+  for (size_t i = 0; i < 2; ++i) sof[i] = rnd(0, AREA - len);
+  unsigned char *dbase = put ? remote : local, *sbase = put ? local : remote;
+  size_t nb = 0;
+  for (size_t i = 0; i < pieces; ++i)
+    for (size_t b = 0; b < len; ++b, ++nb) {
+      offs_d[nb] = dof[i] + b;
+      offs_s[nb] = sof[i] + b;
+    }
+  gex_RMA_GetBlocking(tm, image, peer, remote, AREA, 0);
+  model(put, nb);
+  gex_Memvec_t dv[2], sv[2];
+  void *dl[2], *sl[2];
+  for (size_t i = 0; i < 2; ++i) {
+    dl[i] = dv[i].gex_addr = dbase + dof[i];
+    sl[i] = sv[i].gex_addr = sbase + sof[i];
+    dv[i].gex_len = sv[i].gex_len = len;
+  }
+  ptrdiff_t ds[2] = {(ptrdiff_t)dof[1] - (ptrdiff_t)dof[0], 4 * AREA};
+  ptrdiff_t ss[2] = {(ptrdiff_t)sof[1] - (ptrdiff_t)sof[0], 5};
+  size_t cnt[2] = {pieces, 1};
+  if (rnd(0, 1)) { /* the count of 2 in the second dimension */
+    ds[1] = ds[0];
+    ss[1] = ss[0];
+    ds[0] = 3;
+    ss[0] = -7;
+    cnt[0] = 1;
+    cnt[1] = pieces;
+  }
+  int kind = (int)rnd(0, 2);
+  gex_Event_t e = GEX_EVENT_INVALID;
+  if (put) {
+    if (kind == 0) {
+      if (form == 0) gex_VIS_VectorPutBlocking(tm, peer, pieces, dv, pieces, sv, 0);
+      if (form == 1) e = gex_VIS_VectorPutNB(tm, peer, pieces, dv, pieces, sv, 0);
+      if (form == 2) gex_VIS_VectorPutNBI(tm, peer, pieces, dv, pieces, sv, 0);
+    } else if (kind == 1) {
+      if (form == 0) gex_VIS_IndexedPutBlocking(tm, peer, pieces, dl, len, pieces, sl, len, 0);
+      if (form == 1) e = gex_VIS_IndexedPutNB(tm, peer, pieces, dl, len, pieces, sl, len, 0);
+      if (form == 2) gex_VIS_IndexedPutNBI(tm, peer, pieces, dl, len, pieces, sl, len, 0);
+    } else {
+      if (form == 0) gex_VIS_StridedPutBlocking(tm, peer, dl[0], ds, sl[0], ss, len, cnt, 2, 0);
+      if (form == 1) e = gex_VIS_StridedPutNB(tm, peer, dl[0], ds, sl[0], ss, len, cnt, 2, 0);
+      if (form == 2) gex_VIS_StridedPutNBI(tm, peer, dl[0], ds, sl[0], ss, len, cnt, 2, 0);
+    }
+  } else {
+    if (kind == 0) {
+      if (form == 0) gex_VIS_VectorGetBlocking(tm, pieces, dv, peer, pieces, sv, 0);
+      if (form == 1) e = gex_VIS_VectorGetNB(tm, pieces, dv, peer, pieces, sv, 0);
+      if (form == 2) gex_VIS_VectorGetNBI(tm, pieces, dv, peer, pieces, sv, 0);
+    } else if (kind == 1) {
+      if (form == 0) gex_VIS_IndexedGetBlocking(tm, pieces, dl, len, peer, pieces, sl, len, 0);
+      if (form == 1) e = gex_VIS_IndexedGetNB(tm, pieces, dl, len, peer, pieces, sl, len, 0);
+      if (form == 2) gex_VIS_IndexedGetNBI(tm, pieces, dl, len, peer, pieces, sl, len, 0);
+    } else {
+      if (form == 0) gex_VIS_StridedGetBlocking(tm, dl[0], ds, peer, sl[0], ss, len, cnt, 2, 0);
+      if (form == 1) e = gex_VIS_StridedGetNB(tm, dl[0], ds, peer, sl[0], ss, len, cnt, 2, 0);
+      if (form == 2) gex_VIS_StridedGetNBI(tm, dl[0], ds, peer, sl[0], ss, len, cnt, 2, 0);
+    }
+  }
+  if (form == 1) gex_Event_Wait(e);
+  if (form == 2) sync_nbi(put);
+  verify(put ? "few-piece put" : "few-piece get");
+}
+
 int main(int argc, char **argv) {
   gasnet_init(&argc, &argv);
   const char *misuse = argc > 1 && (argv[1][0] < '0' || argv[1][0] > '9') ? argv[1] : NULL;
@@ -391,6 +471,12 @@ int main(int argc, char **argv) {
       ptrdiff_t ds[1] = {0}, ss[1] = {8};
       size_t cnt[1] = {2};
       gex_VIS_StridedPutBlocking(tm, peer, remote, ds, local, ss, 8, cnt, 1, 0);
+    } else if (!strcmp(misuse, "overlap2")) { /* two pieces, the second inside the first */
+      gex_Memvec_t dv[2] = {{remote, 8}, {remote + 4, 8}}, sv[2] = {{local, 8}, {local + 8, 8}};
+      gex_VIS_VectorPutNBI(tm, peer, 2, dv, 2, sv, 0);
+    } else if (!strcmp(misuse, "outside2")) { /* a second piece past the segment's end */
+      void *dl[2] = {remote, remote + 2 * AREA}, *sl[2] = {local, local + 8};
+      gex_VIS_IndexedPutBlocking(tm, peer, 2, dl, 8, 2, sl, 8, 0);
     } else if (!strcmp(misuse, "overflow")) {
       void *list[1] = {remote};
       gex_VIS_IndexedPutBlocking(tm, peer, SIZE_MAX / 2, list, 4, 1, list, 4, 0);
@@ -409,6 +495,8 @@ int main(int argc, char **argv) {
       vector_round(put, i % 6);
       reset((uint64_t)i * 4 + 3);
       indexed_round(put, i % 6);
+      reset((uint64_t)i * 4 + 1);
+      few_round(put, i % 3);
     }
   }
   gasnet_barrier_notify(0, GASNET_BARRIERFLAG_ANONYMOUS);
