@@ -122,7 +122,8 @@ def main():
     ap.add_argument("--ranks", type=int, default=2)
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--net", action="store_true")
-    ap.add_argument("--provider", default="tcp")
+    ap.add_argument("--provider", default="",
+                    help="GASNET_OFI_PROVIDER for gexx with --net (default: the conduit's own choice, net on Ethernet)")
     ap.add_argument("--grep", default="")
     ap.add_argument("--timeout", type=int, default=300)
     ap.add_argument("--suites", default=os.path.join(os.path.dirname(os.path.abspath(__file__)),
@@ -148,7 +149,7 @@ def main():
         out = run(side, progs[side], args, a.ranks, a.net, a.provider, sides[side], a.timeout)
         for key, fig in figures(out, a.grep).items():
             got[side].setdefault(key, []).append(fig)
-    where = ("net: gexx ofi/%s vs anchor udp" % a.provider) if a.net else "smp"
+    where = ("net: gexx ofi/%s vs anchor udp" % (a.provider or "default")) if a.net else "smp"
     print("# %s %s, %d ranks, %s, %d runs each, alternated; medians (min-max)"
           % (a.test, a.args, a.ranks, where, a.runs))
     print("# ratio: anchor/gexx for times, gexx/anchor for rates (above 1: gexx faster)")
