@@ -87,11 +87,16 @@ template <bool kPut>
   return ps && ps->local ? ps : nullptr;
 }
 
+inline local::Window window_of(const gexx::transport::PeerSegment &ps) {
+  return local::Window{static_cast<uintptr_t>(ps.owner_base), ps.size,
+                       ps.local - reinterpret_cast<char *>(ps.owner_base)};
+}
+
 // This process's address of [addr, addr + n) in the segment, or null.
 [[gnu::always_inline]] inline char *few_at(const gexx::transport::PeerSegment *ps, const void *addr,
                                            size_t n) {
-  const uint64_t off = reinterpret_cast<uint64_t>(addr) - ps->owner_base;  // wraps when below
-  return off <= ps->size && n <= ps->size - off ? ps->local + off : nullptr;
+  const local::Window w = window_of(*ps);
+  return w.holds(addr, n) ? static_cast<char *>(const_cast<void *>(addr)) + w.delta : nullptr;
 }
 
 template <bool kPut>
@@ -189,11 +194,6 @@ template <bool kPut>
 inline const gexx::transport::PeerSegment *mapped_segment(const char *api, gex_Rank_t jr) {
   const gexx::transport::PeerSegment *ps = gexx::core::Runtime::get(api).peer_segment(jr);
   return ps && ps->local ? ps : nullptr;
-}
-
-inline local::Window window_of(const gexx::transport::PeerSegment &ps) {
-  return local::Window{static_cast<uintptr_t>(ps.owner_base), ps.size,
-                       ps.local - reinterpret_cast<char *>(ps.owner_base)};
 }
 
 // A piece the one-pass loop found outside the peer's segment: fatal.
