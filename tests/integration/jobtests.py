@@ -72,6 +72,42 @@ def pids_with_env(assignment):
     return found
 
 
+# Every job this case started: run_case ends whatever is left of them, so a case that
+# fails part-way (its job never killed, its ranks spinning) leaves nothing running.
+STARTED = []
+
+
+def end_leftovers():
+    """Kills (SIGKILL) every process still carrying the tag of a job this case
+    started, launcher and ranks alike; returns how many there were. A case that
+    failed before ending its job would otherwise leave ranks spinning for the rest
+    of the test run (a loaded CI host: 4 spinning ranks slowed all that followed
+    it by 10-100 times)."""
+    left = 0
+    for job in STARTED:
+        if job.proc.poll() is None:
+            job.proc.kill()
+            left += 1
+    deadline = time.time() + 10
+    while True:
+        pids = [pid for job in STARTED for pid in tagged_pids(job.tag)]
+        if not pids or time.time() > deadline:
+            break
+        for pid in pids:
+            try:
+                os.kill(pid, signal.SIGKILL)
+                left += 1
+            except OSError:
+                pass
+        time.sleep(0.1)
+    for job in STARTED:
+        try:
+            job.proc.wait(5)
+        except subprocess.TimeoutExpired:
+            pass
+    return left
+
+
 class Job:
     """A job started in the background; output collected at the end."""
 
@@ -93,6 +129,7 @@ class Job:
         self.ended = None
         self.proc = subprocess.Popen(argv, env=self.env, stdout=self.out, stderr=self.err,
                                      stdin=subprocess.DEVNULL, preexec_fn=pin)
+        STARTED.append(self)
 
     def wait(self, timeout=60):
         try:
@@ -113,9 +150,10 @@ class Job:
         wait_all)."""
         return self.ended - self.start
 
-    def wait_for_lines(self, pattern, count, timeout=30, stream="out"):
+    def wait_for_lines(self, pattern, count, timeout=120, stream="out"):
         """Waits until stdout (or stderr) has `count` lines matching `pattern`; returns the
-        matches."""
+        matches. The limit is generous: a job whose ranks spin without polling, started
+        by mpirun on a loaded 2-core host, took over 30 s to print its lines in CI."""
         f = self.out if stream == "out" else self.err
         deadline = time.time() + timeout
         while time.time() < deadline:
@@ -2482,6 +2520,10 @@ def run_case(cases, take_args):
     except Failure as e:
         print("FAIL %s: %s" % (args.case, e))
         return 1
+    finally:
+        left = end_leftovers()
+        if left:
+            print("%s: ended %d process(es) its jobs left running" % (args.case, left))
     print("PASS %s" % args.case)
     return 0
 

@@ -15,7 +15,10 @@
 # the rank counts of the smp runs (the whole EX suite at the first, the
 # expected list at the others; default 2); SUITES_OFI_PROVIDERS ("tcp net")
 # adds the EX list on ofi, every peer through the network, once per
-# provider, at SUITES_OFI_NODES ranks (default 2). tests/suites/variants-ex.txt
+# provider, at SUITES_OFI_NODES ranks (default 2). SUITES_SUBSET (a file of
+# lines TEST CONDUITS, e.g. tests/suites/ci-subset-ex.txt, as .ci/run asks)
+# narrows every run after the first smp one, and the variants there, to the
+# tests it names on that conduit. tests/suites/variants-ex.txt
 # names EX test runs with settings of their own (as GASNet's harness runs
 # testvis and testvis_pack with VIS's pipelining knobs off and on) and a time
 # limit of their own, on the conduits it names, after the expected list of
@@ -39,13 +42,14 @@ failed=0
 
 expected() { grep -v -e '^#' -e '^[[:space:]]*$' "$1"; }
 
-# check_ex <results.tsv> <what> <conduit> [provider]: every test expected there passed
+# check_ex <results.tsv> <what> <tests...>: every test named passed
 check_ex() {
-  local t verdict
-  for t in $(expected_on "$3" "${4:-}"); do
-    verdict=$(awk -F'\t' -v t="$t" '$1 == t { print $5 }' "$1" 2>/dev/null)
+  local res=$1 what=$2 t verdict
+  shift 2
+  for t in "$@"; do
+    verdict=$(awk -F'\t' -v t="$t" '$1 == t { print $5 }' "$res" 2>/dev/null)
     if [ "$verdict" != PASS ]; then
-      echo "run-suites: EX test $t is expected to pass ($2): ${verdict:-did not run}"
+      echo "run-suites: EX test $t is expected to pass ($what): ${verdict:-did not run}"
       failed=1
     fi
   done
@@ -66,8 +70,25 @@ variant_tests() {
   done < <(expected "$here/variants-ex.txt")
 }
 # The expected list less the tests that have variants on <conduit> [provider].
-expected_on() {
+expected_all() {
   expected "$here/expected-ex.txt" | grep -v -x -F -f <(variant_tests "$1" "${2:-}"; echo '#')
+}
+# What the runs after the first run on <conduit> [provider]: the expected
+# list, or with SUITES_SUBSET the tests that file names there (lines TEST
+# CONDUITS, as in variants-ex.txt).
+listed_on() {
+  if [ -n "${SUITES_SUBSET:-}" ]; then
+    local test conds rest
+    while read -r test conds rest; do
+      if on_conduit "$conds" "$1" "${2:-}"; then echo "$test"; fi
+    done < <(expected "$SUITES_SUBSET")
+  else
+    expected "$here/expected-ex.txt"
+  fi
+}
+# Those less the tests that have variants on <conduit> [provider].
+expected_on() {
+  listed_on "$1" "${2:-}" | grep -v -x -F -f <(variant_tests "$1" "${2:-}"; echo '#')
 }
 
 # run_variants <conduit> <ranks> <tag> [provider]: the lines of
@@ -79,6 +100,7 @@ run_variants() {
   local conduit=$1 nodes=$2 tag=$3 prov=${4:-} name test conds secs vars launcher verdict
   while read -r name test conds secs vars; do
     on_conduit "$conds" "$conduit" "$prov" || continue
+    [ "${5:-}" = all ] || listed_on "$conduit" "$prov" | grep -q -x -F "$test" || continue
     launcher=""
     [ "$conduit" = smp ] || launcher="$prefix/bin/gasnetrun_$conduit -n $nodes"
     echo "=== EX variant $name: $test with $vars ($tag, up to $secs s)"
@@ -99,16 +121,17 @@ if [ -z "$only" ] || [ "$only" = ex ]; then
     if [ "$first" = 1 ]; then
       echo "=== GASNet-EX suite (smp, $n ranks) against $prefix"
       EXSUITE_NODES=$n EXSUITE_WORK=$work/ex bash "$suites/run-ex.sh" "$prefix" smp
-      check_ex "$work/ex/results.tsv" "smp, $n ranks" smp
-      first=0
+      check_ex "$work/ex/results.tsv" "smp, $n ranks" $(expected_all smp)
+      first=2
     else
-      echo "=== GASNet-EX suite (smp, $n ranks; the expected list) against $prefix"
+      echo "=== GASNet-EX suite (smp, $n ranks; ${SUITES_SUBSET:+the subset of }the expected list) against $prefix"
       EXSUITE_NODES=$n EXSUITE_WORK=$work/ex-$n \
         EXSUITE_TESTS="$(expected_on smp | tr '\n' ' ')" \
         bash "$suites/run-ex.sh" "$prefix" smp
-      check_ex "$work/ex-$n/results.tsv" "smp, $n ranks" smp
+      check_ex "$work/ex-$n/results.tsv" "smp, $n ranks" $(expected_on smp)
     fi
-    run_variants smp "$n" "smp-$n"
+    if [ "$first" = 2 ]; then run_variants smp "$n" "smp-$n" "" all; first=0
+    else run_variants smp "$n" "smp-$n"; fi
   done
   # Optional: the expected list on the ofi conduit with every peer sent
   # through the network, once per provider named in SUITES_OFI_PROVIDERS
@@ -116,12 +139,16 @@ if [ -z "$only" ] || [ "$only" = ex ]; then
   ofi_nodes=${SUITES_OFI_NODES:-2}
   for prov in ${SUITES_OFI_PROVIDERS:-}; do
     [ -d "$prefix/include/ofi-conduit" ] || { echo "run-suites: no ofi conduit in $prefix"; failed=1; break; }
+    if [ -z "$(listed_on ofi "$prov")" ]; then
+      echo "run-suites: no EX test listed for ofi $prov"
+      continue
+    fi
     echo "=== GASNet-EX suite (ofi, provider $prov, GASNET_SUPERNODE_MAXSIZE=1, $ofi_nodes ranks)"
     GASNET_SUPERNODE_MAXSIZE=1 GASNET_OFI_PROVIDER=$prov EXSUITE_WORK=$work/ex-ofi-$prov \
       EXSUITE_NODES=$ofi_nodes \
       EXSUITE_TESTS="$(expected_on ofi "$prov" | tr '\n' ' ')" \
       bash "$suites/run-ex.sh" "$prefix" ofi
-    check_ex "$work/ex-ofi-$prov/results.tsv" "ofi $prov" ofi "$prov"
+    check_ex "$work/ex-ofi-$prov/results.tsv" "ofi $prov" $(expected_on ofi "$prov")
     GASNET_SUPERNODE_MAXSIZE=1 GASNET_OFI_PROVIDER=$prov \
       run_variants ofi "$ofi_nodes" "ofi-$prov" "$prov"
   done
