@@ -17,6 +17,11 @@ namespace gexx::core {
 // engine that takes its deliveries exists.
 void progress_open(bool oversubscribed);
 void progress_start(transport::Transport &tp);
+// GASNET_SPREAD_RANKS: moves this rank, the `local`-th of its host's
+// `ranks`, onto the local-th CPU it may run on (when it may run on at least
+// `ranks`), leaving it free to move. Called after the start-up steps that
+// sleep in the bootstrap: a rank woken there is often put on its waker's CPU.
+void spread_over_cpus(uint32_t local, uint32_t ranks);
 
 // Polls the whole transport: runs incoming AMs and completes RMA. `api` names the caller in the
 // error raised when it is called inside an AM handler (handlers may not poll or wait). It yields

@@ -90,6 +90,7 @@ Runtime &Runtime::init(const char *api, const char *client_name, gex_Flags_t fla
   rt->start(client_name, flags);
   g_runtime = rt;
   progress_start(rt->transport());
+  rt->spread();
   return *rt;
 }
 
@@ -194,6 +195,12 @@ std::unique_ptr<coll::SplitBarrier> Runtime::job_barrier() {
   return coll::AmBarrier::over_am(*am_, handlers_, rank_, size_);
 }
 
+void Runtime::spread() {
+  const auto &host = boot_->host_ranks();
+  auto at = std::lower_bound(host.begin(), host.end(), rank_);
+  spread_over_cpus(static_cast<uint32_t>(at - host.begin()), static_cast<uint32_t>(host.size()));
+}
+
 gex_Segment_t Runtime::attach(const char *api, uint64_t size) {
   if (attached_) {
     util::fatal(
@@ -221,6 +228,7 @@ gex_Segment_t Runtime::attach(const char *api, uint64_t size) {
   client_.segment = &segment_;
   ep_.segment = &segment_;
   if (rank_ == 0) util::note("%s", transport_->describe().c_str());
+  spread();
   barrier_->finish_anonymous(barrier_->start_anonymous());
   start_progress_thread(*this);
   return &segment_;

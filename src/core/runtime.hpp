@@ -47,6 +47,9 @@ class Runtime {
   // Collective; one segment per process. Returns the segment handle.
   gex_Segment_t attach(const char *api, uint64_t size);
   bool attached() const { return attached_; }
+  // GASNET_SPREAD_RANKS after a step that slept in the bootstrap
+  // (core/progress.hpp, spread_over_cpus).
+  void spread();
 
   bootstrap::Bootstrap &boot() { return *boot_; }
   transport::Transport &transport() { return *transport_; }

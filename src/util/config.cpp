@@ -38,6 +38,14 @@ GEXX_KNOB_GROUP_DEFINE(
          "job with peers over the network (the ofi conduit's network peers, several hosts) ignores "
          "it: its barrier is a dissemination over active messages (am-dissem).",
          true, INT64_MIN, INT64_MAX, "auto,dissem,central"},
+        {"GASNET_SPREAD_RANKS", Kind::Bool, "1",
+         "When a rank may run on at least as many CPUs as its host has ranks, move it onto the "
+         "CPU of that set its place among the host's ranks names, at the end of start-up and of "
+         "the segment attach, without binding it (the scheduler may move it later). Ranks woken "
+         "from the start-up exchanges often share one CPU until the kernel spreads them, tens of "
+         "milliseconds in which every wait of one on the other costs a time slice. 0 leaves the "
+         "placement to the kernel.",
+         false},
         {"GASNET_EXITTIMEOUT", Kind::Seconds, "",
          "Seconds ranks get to end once the job is ending (after a gasnet_exit, an exit, or a "
          "signal to the launcher) before they are killed, and that the others get to finish after "

@@ -17,12 +17,18 @@
  *                             of two teams at once)
  *   jobcheck double_notify    calls gasnet_barrier_notify twice in a row
  *   jobcheck early_result     asks gasnet_barrier_result between notify and wait
+ *   jobcheck cpus             every rank starts on the first CPU it may use (moved
+ *                             there, then let go), then prints the CPU it is on
+ *                             when gasnet_init returns and how many CPUs it may
+ *                             still use (GASNET_SPREAD_RANKS)
  *
  * Each check prints "FAIL: ..." and exits 1 on the first problem.
  */
+#define _GNU_SOURCE
 #include <gasnet.h>
 
 #include "check.h"
+#include <sched.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -167,6 +173,27 @@ int main(int argc, char **argv) {
     const char *v = gasnet_getenv(argv[2]);
     printf("rank %u sees %s=%s, argc %d, last argument '%s'\n", me, argv[2], v ? v : "(unset)",
            argc, argv[argc - 1]);
+    gasnet_barrier(0, GASNET_BARRIERFLAG_ANONYMOUS);
+    gasnet_exit(0);
+  }
+  if (!strcmp(mode, "cpus")) {
+    /* The start that makes ranks share a CPU: all of them on the first one. */
+    cpu_set_t allowed, one;
+    CHECK(sched_getaffinity(0, sizeof allowed, &allowed) == 0, "sched_getaffinity");
+    int first = 0;
+    while (!CPU_ISSET(first, &allowed)) ++first;
+    CPU_ZERO(&one);
+    CPU_SET(first, &one);
+    CHECK(sched_setaffinity(0, sizeof one, &one) == 0, "sched_setaffinity");
+    CHECK(sched_setaffinity(0, sizeof allowed, &allowed) == 0, "sched_setaffinity");
+    CHECK(gasnet_init(NULL, NULL) == GASNET_OK, "gasnet_init");
+    int after_init = sched_getcpu();
+    cpu_set_t now;
+    CHECK(sched_getaffinity(0, sizeof now, &now) == 0, "sched_getaffinity");
+    me = gasnet_mynode();
+    CHECK(gasnet_attach(NULL, 0, 1 << 16, 0) == GASNET_OK, "gasnet_attach");
+    printf("jobcheck rank %u: cpu %d, may use %d of %d\n", me, after_init, CPU_COUNT(&now),
+           CPU_COUNT(&allowed));
     gasnet_barrier(0, GASNET_BARRIERFLAG_ANONYMOUS);
     gasnet_exit(0);
   }

@@ -369,6 +369,31 @@ def case_environment():
     job.assert_nothing_left(before)
 
 
+def case_spread():
+    """GASNET_SPREAD_RANKS: ranks that all start on one CPU (jobcheck cpus puts
+    them there) are each on their own CPU of the allowed set when gasnet_init
+    returns (rank r on the r-th), and none stays bound to it; with 0 the set is
+    left as it was too. Without the spread, where the start-up's wake-ups leave
+    the ranks is chance (right in about 1 run of 4 here): 6 runs must all be."""
+    cpus = sorted(os.sched_getaffinity(0))
+    if len(cpus) < 2:
+        print("SKIP: this process may run on %d CPU; spreading 2 ranks needs 2" % len(cpus))
+        sys.exit(SKIP)
+    line = r"jobcheck rank (\d+): cpu (\d+), may use (\d+) of (\d+)"
+    for _ in range(6):
+        job = Job([jobcheck(), "cpus"], ranks=2).wait().expect(0)
+        seen = {int(r): (int(c), int(k), int(t)) for r, c, k, t in re.findall(line, job.stdout)}
+        check(sorted(seen) == [0, 1], job.show())
+        for r, (cpu, may, total) in seen.items():
+            check(cpu == cpus[r], "rank %d is on CPU %d, expected %d%s" % (
+                r, cpu, cpus[r], job.show()))
+            check(may == total == len(cpus), "rank %d left bound: %d of %d CPUs%s" % (
+                r, may, total, job.show()))
+    job = Job([jobcheck(), "cpus"], ranks=2, env={"GASNET_SPREAD_RANKS": "0"}).wait().expect(0)
+    seen = re.findall(line, job.stdout)
+    check(len(seen) == 2 and all(int(k) == len(cpus) for _, _, k, _ in seen), job.show())
+
+
 def case_nonzero_exit():
     before = shm_entries()
     job = Job([jobcheck(), "exit", "3", "1"], ranks=4).wait()
@@ -2435,7 +2460,7 @@ CASES = {
     "ex_1": case_ex(1), "ex_4": case_ex(4), "ex_8": case_ex(8),
     "pshm_4": case_pshm(4), "pshm_supervisor": case_pshm_supervisor,
     "singleton": case_singleton,
-    "bad_usage": case_bad_usage, "environment": case_environment, "bad_env": case_bad_env,
+    "bad_usage": case_bad_usage, "environment": case_environment, "spread": case_spread, "bad_env": case_bad_env,
     "unknown_env": case_unknown_env, "verboseenv": case_verboseenv,
     "must_agree": case_must_agree, "env_doc": case_env_doc,
     "backtrace_signal": case_backtrace_signal, "backtrace_fatal": case_backtrace_fatal,
