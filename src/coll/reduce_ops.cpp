@@ -14,46 +14,59 @@ namespace {
 constexpr gex_OP_t kBitwise = GEX_OP_AND | GEX_OP_OR | GEX_OP_XOR;
 constexpr gex_OP_t kArith = GEX_OP_ADD | GEX_OP_MULT | GEX_OP_MIN | GEX_OP_MAX;
 
-template <typename T>
-void combine(gex_OP_t op, const void *in_v, void *inout_v, size_t n) {
-  // memcpy in and out: client buffers need not be aligned for T.
-  const char *in = static_cast<const char *>(in_v);
-  char *io = static_cast<char *>(inout_v);
+// out[i] = a[i] (f) b[i]; `out` may be `b` (an in-place fold) or `a`. The
+// elements go through memcpy (client buffers need not be aligned for T),
+// which the compiler turns into plain (vector) loads and stores: one loop
+// per operation, the operation chosen outside it (this file is built with
+// -O3 so that these loops vectorize).
+template <typename T, typename F>
+void each(const char *a, const char *b, char *out, size_t n, F f) {
   for (size_t i = 0; i < n; ++i) {
-    T a, b;
-    std::memcpy(&a, in + i * sizeof(T), sizeof(T));
-    std::memcpy(&b, io + i * sizeof(T), sizeof(T));
-    T r = b;
-    switch (op) {
-      case GEX_OP_ADD:
-        if constexpr (std::is_integral_v<T>)  // wraps, as unsigned arithmetic does
-          r = static_cast<T>(static_cast<std::make_unsigned_t<T>>(a) +
-                             static_cast<std::make_unsigned_t<T>>(b));
-        else
-          r = a + b;
-        break;
-      case GEX_OP_MULT:
-        if constexpr (std::is_integral_v<T>)
-          r = static_cast<T>(static_cast<std::make_unsigned_t<T>>(a) *
-                             static_cast<std::make_unsigned_t<T>>(b));
-        else
-          r = a * b;
-        break;
-      case GEX_OP_MIN:
-        r = a < b ? a : b;
-        break;
-      case GEX_OP_MAX:
-        r = a > b ? a : b;
-        break;
-      default:
-        if constexpr (std::is_integral_v<T>) {
-          if (op == GEX_OP_AND) r = a & b;
-          if (op == GEX_OP_OR) r = a | b;
-          if (op == GEX_OP_XOR) r = a ^ b;
-        }
-        break;
-    }
-    std::memcpy(io + i * sizeof(T), &r, sizeof(T));
+    T x, y;
+    std::memcpy(&x, a + i * sizeof(T), sizeof(T));
+    std::memcpy(&y, b + i * sizeof(T), sizeof(T));
+    T r = f(x, y);
+    std::memcpy(out + i * sizeof(T), &r, sizeof(T));
+  }
+}
+
+// The type integer arithmetic runs in (unsigned: it wraps); T itself otherwise.
+template <typename T, bool = std::is_integral_v<T>>
+struct Wrap {
+  using type = T;
+};
+template <typename T>
+struct Wrap<T, true> {
+  using type = std::make_unsigned_t<T>;
+};
+
+template <typename T>
+void combine(gex_OP_t op, const void *a_v, const void *b_v, void *out_v, size_t n) {
+  const char *a = static_cast<const char *>(a_v);
+  const char *b = static_cast<const char *>(b_v);
+  char *out = static_cast<char *>(out_v);
+  // Integers wrap, as unsigned arithmetic does.
+  using U = typename Wrap<T>::type;
+  switch (op) {
+    case GEX_OP_ADD:
+      each<T>(a, b, out, n, [](T x, T y) { return static_cast<T>(U(x) + U(y)); });
+      break;
+    case GEX_OP_MULT:
+      each<T>(a, b, out, n, [](T x, T y) { return static_cast<T>(U(x) * U(y)); });
+      break;
+    case GEX_OP_MIN:
+      each<T>(a, b, out, n, [](T x, T y) { return x < y ? x : y; });
+      break;
+    case GEX_OP_MAX:
+      each<T>(a, b, out, n, [](T x, T y) { return x > y ? x : y; });
+      break;
+    default:
+      if constexpr (std::is_integral_v<T>) {
+        if (op == GEX_OP_AND) each<T>(a, b, out, n, [](T x, T y) { return T(x & y); });
+        if (op == GEX_OP_OR) each<T>(a, b, out, n, [](T x, T y) { return T(x | y); });
+        if (op == GEX_OP_XOR) each<T>(a, b, out, n, [](T x, T y) { return T(x ^ y); });
+      }
+      break;
   }
 }
 
@@ -109,29 +122,35 @@ void Reduction::check(const char *api) const {
 }
 
 void Reduction::apply(const void *in, void *inout, size_t count) const {
+  combine3(in, inout, inout, count);
+}
+
+void Reduction::combine3(const void *in, const void *b, void *out, size_t count) const {
   if (op == GEX_OP_USER || op == GEX_OP_USER_NC) {
-    if (count) fn(in, inout, count, cdata);
+    if (!count) return;
+    if (out != b) std::memmove(out, b, count * dt_size);
+    fn(in, out, count, cdata);
     return;
   }
   if (!(op & (kBitwise | kArith))) return;
   switch (dt) {
     case GEX_DT_I32:
-      combine<int32_t>(op, in, inout, count);
+      combine<int32_t>(op, in, b, out, count);
       break;
     case GEX_DT_U32:
-      combine<uint32_t>(op, in, inout, count);
+      combine<uint32_t>(op, in, b, out, count);
       break;
     case GEX_DT_I64:
-      combine<int64_t>(op, in, inout, count);
+      combine<int64_t>(op, in, b, out, count);
       break;
     case GEX_DT_U64:
-      combine<uint64_t>(op, in, inout, count);
+      combine<uint64_t>(op, in, b, out, count);
       break;
     case GEX_DT_FLT:
-      combine<float>(op, in, inout, count);
+      combine<float>(op, in, b, out, count);
       break;
     case GEX_DT_DBL:
-      combine<double>(op, in, inout, count);
+      combine<double>(op, in, b, out, count);
       break;
     default:
       break;

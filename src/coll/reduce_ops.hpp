@@ -30,6 +30,9 @@ struct Reduction {
   void check(const char *api) const;
   bool commutative() const { return op != GEX_OP_USER_NC; }
   void apply(const void *in, void *inout, size_t count) const;
+  // out[i] = in[i] (op) b[i] in one pass; `out` may be `b` or `in`. With a
+  // client function, b is copied to out first (when they differ).
+  void combine3(const void *in, const void *b, void *out, size_t count) const;
 };
 
 }  // namespace gexx::coll

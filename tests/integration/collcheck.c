@@ -396,11 +396,27 @@ static void user_reductions(gex_TM_t tm) {
     free(x);
     free(y);
   }
-  /* In place (src == dst). */
+  /* In place (src == dst): MAX, and ADD (every member's own value must
+   * count once, though the destination it is folded into is its source). */
   for (size_t i = 0; i < cnt; ++i) a[i] = i + rank;
   gex_Event_Wait(gex_Coll_ReduceToAllNB(tm, a, a, GEX_DT_U64, 8, cnt, GEX_OP_MAX, NULL, NULL, 0));
   for (size_t i = 0; i < cnt; i += 97)
     CHECK(a[i] == i + size - 1, "in-place MAX element %zu: %llu", i, (unsigned long long)a[i]);
+  for (size_t i = 0; i < cnt; ++i) a[i] = (i << 8) + rank + 1;
+  gex_Event_Wait(gex_Coll_ReduceToAllNB(tm, a, a, GEX_DT_U64, 8, cnt, GEX_OP_ADD, NULL, NULL, 0));
+  for (size_t i = 0; i < cnt; i += 89) {
+    uint64_t want = (uint64_t)size * (i << 8) + (uint64_t)size * (size + 1) / 2;
+    CHECK(a[i] == want, "in-place ADD element %zu: %llu, expected %llu", i,
+          (unsigned long long)a[i], (unsigned long long)want);
+  }
+  for (size_t i = 0; i < cnt; ++i) a[i] = (i << 8) + rank + 1;
+  gex_Event_Wait(
+      gex_Coll_ReduceToOneNB(tm, size - 1, a, a, GEX_DT_U64, 8, cnt, GEX_OP_ADD, NULL, NULL, 0));
+  for (size_t i = 0; i < cnt && rank == size - 1; i += 89) {
+    uint64_t want = (uint64_t)size * (i << 8) + (uint64_t)size * (size + 1) / 2;
+    CHECK(a[i] == want, "in-place ADD to one, element %zu: %llu, expected %llu", i,
+          (unsigned long long)a[i], (unsigned long long)want);
+  }
   free(a);
   free(b);
 }

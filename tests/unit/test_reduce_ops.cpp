@@ -67,6 +67,17 @@ void check_type(gex_DT_t dt, std::vector<T> in, std::vector<T> inout) {
       EXPECT_EQ(out[i], reference(op, in[i], inout[i]))
           << gexx::coll::dt_name(dt) << " " << gexx::coll::op_name(op) << " element " << i;
     }
+    // The one-pass form into a third (misaligned) buffer: b is left as it was.
+    std::vector<char> c(out.size() * sizeof(T) + 3, 0x5A);
+    std::memcpy(b.data() + 1, inout.data(), inout.size() * sizeof(T));
+    r.combine3(a.data() + 1, b.data() + 1, c.data() + 3, in.size());
+    std::memcpy(out.data(), c.data() + 3, out.size() * sizeof(T));
+    for (size_t i = 0; i < in.size(); ++i) {
+      EXPECT_EQ(out[i], reference(op, in[i], inout[i]))
+          << "combine3 " << gexx::coll::dt_name(dt) << " " << gexx::coll::op_name(op) << " element "
+          << i;
+    }
+    EXPECT_EQ(std::memcmp(b.data() + 1, inout.data(), inout.size() * sizeof(T)), 0);
   }
 }
 
@@ -118,6 +129,12 @@ TEST(ReduceOps, UserFunctionsOnUserTypes) {
   r.op = GEX_OP_USER;
   EXPECT_TRUE(r.commutative());
   r.apply(lower, upper, 1);
+  EXPECT_STREQ(upper[0], "baa");
+  // The one-pass form with a client function: out = b, then fn(in, out).
+  char out[2][8] = {"", ""};
+  r.combine3(lower, upper, out, 2);
+  EXPECT_STREQ(out[0], "baaa");
+  EXPECT_STREQ(out[1], "yxx");
   EXPECT_STREQ(upper[0], "baa");
 }
 
