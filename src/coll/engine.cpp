@@ -867,8 +867,7 @@ class HostOp final : public Op {
       if (to != from) std::memmove(to, from, bytes);
     };
     switch (kind_) {
-      case kHBcast:
-        if (me_ == root_) move(dst_, src_, nb);
+      case kHBcast:  // the root's own copy goes chunk by chunk in post()
         break;
       case kHScatter:
         if (me_ == root_) move(dst_, src_ + me_ * nb, nb);
@@ -929,9 +928,21 @@ class HostOp final : public Op {
   void post() {
     while (posted_ < nchunks_) {
       if (!readers_done(posted_)) return;
-      copy_out(area_.data(slot_, me_, posted_), src_ + posted_ * chunk_, len(posted_));
+      const char *from = src_ + posted_ * chunk_;
+      const size_t bytes = len(posted_);
+      copy_out(area_.data(slot_, me_, posted_), from, bytes);
       ++posted_;
       ctl(me_).posted.store(host::stamp(seq_, posted_ + 1), std::memory_order_release);
+      // A broadcast root's own copy of the chunk, while its readers copy
+      // theirs out (not before the first chunk is posted: they would wait);
+      // all at once after the last chunk when the two overlap.
+      if (kind_ == kHBcast && dst_ != src_) {
+        auto d = reinterpret_cast<uintptr_t>(dst_), s = reinterpret_cast<uintptr_t>(src_);
+        if (d + total_ <= s || s + total_ <= d)
+          std::memcpy(dst_ + (from - src_), from, bytes);
+        else if (posted_ == nchunks_)
+          std::memmove(dst_, src_, total_);
+      }
     }
   }
   // Reads chunk after chunk once every stream this member reads has it.
