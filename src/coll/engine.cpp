@@ -684,6 +684,7 @@ class ExchangeReduceOp final : public Op {
   bool begun_ = false;
   uint32_t rounds_ = 0;
   size_t chunk_ = 1;
+  uint64_t nbuf_ = 2;
   uint64_t npieces_ = 0;
   std::vector<uint32_t> round_;  // by piece: the round it is in
   std::vector<uint8_t> sent_;    // by piece: sent for that round
@@ -740,7 +741,10 @@ class HostOp final : public Op {
     rooted_ = kind == kHBcast || kind == kHToOne || kind == kHScatter || kind == kHGather ||
               kind == kHFold;
     stream_ = (kind == kHScatter || kind == kHExchange) ? nbytes * n_ : nbytes;
-    chunk_ = (area_.chunk() / elem) * elem;
+    // Chunks of up to kOpChunk; as many buffers of that size as the
+    // member's region (two area chunks) holds.
+    chunk_ = (std::min(area_.chunk(), host::kOpChunk) / elem) * elem;
+    nbuf_ = 2 * area_.chunk() / chunk_;
     nchunks_ = (stream_ + chunk_ - 1) / chunk_;
     sig_ =
         uint64_t{kind} << 60 | uint64_t{root & 0x0FFFFFFFu} << 32 | static_cast<uint32_t>(nbytes);
@@ -887,9 +891,12 @@ class HostOp final : public Op {
   }
   // Chunk c - 2 (the last one in buffer c % 2) is read by every reader of
   // this member's stream.
+  char *buf(uint32_t member, uint64_t c) const {
+    return area_.data(slot_, member, 0) + (c % nbuf_) * chunk_;
+  }
   bool readers_done(uint64_t c) const {
-    if (c < 2) return true;
-    uint64_t goal = host::stamp(seq_, c);  // chunk c - 2 consumed
+    if (c < nbuf_) return true;
+    uint64_t goal = host::stamp(seq_, c - nbuf_ + 2);  // chunk c - nbuf consumed
     for (uint32_t j = 0; j < n_; ++j) {
       if (!reads_from(j, me_)) continue;
       if (!host::reached(ctl(j).consumed.load(std::memory_order_acquire), goal)) return false;
@@ -930,7 +937,7 @@ class HostOp final : public Op {
       if (!readers_done(posted_)) return;
       const char *from = src_ + posted_ * chunk_;
       const size_t bytes = len(posted_);
-      copy_out(area_.data(slot_, me_, posted_), from, bytes);
+      copy_out(buf(me_, posted_), from, bytes);
       ++posted_;
       ctl(me_).posted.store(host::stamp(seq_, posted_ + 1), std::memory_order_release);
       // A broadcast root's own copy of the chunk, while its readers copy
@@ -971,24 +978,22 @@ class HostOp final : public Op {
     const uint64_t off = c * chunk_;
     switch (kind_) {
       case kHBcast:
-        std::memcpy(dst_ + off, area_.data(slot_, root_, c), bytes);
+        std::memcpy(dst_ + off, buf(root_, c), bytes);
         break;
       case kHScatter:
-        clip(dst_, area_.data(slot_, root_, c), off, bytes);
+        clip(dst_, buf(root_, c), off, bytes);
         break;
       case kHGather:
       case kHGatherAll:
         for (uint32_t j = 0; j < n_; ++j)
-          if (reads_from(me_, j))
-            std::memcpy(dst_ + j * total_ + off, area_.data(slot_, j, c), bytes);
+          if (reads_from(me_, j)) std::memcpy(dst_ + j * total_ + off, buf(j, c), bytes);
         break;
       case kHExchange:
         for (uint32_t j = 0; j < n_; ++j)
-          if (reads_from(me_, j)) clip(dst_ + j * total_, area_.data(slot_, j, c), off, bytes);
+          if (reads_from(me_, j)) clip(dst_ + j * total_, buf(j, c), off, bytes);
         break;
       case kHFold:
-        for (uint32_t j = 0; j < n_; ++j)
-          inputs_[j] = j == me_ ? src_ + off : area_.data(slot_, j, c);
+        for (uint32_t j = 0; j < n_; ++j) inputs_[j] = j == me_ ? src_ + off : buf(j, c);
         fold_(dst_ + off, inputs_.data(), n_, bytes);
         break;
       case kHToOne:
@@ -997,7 +1002,7 @@ class HostOp final : public Op {
         // members' values combined in team rank order.
         char *out = dst_ + off;
         auto chunk_of = [&](uint32_t j) -> const char * {
-          return j == me_ && own_direct_ ? src_ + off : area_.data(slot_, j, c);
+          return j == me_ && own_direct_ ? src_ + off : buf(j, c);
         };
         const size_t count = bytes / red_.dt_size;
         red_.combine3(chunk_of(n_ - 2), chunk_of(n_ - 1), out, count);
@@ -1055,6 +1060,7 @@ class HostOp final : public Op {
   std::vector<const char *> inputs_;  // kHFold: each member's chunk
   uint64_t stream_ = 0;               // bytes each poster posts
   size_t chunk_ = 1;
+  uint64_t nbuf_ = 2;
   uint64_t nchunks_ = 0, posted_ = 0, read_ = 0;
   uint64_t sig_ = 0;
   bool started_ = false;

@@ -24,7 +24,8 @@ constexpr uint32_t kMinAreas = 2, kMaxAreas = 8;
 // Areas up to this size in all, on hosts of up to kPopulateRanks ranks,
 // are mapped in at attach (below); on larger hosts every rank mapping the
 // whole area would add to start-up more than the first collectives save.
-constexpr size_t kPopulateMax = size_t{16} << 20;
+// (A host of 4 ranks has 16 MiB and some: chunk_for.)
+constexpr size_t kPopulateMax = size_t{20} << 20;
 constexpr uint32_t kPopulateRanks = 16;
 
 struct Entry {
@@ -68,6 +69,7 @@ bool more_than_cores(uint32_t ranks) {
 
 size_t chunk_for(uint32_t ranks) {
   if (ranks > 8) return kChunk;
+  if (ranks <= 4) return 16 * kChunk;
   return more_than_cores(ranks) ? 8 * kChunk : 4 * kChunk;
 }
 

@@ -6,9 +6,9 @@
 // Layout: a header (a spin lock and a table of the teams that have an area),
 // then kTeamAreas team areas. A team area has kSlots slots, one per
 // collective in flight (collective #seq uses slot seq % kSlots); a slot has,
-// for each of the host's ranks (by team rank), one control line and two
-// data buffers of chunk_for(ranks) bytes (double buffering: a writer fills
-// one while readers copy out of the other).
+// for each of the host's ranks (by team rank), one control line and a data
+// region of two chunk_for(ranks) bytes, which a collective cuts into buffers
+// of up to kOpChunk (a writer fills some while readers copy out of others).
 //
 // Each member writes only its own control line and buffers; the others read
 // them. Control values are stamps, (seq << 32) | chunk, compared modulo
@@ -26,12 +26,17 @@ namespace gexx::coll::host {
 constexpr uint32_t kSlots = 4;
 // The smallest chunk (the largest element a host-phase reduction takes).
 constexpr size_t kChunk = 16 * 1024;
-// The chunk of a host of `ranks` ranks: up to 8 ranks 64 KiB (a 1 MiB
-// payload in 16 handoffs; an area of at most 4 MiB), or 128 KiB when they
-// are more than the host's cores (each handoff there waits for the
-// scheduler to run every reader: half as many); 16 KiB above 8 ranks.
-// Every rank of a host computes the same (from the count and the host's
-// online cores).
+// The largest piece a collective moves through one buffer.
+constexpr size_t kOpChunk = 64 * 1024;
+// The area chunk of a host of `ranks` ranks (each member's region is two):
+// up to 4 ranks 256 KiB, so a member has 512 KiB of a 1 MiB payload in
+// flight, in 8 buffers of 64 KiB (with 2 such buffers a 2-rank 1 MiB
+// reduce-to-all ran at 6.5 GB/s, with 8 at 12.6: a writer reusing a buffer
+// its reader has just read waits on that core's cache); 5 to 8 ranks 64 KiB,
+// or 128 KiB when they are more than the host's cores (each handoff there
+// waits for the scheduler to run every reader: half as many); 16 KiB above
+// 8 ranks. Every rank of a host computes the same (from the count and the
+// host's online cores).
 size_t chunk_for(uint32_t ranks);
 
 struct alignas(64) Control {
