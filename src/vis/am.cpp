@@ -20,7 +20,14 @@ using wire::Record;
 constexpr const char *kPutApi = "VIS packed put (target side)";
 constexpr const char *kGetApi = "VIS packed get (target side)";
 
-// Walks the records of a put request or get request.
+// One record of a request: `count` pieces of `len` bytes, the first at
+// `addr`, each `stride` after the one before (count 1: stride unused).
+struct Piece {
+  uint64_t addr, len, count;
+  int64_t stride;
+};
+
+// Walks the records of a put request or get request; f(piece, data).
 template <typename F>
 void each_record(const char *api, const void *buf, size_t nbytes, bool with_data, F &&f) {
   const char *p = static_cast<const char *>(buf);
@@ -31,16 +38,63 @@ void each_record(const char *api, const void *buf, size_t nbytes, bool with_data
     Record r;
     std::memcpy(&r, p, sizeof r);
     p += sizeof r;
-    f(r, p);
-    if (with_data) p += wire::padded(r.len);
+    Piece piece{r.addr, r.len & ~wire::kRun, 1, 0};
+    if (r.len & wire::kRun) {
+      wire::RunTail t;
+      if (static_cast<size_t>(end - p) < sizeof t)
+        util::fatal("%s: a truncated run record (a gexx bug)", api);
+      std::memcpy(&t, p, sizeof t);
+      p += sizeof t;
+      piece.count = t.count;
+      piece.stride = t.stride;
+    }
+    uint64_t bytes = piece.len * piece.count;
+    if (with_data && ((piece.count && bytes / piece.count != piece.len) ||
+                      bytes > static_cast<uint64_t>(end - p)))
+      util::fatal("%s: a record longer than its message (a gexx bug)", api);
+    f(piece, p);
+    if (with_data) p += wire::padded(bytes);
+  }
+}
+
+// Where a record's pieces are in this process: the address of its first
+// piece, after one range check of everything its pieces span.
+char *locate_pieces(core::Runtime &rt, const char *api, const Piece &pc) {
+  if (pc.count == 1) return rt.translate(api, rt.rank(), reinterpret_cast<void *>(pc.addr), pc.len);
+  uint64_t step =
+      pc.stride < 0 ? 0 - static_cast<uint64_t>(pc.stride) : static_cast<uint64_t>(pc.stride);
+  uint64_t reach = step * (pc.count - 1);
+  if ((pc.count - 1) && reach / (pc.count - 1) != step)
+    util::fatal("%s: a run of %llu pieces spaced %lld apart overflows (a gexx bug)", api,
+                static_cast<unsigned long long>(pc.count), static_cast<long long>(pc.stride));
+  uint64_t lo = pc.stride < 0 ? pc.addr - reach : pc.addr;
+  char *base = rt.translate(api, rt.rank(), reinterpret_cast<void *>(lo), reach + pc.len);
+  return base + (pc.addr - lo);
+}
+
+// Copies each piece of a record: to (or from) its place, from (or to) the
+// bytes back to back. `len` 8 (a strided row of doubles or words) gets a
+// fixed-size copy.
+template <bool kScatter>
+void move_pieces(char *place, char *packed, const Piece &pc) {
+  auto one = [&](char *at, char *bytes, uint64_t len) {
+    if (kScatter)
+      std::memcpy(at, bytes, len);
+    else
+      std::memcpy(bytes, at, len);
+  };
+  if (pc.len == 8) {
+    for (uint64_t i = 0; i < pc.count; ++i, place += pc.stride, packed += 8) one(place, packed, 8);
+  } else {
+    for (uint64_t i = 0; i < pc.count; ++i, place += pc.stride, packed += pc.len)
+      one(place, packed, pc.len);
   }
 }
 
 void put_handler(gex_Token_t token, void *buf, size_t nbytes, gex_AM_Arg_t lo, gex_AM_Arg_t hi) {
   core::Runtime &rt = core::Runtime::get(kPutApi);
-  uint32_t me = rt.rank();
-  each_record(kPutApi, buf, nbytes, true, [&](const Record &r, const char *data) {
-    std::memcpy(rt.translate(kPutApi, me, reinterpret_cast<void *>(r.addr), r.len), data, r.len);
+  each_record(kPutApi, buf, nbytes, true, [&](const Piece &pc, const char *data) {
+    move_pieces<true>(locate_pieces(rt, kPutApi, pc), const_cast<char *>(data), pc);
   });
   gex_AM_Arg_t args[2] = {lo, hi};
   core::am::Message m{};
@@ -61,14 +115,14 @@ thread_local std::vector<char> t_gather;
 
 void get_handler(gex_Token_t token, void *buf, size_t nbytes, gex_AM_Arg_t lo, gex_AM_Arg_t hi) {
   core::Runtime &rt = core::Runtime::get(kGetApi);
-  uint32_t me = rt.rank();
   size_t total = 0;
-  each_record(kGetApi, buf, nbytes, false, [&](const Record &r, const char *) { total += r.len; });
+  each_record(kGetApi, buf, nbytes, false,
+              [&](const Piece &pc, const char *) { total += pc.len * pc.count; });
   t_gather.resize(total);
   char *out = t_gather.data();
-  each_record(kGetApi, buf, nbytes, false, [&](const Record &r, const char *) {
-    std::memcpy(out, rt.translate(kGetApi, me, reinterpret_cast<void *>(r.addr), r.len), r.len);
-    out += r.len;
+  each_record(kGetApi, buf, nbytes, false, [&](const Piece &pc, const char *) {
+    move_pieces<false>(locate_pieces(rt, kGetApi, pc), out, pc);
+    out += pc.len * pc.count;
   });
   gex_AM_Arg_t args[2] = {lo, hi};
   core::am::Message m{};

@@ -79,6 +79,76 @@ void send_peer_completion(const char *api, uint32_t rank, const PeerCompletion &
   core::Runtime::get(api).am().internal_request(rank, m);
 }
 
+// Writes the records of a packed request into t_pack (wire.hpp): a piece
+// as long as the open record's, at the next step of its stride, joins it as
+// a run (one header for a strided shape's row, not one a piece); any other
+// piece closes the record and opens the next. With data (puts), a piece's
+// bytes follow its record; without (get requests), only the ranges go.
+class RecordWriter {
+ public:
+  explicit RecordWriter(bool with_data) : data_(with_data) {}
+  size_t used() const { return used_; }
+  // Adds the piece if it fits in `cap` bytes (with the padding still to
+  // come); false when it does not (flush and add again).
+  bool add(uint64_t addr, const char *src, size_t n, size_t cap) {
+    const size_t bytes = data_ ? n : 0;
+    if (open_ && n == len_ && (count_ == 1 || addr == addr_ + count_ * stride_)) {
+      const size_t tail = count_ == 1 ? sizeof(wire::RunTail) : 0;
+      if (used_ + tail + bytes + 7 > cap) return false;
+      if (count_ == 1) {  // becomes a run: room for its tail before the data
+        stride_ = addr - addr_;
+        char *first = t_pack.data() + rec_ + sizeof(wire::Record);
+        if (data_) std::memmove(first + tail, first, len_);
+        used_ += tail;
+      }
+      copy(src, bytes);
+      ++count_;
+      return true;
+    }
+    close();
+    if (used_ + sizeof(wire::Record) + bytes + 7 > cap) return false;
+    open_ = true;
+    rec_ = used_;
+    addr_ = addr;
+    len_ = n;
+    count_ = 1;
+    used_ += sizeof(wire::Record);
+    copy(src, bytes);
+    return true;
+  }
+  // Writes the open record's header and pads its bytes to 8.
+  void close() {
+    if (!open_) return;
+    open_ = false;
+    char *at = t_pack.data() + rec_;
+    wire::Record r{addr_, len_ | (count_ > 1 ? wire::kRun : 0)};
+    std::memcpy(at, &r, sizeof r);
+    if (count_ > 1) {
+      wire::RunTail t{count_, static_cast<int64_t>(stride_)};
+      std::memcpy(at + sizeof r, &t, sizeof t);
+    }
+    size_t pad = wire::padded(used_) - used_;
+    std::memset(t_pack.data() + used_, 0, pad);
+    used_ += pad;
+  }
+  void reset() { used_ = 0; }
+
+ private:
+  void copy(const char *src, size_t bytes) {
+    if (!bytes) return;
+    char *to = t_pack.data() + used_;
+    if (bytes == 8)
+      std::memcpy(to, src, 8);
+    else
+      std::memcpy(to, src, bytes);
+    used_ += bytes;
+  }
+  bool data_;
+  bool open_ = false;
+  size_t used_ = 0, rec_ = 0;
+  uint64_t addr_ = 0, len_ = 0, count_ = 0, stride_ = 0;
+};
+
 // Packs put pieces into Medium requests the target unpacks (vis/am.cpp).
 class PutPacker {
  public:
@@ -87,15 +157,14 @@ class PutPacker {
     t_pack.resize(cap);
   }
   void add(uint64_t dest, const char *src, size_t n) {
-    size_t need = sizeof(wire::Record) + wire::padded(n);
-    if (used_ + need > cap_) flush();
-    wire::Record r{dest, n};
-    std::memcpy(t_pack.data() + used_, &r, sizeof r);
-    std::memcpy(t_pack.data() + used_ + sizeof r, src, n);
-    used_ += need;
+    if (!w_.add(dest, src, n, cap_)) {
+      flush();
+      w_.add(dest, src, n, cap_);
+    }
   }
   void flush() {
-    if (!used_) return;
+    w_.close();
+    if (!w_.used()) return;
     c_->pending.fetch_add(1, std::memory_order_relaxed);
     gex_AM_Arg_t args[2];
     wire::split(c_, args);
@@ -106,17 +175,18 @@ class PutPacker {
     m.nargs = 2;
     m.args = args;
     m.src = t_pack.data();
-    m.nbytes = used_;
+    m.nbytes = w_.used();
     m.lc_opt = GEX_EVENT_NOW;
     core::Runtime::get(api_).am().internal_request(rank_, m);
-    used_ = 0;
+    w_.reset();
   }
 
  private:
   const char *api_;
   uint32_t rank_;
   RmaCompletion *c_;
-  size_t cap_, used_ = 0;
+  size_t cap_;
+  RecordWriter w_{true};
 };
 
 // Packs get pieces into Medium requests (a list of remote ranges); the
@@ -128,16 +198,20 @@ class GetPacker {
     t_pack.resize(cap);
   }
   void add(char *dest, uint64_t src, size_t n) {
-    if (chunk_ && (req_ + sizeof(wire::Record) > cap_ || bytes_ + n > cap_)) flush();
-    if (!chunk_) chunk_ = new wire::GetChunk{c_, {}};
-    wire::Record r{src, n};
-    std::memcpy(t_pack.data() + req_, &r, sizeof r);
-    req_ += sizeof r;
+    if (chunk_ && (bytes_ + n > cap_ || !w_.add(src, nullptr, n, cap_))) {
+      flush();
+      chunk_ = nullptr;
+    }
+    if (!chunk_) {
+      chunk_ = new wire::GetChunk{c_, {}};
+      w_.add(src, nullptr, n, cap_);
+    }
     bytes_ += n;
     chunk_->dest.push_back({dest, n});
   }
   void flush() {
     if (!chunk_) return;
+    w_.close();
     c_->pending.fetch_add(1, std::memory_order_relaxed);
     gex_AM_Arg_t args[2];
     wire::split(chunk_, args);
@@ -148,10 +222,11 @@ class GetPacker {
     m.nargs = 2;
     m.args = args;
     m.src = t_pack.data();
-    m.nbytes = req_;
+    m.nbytes = w_.used();
     m.lc_opt = GEX_EVENT_NOW;
     chunk_ = nullptr;
-    req_ = bytes_ = 0;
+    bytes_ = 0;
+    w_.reset();
     core::Runtime::get(api_).am().internal_request(rank_, m);
   }
 
@@ -159,8 +234,9 @@ class GetPacker {
   const char *api_;
   uint32_t rank_;
   RmaCompletion *c_;
-  size_t cap_, req_ = 0, bytes_ = 0;
+  size_t cap_, bytes_ = 0;
   wire::GetChunk *chunk_ = nullptr;
+  RecordWriter w_{false};
 };
 
 // Without AMPIPE: put pieces go by RMA, and pieces whose remote ranges

@@ -1,9 +1,15 @@
 // What VIS's packed AM messages carry (vis/vis.cpp sends, vis/am.cpp runs).
 //
 // Put request (Medium, args: the initiator's RmaCompletion): records, each a
-// Record and then `len` bytes padded to 8. Ack (Short reply, same args).
-// Get request (Medium, args: the initiator's GetChunk): Records naming
-// remote ranges. Get reply (Medium, same args): their bytes, back to back.
+// Record, a RunTail when its len has kRun set, then its bytes (len, or
+// count x len for a run: its pieces' back to back) padded to 8. Ack (Short
+// reply, same args). Get request (Medium, args: the initiator's GetChunk):
+// Records (with their RunTails) naming remote ranges. Get reply (Medium,
+// same args): their bytes, back to back.
+//
+// A run is `count` pieces of `len` bytes at addr, addr + stride, ... (any
+// stride, even negative or overlapping): a strided shape's pieces, or any
+// pieces that happen to be so spaced, in one header instead of one each.
 #pragma once
 
 #include <gasnetex.h>
@@ -19,7 +25,12 @@ namespace gexx::vis::wire {
 
 struct Record {
   uint64_t addr;
-  uint64_t len;
+  uint64_t len;  // | kRun: a RunTail follows
+};
+constexpr uint64_t kRun = uint64_t{1} << 63;
+struct RunTail {
+  uint64_t count;  // 2 or more
+  int64_t stride;
 };
 
 inline size_t padded(size_t n) {
