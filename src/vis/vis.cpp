@@ -159,7 +159,9 @@ class PutPacker {
   void add(uint64_t dest, const char *src, size_t n) {
     if (!w_.add(dest, src, n, cap_)) {
       flush();
-      w_.add(dest, src, n, cap_);
+      if (!w_.add(dest, src, n, cap_))
+        util::fatal("VIS: a %zu-byte piece does not fit a packed message of %zu (a gexx bug)", n,
+                    cap_);
     }
   }
   void flush() {
@@ -204,7 +206,8 @@ class GetPacker {
     }
     if (!chunk_) {
       chunk_ = new wire::GetChunk{c_, {}};
-      w_.add(src, nullptr, n, cap_);
+      if (!w_.add(src, nullptr, n, cap_))
+        util::fatal("VIS: a get record does not fit a packed message of %zu (a gexx bug)", cap_);
     }
     bytes_ += n;
     chunk_->dest.push_back({dest, n});
