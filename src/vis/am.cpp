@@ -139,13 +139,13 @@ void get_handler(gex_Token_t token, void *buf, size_t nbytes, gex_AM_Arg_t lo, g
 
 void get_reply_handler(gex_Token_t, void *buf, size_t nbytes, gex_AM_Arg_t lo, gex_AM_Arg_t hi) {
   wire::GetChunk *chunk = wire::join<wire::GetChunk>(lo, hi);
-  const char *p = static_cast<const char *>(buf);
+  char *p = static_cast<char *>(buf);
   size_t left = nbytes;
-  for (const Run &d : chunk->dest) {
-    if (d.len > left) util::fatal("VIS packed get: a short reply (a gexx bug)");
-    std::memcpy(d.addr, p, d.len);
-    p += d.len;
-    left -= d.len;
+  for (const Row &d : chunk->dest) {
+    if (d.len * d.count > left) util::fatal("VIS packed get: a short reply (a gexx bug)");
+    move_pieces<true>(d.addr, p, Piece{0, d.len, d.count, d.stride});
+    p += d.len * d.count;
+    left -= d.len * d.count;
   }
   transport::RmaCompletion *done = chunk->done;
   delete chunk;

@@ -112,6 +112,32 @@ bool Runs::next(Run &r) {
   return false;
 }
 
+bool Runs::next_row(Row &r) {
+  if (kind_ != Kind::Strided || ndims_ == 0) {
+    Run one;
+    if (!next(one)) return false;
+    r = Row{one.addr, one.len, 1, 0};
+    return true;
+  }
+  if (done_) return false;
+  Dim *d = dims();
+  r = Row{cur_, len_, d[0].count - d[0].idx, d[0].stride};
+  // Past the row: the lowest dimension wraps, the next ones advance.
+  cur_ -= d[0].stride * static_cast<ptrdiff_t>(d[0].idx);
+  d[0].idx = 0;
+  for (size_t i = 1;; ++i) {
+    if (i == ndims_) {
+      done_ = true;
+      break;
+    }
+    cur_ += d[i].stride;
+    if (++d[i].idx < d[i].count) break;
+    cur_ -= d[i].stride * static_cast<ptrdiff_t>(d[i].count);
+    d[i].idx = 0;
+  }
+  return true;
+}
+
 bool strided_in_remote_order(const ptrdiff_t *rs, const size_t *count, size_t levels) {
   ptrdiff_t prev = 0;
   for (size_t i = 0; i < levels; ++i) {

@@ -21,6 +21,15 @@ struct Run {
   size_t len = 0;
 };
 
+// `count` runs of `len` bytes, the first at addr, each `stride` after the
+// one before: a strided shape's innermost dimension (or the rest of it).
+struct Row {
+  char *addr = nullptr;
+  size_t len = 0;
+  size_t count = 0;
+  ptrdiff_t stride = 0;
+};
+
 // A walk over the runs of one side of a transfer. Zero-length entries of
 // vector and indexed lists yield nothing; a strided shape whose element size
 // or any count is zero yields nothing. Leading strided dimensions whose
@@ -35,6 +44,10 @@ class Runs {
 
   // The next run (false at the end).
   bool next(Run &r);
+  // The next row: for a strided shape the rest of its innermost dimension's
+  // runs in one, else the next run alone (count 1). Walks the same runs as
+  // next(); use one or the other.
+  bool next_row(Row &r);
   // Back to the first run.
   void rewind();
   // The number of runs the walk yields (after folding).
@@ -80,6 +93,49 @@ void pair_runs(Runs &dst, Runs &src, F &&f) {
     s.len -= n;
     if (d.len == 0) hd = dst.next(d);
     if (s.len == 0) hs = src.next(s);
+  }
+}
+
+// pair_runs by rows: where both sides have rows of runs of one length
+// (strided shapes with the same element run on both sides), bulk(d, dstride,
+// s, sstride, len, k) takes k pairs of runs at once; every other piece goes
+// to piece(d, s, n) as pair_runs would give it. The pieces are the same as
+// pair_runs', in the same order.
+template <typename Bulk, typename Piece>
+void pair_rows(Runs &dst, Runs &src, Bulk &&bulk, Piece &&piece) {
+  struct Cursor {
+    Runs &runs;
+    Row row;
+    size_t used = 0;  // bytes of the row's first run already paired
+    bool has = false;
+    void load() {
+      has = runs.next_row(row);
+      used = 0;
+    }
+    void skip(size_t k) {  // k whole runs
+      row.addr += row.stride * static_cast<ptrdiff_t>(k);
+      row.count -= k;
+      used = 0;
+      if (row.count == 0) load();
+    }
+  };
+  Cursor d{dst, Row{}, 0, false}, s{src, Row{}, 0, false};
+  d.load();
+  s.load();
+  while (d.has && s.has) {
+    if (d.used == 0 && s.used == 0 && d.row.len == s.row.len) {
+      size_t k = d.row.count < s.row.count ? d.row.count : s.row.count;
+      bulk(d.row.addr, d.row.stride, s.row.addr, s.row.stride, d.row.len, k);
+      d.skip(k);
+      s.skip(k);
+      continue;
+    }
+    size_t n = d.row.len - d.used < s.row.len - s.used ? d.row.len - d.used : s.row.len - s.used;
+    piece(d.row.addr + d.used, s.row.addr + s.used, n);
+    d.used += n;
+    s.used += n;
+    if (d.used == d.row.len) d.skip(1);
+    if (s.used == s.row.len) s.skip(1);
   }
 }
 

@@ -116,6 +116,51 @@ class RecordWriter {
     copy(src, bytes);
     return true;
   }
+  // Adds up to k pieces of n bytes, the i-th at addr + i * stride (its
+  // bytes, with data, from src + i * sstride), as far as `cap` allows;
+  // returns how many. Pieces that continue the open record's run are
+  // copied in one loop.
+  size_t add_row(uint64_t addr, int64_t stride, const char *src, int64_t sstride, size_t n,
+                 size_t k, size_t cap) {
+    size_t done = 0;
+    while (done < k) {
+      const uint64_t a = addr + done * static_cast<uint64_t>(stride);
+      const char *from = data_ ? src + static_cast<ptrdiff_t>(done) * sstride : nullptr;
+      bool joins =
+          open_ && n == len_ && count_ >= 1 &&
+          (count_ == 1 ? a - addr_ == static_cast<uint64_t>(stride)
+                       : stride_ == static_cast<uint64_t>(stride) && a == addr_ + count_ * stride_);
+      if (!joins) {
+        if (!add(a, from, n, cap)) return done;
+        ++done;
+        continue;
+      }
+      const size_t tail = count_ == 1 ? sizeof(wire::RunTail) : 0;
+      if (used_ + tail + 7 > cap) return done;
+      size_t m = k - done;
+      if (data_) m = std::min(m, (cap - 7 - used_ - tail) / n);
+      if (m == 0) return done;
+      if (count_ == 1) {
+        stride_ = a - addr_;
+        char *first = t_pack.data() + rec_ + sizeof(wire::Record);
+        if (data_) std::memmove(first + tail, first, len_);
+        used_ += tail;
+      }
+      if (data_ && src) {
+        char *to = t_pack.data() + used_;
+        from = src + static_cast<ptrdiff_t>(done) * sstride;
+        if (n == 8) {
+          for (size_t i = 0; i < m; ++i, to += 8, from += sstride) std::memcpy(to, from, 8);
+        } else {
+          for (size_t i = 0; i < m; ++i, to += n, from += sstride) std::memcpy(to, from, n);
+        }
+        used_ += m * n;
+      }
+      count_ += m;
+      done += m;
+    }
+    return done;
+  }
   // Writes the open record's header and pads its bytes to 8.
   void close() {
     if (!open_) return;
@@ -164,6 +209,23 @@ class PutPacker {
                     cap_);
     }
   }
+  // k pieces of n bytes: to dest + i * dstride from src + i * sstride.
+  void add_row(uint64_t dest, int64_t dstride, const char *src, int64_t sstride, size_t n,
+               size_t k) {
+    while (k) {
+      size_t m = w_.add_row(dest, dstride, src, sstride, n, k, cap_);
+      if (m == 0) {
+        if (!w_.used())
+          util::fatal("VIS: a %zu-byte piece does not fit a packed message of %zu (a gexx bug)", n,
+                      cap_);
+        flush();
+        continue;
+      }
+      dest += m * static_cast<uint64_t>(dstride);
+      src += static_cast<ptrdiff_t>(m) * sstride;
+      k -= m;
+    }
+  }
   void flush() {
     w_.close();
     if (!w_.used()) return;
@@ -210,7 +272,26 @@ class GetPacker {
         util::fatal("VIS: a get record does not fit a packed message of %zu (a gexx bug)", cap_);
     }
     bytes_ += n;
-    chunk_->dest.push_back({dest, n});
+    chunk_->dest.push_back({dest, n, 1, 0});
+  }
+  // k pieces of n bytes: from src + i * sstride (remote) to dest + i * dstride.
+  void add_row(char *dest, ptrdiff_t dstride, uint64_t src, int64_t sstride, size_t n, size_t k) {
+    while (k) {
+      if (!chunk_) chunk_ = new wire::GetChunk{c_, {}};
+      size_t room = (cap_ - bytes_) / n;
+      size_t m = room ? w_.add_row(src, sstride, nullptr, 0, n, std::min(k, room), cap_) : 0;
+      if (m == 0) {
+        if (!bytes_)
+          util::fatal("VIS: a get record does not fit a packed message of %zu (a gexx bug)", cap_);
+        flush();
+        continue;
+      }
+      chunk_->dest.push_back({dest, n, m, dstride});
+      bytes_ += m * n;
+      dest += static_cast<ptrdiff_t>(m) * dstride;
+      src += m * static_cast<uint64_t>(sstride);
+      k -= m;
+    }
   }
   void flush() {
     if (!chunk_) return;
@@ -397,13 +478,23 @@ gex_Event_t put(const Call &c, uint32_t rank, Runs &dst, Runs &src, uint64_t tot
   bool posted = false;
   if (k.ampipe) {
     PutPacker packer(c.api, rank, counter.c, k.maxchunk);
-    pair_runs(dst, src, [&](char *d, char *s, size_t n) {
+    auto piece = [&](char *d, char *s, size_t n) {
       if (n <= k.rma_cutover) {
         packer.add(addr_of(d), s, n);
       } else if (tp.rma_put(rank, addr_of(d), s, n, *counter.c) != transport::Result::done) {
         posted = true;
       }
-    });
+    };
+    pair_rows(
+        dst, src,
+        [&](char *d, ptrdiff_t ds, char *s, ptrdiff_t ss, size_t n, size_t cnt) {
+          if (n <= k.rma_cutover) {
+            packer.add_row(addr_of(d), ds, s, ss, n, cnt);
+            return;
+          }
+          for (size_t i = 0; i < cnt; ++i, d += ds, s += ss) piece(d, s, n);
+        },
+        piece);
     packer.flush();
   } else {
     PutGather gather(tp, rank, counter.c, std::min<size_t>(tp.capabilities().inline_put, 65536));
@@ -439,12 +530,22 @@ gex_Event_t get(const Call &c, Runs &dst, uint32_t rank, Runs &src, uint64_t tot
   Counter counter(c.sync, false, false);
   if (k.ampipe) {
     GetPacker packer(c.api, rank, counter.c, k.maxchunk);
-    pair_runs(dst, src, [&](char *d, char *s, size_t n) {
+    auto piece = [&](char *d, char *s, size_t n) {
       if (n <= k.rma_cutover)
         packer.add(d, addr_of(s), n);
       else
         tp.rma_get(d, rank, addr_of(s), n, *counter.c);
-    });
+    };
+    pair_rows(
+        dst, src,
+        [&](char *d, ptrdiff_t ds, char *s, ptrdiff_t ss, size_t n, size_t cnt) {
+          if (n <= k.rma_cutover) {
+            packer.add_row(d, ds, addr_of(s), ss, n, cnt);
+            return;
+          }
+          for (size_t i = 0; i < cnt; ++i, d += ds, s += ss) piece(d, s, n);
+        },
+        piece);
     packer.flush();
   } else {
     GetScatter scatter(tp, rank, counter.c);

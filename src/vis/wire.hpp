@@ -41,7 +41,7 @@ inline size_t padded(size_t n) {
 // counter to bring down once they are there.
 struct GetChunk {
   transport::RmaCompletion *done;
-  std::vector<Run> dest;
+  std::vector<Row> dest;  // rows of local runs, in the reply's order
 };
 
 // A pointer as two handler arguments and back.

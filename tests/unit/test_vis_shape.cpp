@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <tuple>
 #include <vector>
 
 #include "vis/local.hpp"
@@ -94,6 +95,44 @@ TEST(VisShape, PairingCutsAtBothSidesBoundaries) {
   EXPECT_EQ(std::memcmp(d + 2, want2, 3), 0);
   EXPECT_EQ(d[0], -1);  // untouched
   EXPECT_EQ(d[25], -1);
+}
+
+// pair_rows yields exactly pair_runs' pieces, in order, whether a pair of
+// rows goes in bulk or piece by piece; rows are the strided shapes' innermost
+// dimensions.
+TEST(VisShape, RowsPairLikeRuns) {
+  static char a[4096], b[4096];
+  struct Shape {
+    ptrdiff_t st[3];
+    size_t cnt[3];
+    size_t elem;
+  };
+  // (destination, source) pairs of equal totals: same element (bulk rows),
+  // different elements (pieces), folds on one side, odometer carries.
+  const Shape shapes[][2] = {
+      {{{16, 160, 0}, {5, 3, 1}, 8}, {{8, 40, 0}, {5, 3, 1}, 8}},
+      {{{24, 96, 0}, {4, 2, 1}, 8}, {{8, 64, 0}, {8, 1, 1}, 8}},
+      {{{12, 48, 480}, {4, 2, 3}, 4}, {{8, 64, 0}, {6, 2, 1}, 8}},
+      {{{40, 0, 0}, {7, 1, 1}, 40}, {{64, 0, 0}, {5, 1, 1}, 56}},
+      {{{8, 64, 0}, {8, 3, 1}, 8}, {{8, 64, 0}, {8, 3, 1}, 8}},  // folds to one run
+  };
+  for (const auto &pr : shapes) {
+    auto make = [&](const Shape &sh, char *base) {
+      return Runs::strided(base, sh.st, sh.elem, sh.cnt, 3);
+    };
+    std::vector<std::tuple<ptrdiff_t, ptrdiff_t, size_t>> want, got;
+    Runs d1 = make(pr[0], a), s1 = make(pr[1], b);
+    pair_runs(d1, s1, [&](char *x, char *y, size_t n) { want.emplace_back(x - a, y - b, n); });
+    Runs d2 = make(pr[0], a), s2 = make(pr[1], b);
+    gexx::vis::pair_rows(
+        d2, s2,
+        [&](char *x, ptrdiff_t xs, char *y, ptrdiff_t ys, size_t n, size_t k) {
+          for (size_t i = 0; i < k; ++i) got.emplace_back(x - a + i * xs, y - b + i * ys, n);
+        },
+        [&](char *x, char *y, size_t n) { got.emplace_back(x - a, y - b, n); });
+    EXPECT_EQ(got, want);
+    EXPECT_FALSE(want.empty());
+  }
 }
 
 TEST(VisShape, Totals) {
