@@ -88,6 +88,11 @@ struct Capabilities {
   // Most AM credits one message's header carries (AmHeader::credits as this
   // transport's wire narrows it); core rejects a configuration beyond it.
   uint32_t max_am_credits = UINT32_MAX;
+  // The Medium payload that moves packed data (VIS) to a network peer
+  // fastest: max_medium where one large message beats several, less where a
+  // provider turns large messages into a rendezvous or streams them no
+  // faster (0: no network peers).
+  size_t packed_medium = 0;
   // Largest RMA put toward a peer that is not mapped here whose source is
   // copied at once (rma_put returns done); larger puts are posted.
   size_t inline_put = 0;

@@ -12,9 +12,10 @@ GEXX_KNOB_GROUP_DEFINE(
          "unpacks (1), or move every piece with an RMA operation of its own (0).",
          false},
         {"GASNET_VIS_MAXCHUNK", Kind::Bytes, "0",
-         "VIS toward network peers: most bytes of one packed AM message (0: 12 KiB, or the "
-         "conduit's largest Medium payload if smaller; larger values are clamped to it). Pieces "
-         "longer than a quarter of it go by RMA.",
+         "VIS toward network peers: most bytes of one packed AM message (0: what the provider "
+         "moves best, 64 KiB over net, 12 KiB over tcp and others, at most the conduit's largest "
+         "Medium payload; larger values are clamped to it). Pieces longer than a quarter of it, or "
+         "than 4 KiB, go by RMA.",
          false, 0, INT64_MAX},
         {"GASNET_VIS_REMOTECONTIG", Kind::Bool, "1",
          "VIS toward network peers: when the remote side is one contiguous range and the local "

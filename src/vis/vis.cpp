@@ -427,17 +427,23 @@ const Knobs &knobs() {
     Knobs v{};
     v.ampipe = config::get_bool("GASNET_VIS_AMPIPE");
     v.remotecontig = config::get_bool("GASNET_VIS_REMOTECONTIG");
-    size_t medium = core::Runtime::get("VIS").am().max_medium();
+    core::Runtime &rt = core::Runtime::get("VIS");
+    size_t medium = rt.am().max_medium();
     uint64_t want = config::get_bytes("GASNET_VIS_MAXCHUNK");
-    // Default: at most kDefaultChunk. Over tcp;ofi_rxm a message above the
-    // provider's eager size (16 KiB) goes by rendezvous, which took about a
-    // millisecond per packed message on a loaded host (testvisperf --net).
-    constexpr size_t kDefaultChunk = 12288;
-    v.maxchunk = want == 0 ? std::min(medium, kDefaultChunk)
+    // Default: the transport's packed Medium (64 KiB over net; 12 KiB over
+    // tcp;ofi_rxm, where a message above the provider's eager size, 16 KiB,
+    // goes by rendezvous: about a millisecond per packed message on a
+    // loaded host), 12 KiB when it names none.
+    size_t packed = rt.transport().capabilities().packed_medium;
+    if (packed == 0) packed = 12288;
+    v.maxchunk = want == 0 ? std::min(medium, packed)
                            : static_cast<size_t>(std::min<uint64_t>(want, medium));
     // Room for at least one record and a few bytes.
     v.maxchunk = std::max<size_t>(v.maxchunk, 2 * sizeof(wire::Record));
-    v.rma_cutover = v.maxchunk / 4;
+    // Pieces above a quarter of a message, or above 4 KiB, go by RMA (a
+    // 16 KiB run packed into 64 KiB messages over net: 1.40 GB/s; by RMA
+    // 1.59).
+    v.rma_cutover = std::min<size_t>(v.maxchunk / 4, 4096);
     return v;
   }();
   return k;

@@ -180,6 +180,7 @@ class FakeNet {
   }
   size_t max_medium() const { return 4000; }
   size_t inline_put() const { return 256; }
+  size_t packed_medium() const { return 12288; }
   std::string describe() const { return "fake network"; }
 
   char buffer[64] = {};
@@ -283,6 +284,7 @@ TEST(PshmRouter, CapabilitiesCombineBothTransports) {
   const tp::Capabilities &c = s.router->capabilities();
   EXPECT_EQ(c.max_medium, 4000u);  // the smaller of the two
   EXPECT_EQ(c.inline_put, 256u);
+  EXPECT_EQ(c.packed_medium, 4000u);  // at most max_medium
   EXPECT_EQ(c.load_store, (std::vector<uint8_t>{1, 1, 0, 0}));
   EXPECT_FALSE(c.all_segments_mapped);
   EXPECT_EQ(c.memory_kinds, tp::Capabilities::kHostMemory);

@@ -17,7 +17,7 @@
 //   Result rma_put(uint32_t peer, uint64_t remote, const void *src, size_t, RmaCompletion &);
 //   void rma_get(void *dest, uint32_t peer, uint64_t remote, size_t, RmaCompletion &);
 //   void attach_segment(void *base, uint64_t size);  // collective: registers ours
-//   size_t max_medium() const;  size_t inline_put() const;
+//   size_t max_medium() const;  size_t inline_put() const;  size_t packed_medium() const;
 // and optionally native atomics (Transport::atomic):
 //   void atomic_ops(uint64_t ops[Capabilities::kAtomicTypes]) const;
 //   void atomic(uint32_t peer, uint64_t remote, Capabilities::AtomicType, uint32_t op,
@@ -56,6 +56,7 @@ class Router final : public Transport {
     if (net_) {
       caps_.max_medium = std::min(caps_.max_medium, net_->max_medium());
       caps_.inline_put = net_->inline_put();
+      caps_.packed_medium = std::min(caps_.max_medium, net_->packed_medium());
       if constexpr (requires(const Net &n) { n.atomic_ops(caps_.atomic_ops); })
         net_->atomic_ops(caps_.atomic_ops);
     }
