@@ -272,6 +272,16 @@ class GetPacker {
         util::fatal("VIS: a get record does not fit a packed message of %zu (a gexx bug)", cap_);
     }
     bytes_ += n;
+    // Local pieces evenly spaced extend the last row (one entry per row).
+    if (!chunk_->dest.empty()) {
+      Row &last = chunk_->dest.back();
+      if (last.len == n && (last.count == 1 ||
+                            dest == last.addr + static_cast<ptrdiff_t>(last.count) * last.stride)) {
+        if (last.count == 1) last.stride = dest - last.addr;
+        ++last.count;
+        return;
+      }
+    }
     chunk_->dest.push_back({dest, n, 1, 0});
   }
   // k pieces of n bytes: from src + i * sstride (remote) to dest + i * dstride.
