@@ -113,7 +113,36 @@ bool Runs::next(Run &r) {
 }
 
 bool Runs::next_row(Row &r) {
-  if (kind_ != Kind::Strided || ndims_ == 0) {
+  if (kind_ == Kind::Vector || kind_ == Kind::Indexed) {
+    // A list: its next entry, with the entries after it that continue it
+    // evenly (same length, same spacing) in one row.
+    Run first;
+    if (!next(first)) return false;
+    r = Row{first.addr, first.len, 1, 0};
+    auto entry = [&](size_t i, Run &e) {
+      if (kind_ == Kind::Vector) {
+        e.addr = static_cast<char *>(vlist_[i].gex_addr);
+        e.len = vlist_[i].gex_len;
+      } else {
+        e.addr = static_cast<char *>(ilist_[i]);
+        e.len = len_;
+      }
+    };
+    Run e;
+    while (pos_ < count_) {
+      entry(pos_, e);
+      if (e.len != r.len) break;
+      ptrdiff_t step = e.addr - (r.addr + r.stride * static_cast<ptrdiff_t>(r.count - 1));
+      if (r.count == 1)
+        r.stride = step;
+      else if (step != r.stride)
+        break;
+      ++r.count;
+      ++pos_;
+    }
+    return true;
+  }
+  if (ndims_ == 0) {
     Run one;
     if (!next(one)) return false;
     r = Row{one.addr, one.len, 1, 0};

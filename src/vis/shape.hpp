@@ -45,8 +45,9 @@ class Runs {
   // The next run (false at the end).
   bool next(Run &r);
   // The next row: for a strided shape the rest of its innermost dimension's
-  // runs in one, else the next run alone (count 1). Walks the same runs as
-  // next(); use one or the other.
+  // runs in one; for a list its next entry and those after it of the same
+  // length at the same spacing. Walks the same runs as next(); use one or
+  // the other.
   bool next_row(Row &r);
   // Back to the first run.
   void rewind();

@@ -135,6 +135,33 @@ TEST(VisShape, RowsPairLikeRuns) {
   }
 }
 
+// Lists: evenly spaced entries of one length come as one row (bulk pairs),
+// breaks in length, spacing or zero-length entries end it; the pieces are
+// still pair_runs' own.
+TEST(VisShape, ListRowsPairLikeRuns) {
+  static char a[4096], b[4096];
+  gex_Memvec_t dv[] = {{a + 0, 8},    {a + 16, 8},  {a + 32, 8},  {a + 48, 8}, {a, 0},
+                       {a + 64, 8},   {a + 200, 8}, {a + 100, 8}, {a + 0, 8},  {a + 300, 16},
+                       {a + 320, 16}, {a + 340, 4}, {a + 344, 4}};
+  void *il[] = {b + 800, b + 792, b + 784, b + 776, b + 768, b + 760, b + 752,
+                b + 744, b + 700, b + 600, b + 500, b + 400, b + 300, b + 200};
+  // 13 vector entries hold 8*9 + 16*2 + 4*2 = 112 bytes; 14 indexed of 8 = 112.
+  std::vector<std::tuple<ptrdiff_t, ptrdiff_t, size_t>> want, got;
+  Runs d1 = Runs::vector(13, dv), s1 = Runs::indexed(14, il, 8);
+  pair_runs(d1, s1, [&](char *x, char *y, size_t n) { want.emplace_back(x - a, y - b, n); });
+  Runs d2 = Runs::vector(13, dv), s2 = Runs::indexed(14, il, 8);
+  size_t bulk_pairs = 0;
+  gexx::vis::pair_rows(
+      d2, s2,
+      [&](char *x, ptrdiff_t xs, char *y, ptrdiff_t ys, size_t n, size_t k) {
+        bulk_pairs += k;
+        for (size_t i = 0; i < k; ++i) got.emplace_back(x - a + i * xs, y - b + i * ys, n);
+      },
+      [&](char *x, char *y, size_t n) { got.emplace_back(x - a, y - b, n); });
+  EXPECT_EQ(got, want);
+  EXPECT_GE(bulk_pairs, 4u);  // the first four entries pair with the first four indexed ones
+}
+
 TEST(VisShape, Totals) {
   uint64_t t = 0;
   size_t cnt[] = {3, 4};
