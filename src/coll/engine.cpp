@@ -474,6 +474,20 @@ class ReduceOp final : public Op {
       kid_got_[c].assign(nchunks_, 0);
     }
     if (all_) fan_.init(v_, n_, 0, dst_, total_, p);
+    // Where the running value lives: a leaf sends its source as it is; the
+    // tree root that ends with the result (reduce-to-all, or the root of a
+    // reduce-to-one) folds into its destination, unless that overlaps the
+    // source; the others use a buffer of their own.
+    auto d = reinterpret_cast<uintptr_t>(dst_), s = reinterpret_cast<uintptr_t>(src_);
+    bool apart = d + total_ <= s || s + total_ <= d;
+    if (kids_.empty() && v_ != 0) {
+      acc_ptr_ = const_cast<char *>(src_);
+      acc_is_src_ = true;
+    } else if (v_ == 0 && (all_ || me_ == root_) && apart) {
+      acc_ptr_ = dst_;
+    } else {
+      acc_ptr_ = acc_.data();
+    }
   }
   void receive(Msg &m) override {
     expect(m, m.kind() == kReduceUp || m.kind() == kBcast || m.kind() == kToRoot ? m.kind() : 0);
@@ -504,7 +518,7 @@ class ReduceOp final : public Op {
   }
   bool step() override {
     if (!begun_) {  // the source is read once the operation may touch memory (its gate)
-      if (total_) std::memcpy(acc_.data(), src_, total_);
+      if (total_ && !acc_is_src_) std::memcpy(acc_ptr_, src_, total_);
       begun_ = true;
     }
     // Combine the chunks every child has sent.
@@ -518,10 +532,10 @@ class ReduceOp final : public Op {
       for (size_t c = 0; c < kids_.size(); ++c) {
         char *kid = kid_buf_[c].data() + off;
         if (red_.commutative()) {
-          red_.apply(kid, acc_.data() + off, elems);
+          red_.apply(kid, acc_ptr_ + off, elems);
         } else {  // the lower ranks' value is the first operand
-          red_.apply(acc_.data() + off, kid, elems);
-          std::memcpy(acc_.data() + off, kid, bytes);
+          red_.apply(acc_ptr_ + off, kid, elems);
+          std::memcpy(acc_ptr_ + off, kid, bytes);
         }
       }
       ++combined_;
@@ -534,7 +548,7 @@ class ReduceOp final : public Op {
       while (up_ < ready_bytes) {
         uint64_t chunk_end = std::min<uint64_t>((up_ / chunk_bytes_ + 1) * chunk_bytes_, total_);
         size_t len = static_cast<size_t>(std::min<uint64_t>(piece(), chunk_end - up_));
-        if (!send(parent, kReduceUp, bit, up_, acc_.data() + up_, len)) return false;
+        if (!send(parent, kReduceUp, bit, up_, acc_ptr_ + up_, len)) return false;
         up_ += len;
       }
       if (up_ < total_) return false;
@@ -546,19 +560,19 @@ class ReduceOp final : public Op {
     if (combined_ < nchunks_) return false;
     if (all_) {
       if (!fan_started_) {
-        std::memcpy(dst_, acc_.data(), total_);
+        if (acc_ptr_ != dst_) std::memcpy(dst_, acc_ptr_, total_);
         fan_.start();
         fan_started_ = true;
       }
       return fan_step();
     }
     if (me_ == root_) {
-      std::memcpy(dst_, acc_.data(), total_);
+      if (acc_ptr_ != dst_) std::memcpy(dst_, acc_ptr_, total_);
       return true;
     }
     while (up_ < total_) {  // a non-commutative result on its way to the root
       size_t len = static_cast<size_t>(std::min<uint64_t>(piece(), total_ - up_));
-      if (!send(root_, kToRoot, 0, up_, acc_.data() + up_, len)) return false;
+      if (!send(root_, kToRoot, 0, up_, acc_ptr_ + up_, len)) return false;
       up_ += len;
     }
     return true;
@@ -579,6 +593,8 @@ class ReduceOp final : public Op {
   bool begun_ = false;
   uint32_t tree_root_ = 0, v_ = 0;
   Buffer acc_;
+  char *acc_ptr_ = nullptr;  // the running value: acc_, the destination, or (a leaf) the source
+  bool acc_is_src_ = false;
   size_t chunk_elems_ = 1;
   uint64_t chunk_bytes_ = 1, nchunks_ = 0, combined_ = 0, up_ = 0, result_got_ = 0;
   std::vector<Child> kids_;
