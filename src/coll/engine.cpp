@@ -34,6 +34,12 @@ constexpr uint32_t kKindShift = 24;
 constexpr uint32_t kPartMask = (1u << kKindShift) - 1;
 constexpr unsigned kArgs = 8;
 
+// [a, a + n) and [b, b + n) share no byte.
+bool disjoint(const void *a, const void *b, uint64_t n) {
+  auto x = reinterpret_cast<uintptr_t>(a), y = reinterpret_cast<uintptr_t>(b);
+  return x + n <= y || y + n <= x;
+}
+
 const char *kind_name(uint32_t kind) {
   switch (kind) {
     case kBcast:
@@ -478,12 +484,10 @@ class ReduceOp final : public Op {
     // tree root that ends with the result (reduce-to-all, or the root of a
     // reduce-to-one) folds into its destination, unless that overlaps the
     // source; the others use a buffer of their own.
-    auto d = reinterpret_cast<uintptr_t>(dst_), s = reinterpret_cast<uintptr_t>(src_);
-    bool apart = d + total_ <= s || s + total_ <= d;
     if (kids_.empty() && v_ != 0) {
       acc_ptr_ = const_cast<char *>(src_);
       acc_is_src_ = true;
-    } else if (v_ == 0 && (all_ || me_ == root_) && apart) {
+    } else if (v_ == 0 && (all_ || me_ == root_) && disjoint(dst_, src_, total_)) {
       acc_ptr_ = dst_;
     } else {
       acc_ptr_ = acc_.data();
@@ -700,7 +704,6 @@ class ExchangeReduceOp final : public Op {
   bool begun_ = false;
   uint32_t rounds_ = 0;
   size_t chunk_ = 1;
-  uint64_t nbuf_ = 2;
   uint64_t npieces_ = 0;
   std::vector<uint32_t> round_;  // by piece: the round it is in
   std::vector<uint8_t> sent_;    // by piece: sent for that round
@@ -764,21 +767,18 @@ class HostOp final : public Op {
     nchunks_ = (stream_ + chunk_ - 1) / chunk_;
     sig_ =
         uint64_t{kind} << 60 | uint64_t{root & 0x0FFFFFFFu} << 32 | static_cast<uint32_t>(nbytes);
+    apart_ = disjoint(dst_, src_, nbytes);
     // A reducing member folds its own chunks from its source, not from its
     // buffers, unless the destination overlaps the source (the fold writes
     // the destination before it has read every member's chunk).
-    if ((kind == kHToOne || kind == kHToAll) && nbytes) {
-      auto d = reinterpret_cast<uintptr_t>(dst_), s = reinterpret_cast<uintptr_t>(src_);
-      own_direct_ = d + nbytes <= s || s + nbytes <= d;
-    }
+    own_direct_ = (kind == kHToOne || kind == kHToAll) && nbytes && apart_;
     // Chunks only other ranks read go around this rank's cache when they
     // run on cores of their own (streaming stores: a reader then takes them
     // from memory instead of from this core's cache, and the next chunk's
-    // stores need not take the lines back from the reader): a 1 MiB 2-rank
-    // broadcast 7.5 -> 12.5 GB/s here. On an oversubscribed host a reader
-    // may share this core, and its cache: plain copies.
-    // Broadcasts, scatters and reduce-to-ones only (measured, 2 ranks,
-    // 1 MiB: broadcast 7.5 -> 12.5 GB/s, reduce-to-one 9.0 -> 12.1); a
+    // stores need not take the lines back from the reader); on an
+    // oversubscribed host a reader may share this core, and its cache.
+    // Broadcasts, scatters and reduce-to-ones only (2 ranks, 1 MiB:
+    // broadcast 7.5 -> 12.5 GB/s, reduce-to-one 9.0 -> 12.1); a
     // reduce-to-all, whose members read each other's chunks while they post
     // their own, was slower so (6.7 -> 6.5).
     stream_out_ =
@@ -905,11 +905,12 @@ class HostOp final : public Op {
         break;
     }
   }
-  // Chunk c - 2 (the last one in buffer c % 2) is read by every reader of
-  // this member's stream.
+  // Member's buffer for chunk c (its region holds nbuf_ of them).
   char *buf(uint32_t member, uint64_t c) const {
     return area_.data(slot_, member, 0) + (c % nbuf_) * chunk_;
   }
+  // Chunk c - nbuf_ (the last one in chunk c's buffer) is read by every
+  // reader of this member's stream.
   bool readers_done(uint64_t c) const {
     if (c < nbuf_) return true;
     uint64_t goal = host::stamp(seq_, c - nbuf_ + 2);  // chunk c - nbuf consumed
@@ -960,8 +961,7 @@ class HostOp final : public Op {
       // theirs out (not before the first chunk is posted: they would wait);
       // all at once after the last chunk when the two overlap.
       if (kind_ == kHBcast && dst_ != src_) {
-        auto d = reinterpret_cast<uintptr_t>(dst_), s = reinterpret_cast<uintptr_t>(src_);
-        if (d + total_ <= s || s + total_ <= d)
+        if (apart_)
           std::memcpy(dst_ + (from - src_), from, bytes);
         else if (posted_ == nchunks_)
           std::memmove(dst_, src_, total_);
@@ -1071,6 +1071,7 @@ class HostOp final : public Op {
   Fold fold_;
   Reduction red_;
   bool rooted_ = false, posts_ = false, reads_ = false;
+  bool apart_ = false;                // destination and source share no byte
   bool own_direct_ = false;           // reductions: this member's chunks folded from its source
   bool stream_out_ = false;           // chunks posted with streaming stores
   std::vector<const char *> inputs_;  // kHFold: each member's chunk

@@ -131,13 +131,7 @@ bool Runs::next_row(Row &r) {
     Run e;
     while (pos_ < count_) {
       entry(pos_, e);
-      if (e.len != r.len) break;
-      ptrdiff_t step = e.addr - (r.addr + r.stride * static_cast<ptrdiff_t>(r.count - 1));
-      if (r.count == 1)
-        r.stride = step;
-      else if (step != r.stride)
-        break;
-      ++r.count;
+      if (!extend_row(r, e.addr, e.len)) break;
       ++pos_;
     }
     return true;

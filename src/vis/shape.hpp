@@ -30,6 +30,20 @@ struct Row {
   ptrdiff_t stride = 0;
 };
 
+// Adds the run [addr, addr + len) to `r` when it continues the row: the
+// same length, at the row's stride after its last run (any stride when the
+// row has one run); false, `r` unchanged, otherwise.
+inline bool extend_row(Row &r, char *addr, size_t len) {
+  if (len != r.len) return false;
+  ptrdiff_t step = addr - (r.addr + r.stride * static_cast<ptrdiff_t>(r.count - 1));
+  if (r.count == 1)
+    r.stride = step;
+  else if (step != r.stride)
+    return false;
+  ++r.count;
+  return true;
+}
+
 // A walk over the runs of one side of a transfer. Zero-length entries of
 // vector and indexed lists yield nothing; a strided shape whose element size
 // or any count is zero yields nothing. Leading strided dimensions whose

@@ -126,29 +126,20 @@ class RecordWriter {
     while (done < k) {
       const uint64_t a = addr + done * static_cast<uint64_t>(stride);
       const char *from = data_ ? src + static_cast<ptrdiff_t>(done) * sstride : nullptr;
-      bool joins =
-          open_ && n == len_ && count_ >= 1 &&
-          (count_ == 1 ? a - addr_ == static_cast<uint64_t>(stride)
-                       : stride_ == static_cast<uint64_t>(stride) && a == addr_ + count_ * stride_);
-      if (!joins) {
+      // One piece through add() unless the open record is a run of this
+      // row's stride that the piece continues (add() opens records and
+      // turns a one-piece record into a run).
+      if (!(open_ && count_ > 1 && n == len_ && stride_ == static_cast<uint64_t>(stride) &&
+            a == addr_ + count_ * stride_)) {
         if (!add(a, from, n, cap)) return done;
         ++done;
         continue;
       }
-      const size_t tail = count_ == 1 ? sizeof(wire::RunTail) : 0;
-      if (used_ + tail + 7 > cap) return done;
       size_t m = k - done;
-      if (data_) m = std::min(m, (cap - 7 - used_ - tail) / n);
+      if (data_) m = used_ + 7 < cap ? std::min(m, (cap - 7 - used_) / n) : 0;
       if (m == 0) return done;
-      if (count_ == 1) {
-        stride_ = a - addr_;
-        char *first = t_pack.data() + rec_ + sizeof(wire::Record);
-        if (data_) std::memmove(first + tail, first, len_);
-        used_ += tail;
-      }
-      if (data_ && src) {
+      if (from) {  // with data (puts pass their source)
         char *to = t_pack.data() + used_;
-        from = src + static_cast<ptrdiff_t>(done) * sstride;
         if (n == 8) {
           for (size_t i = 0; i < m; ++i, to += 8, from += sstride) std::memcpy(to, from, 8);
         } else {
@@ -181,11 +172,7 @@ class RecordWriter {
  private:
   void copy(const char *src, size_t bytes) {
     if (!bytes) return;
-    char *to = t_pack.data() + used_;
-    if (bytes == 8)
-      std::memcpy(to, src, 8);
-    else
-      std::memcpy(to, src, bytes);
+    std::memcpy(t_pack.data() + used_, src, bytes);
     used_ += bytes;
   }
   bool data_;
@@ -262,10 +249,7 @@ class GetPacker {
     t_pack.resize(cap);
   }
   void add(char *dest, uint64_t src, size_t n) {
-    if (chunk_ && (bytes_ + n > cap_ || !w_.add(src, nullptr, n, cap_))) {
-      flush();
-      chunk_ = nullptr;
-    }
+    if (chunk_ && (bytes_ + n > cap_ || !w_.add(src, nullptr, n, cap_))) flush();
     if (!chunk_) {
       chunk_ = new wire::GetChunk{c_, {}};
       if (!w_.add(src, nullptr, n, cap_))
@@ -273,16 +257,8 @@ class GetPacker {
     }
     bytes_ += n;
     // Local pieces evenly spaced extend the last row (one entry per row).
-    if (!chunk_->dest.empty()) {
-      Row &last = chunk_->dest.back();
-      if (last.len == n && (last.count == 1 ||
-                            dest == last.addr + static_cast<ptrdiff_t>(last.count) * last.stride)) {
-        if (last.count == 1) last.stride = dest - last.addr;
-        ++last.count;
-        return;
-      }
-    }
-    chunk_->dest.push_back({dest, n, 1, 0});
+    if (chunk_->dest.empty() || !extend_row(chunk_->dest.back(), dest, n))
+      chunk_->dest.push_back({dest, n, 1, 0});
   }
   // k pieces of n bytes: from src + i * sstride (remote) to dest + i * dstride.
   void add_row(char *dest, ptrdiff_t dstride, uint64_t src, int64_t sstride, size_t n, size_t k) {

@@ -69,10 +69,6 @@ variant_tests() {
     if on_conduit "$conds" "$1" "${2:-}"; then echo "$test"; fi
   done < <(expected "$here/variants-ex.txt")
 }
-# The expected list less the tests that have variants on <conduit> [provider].
-expected_all() {
-  expected "$here/expected-ex.txt" | grep -v -x -F -f <(variant_tests "$1" "${2:-}"; echo '#')
-}
 # What the runs after the first run on <conduit> [provider]: the expected
 # list, or with SUITES_SUBSET the tests that file names there (lines TEST
 # CONDUITS, as in variants-ex.txt).
@@ -90,6 +86,8 @@ listed_on() {
 expected_on() {
   listed_on "$1" "${2:-}" | grep -v -x -F -f <(variant_tests "$1" "${2:-}"; echo '#')
 }
+# The whole expected list less the tests that have variants there.
+expected_all() { SUITES_SUBSET='' expected_on "$@"; }
 
 # run_variants <conduit> <ranks> <tag> [provider]: the lines of
 # variants-ex.txt for that conduit (NAME TEST CONDUITS SECONDS VAR=value...;
@@ -118,11 +116,13 @@ run_variants() {
 if [ -z "$only" ] || [ "$only" = ex ]; then
   first=1
   for n in ${SUITES_EX_NODES:-2}; do
+    scope=""
     if [ "$first" = 1 ]; then
       echo "=== GASNet-EX suite (smp, $n ranks) against $prefix"
       EXSUITE_NODES=$n EXSUITE_WORK=$work/ex bash "$suites/run-ex.sh" "$prefix" smp
       check_ex "$work/ex/results.tsv" "smp, $n ranks" $(expected_all smp)
-      first=2
+      first=0
+      scope=all
     else
       echo "=== GASNet-EX suite (smp, $n ranks; ${SUITES_SUBSET:+the subset of }the expected list) against $prefix"
       EXSUITE_NODES=$n EXSUITE_WORK=$work/ex-$n \
@@ -130,8 +130,7 @@ if [ -z "$only" ] || [ "$only" = ex ]; then
         bash "$suites/run-ex.sh" "$prefix" smp
       check_ex "$work/ex-$n/results.tsv" "smp, $n ranks" $(expected_on smp)
     fi
-    if [ "$first" = 2 ]; then run_variants smp "$n" "smp-$n" "" all; first=0
-    else run_variants smp "$n" "smp-$n"; fi
+    run_variants smp "$n" "smp-$n" "" "$scope"
   done
   # Optional: the expected list on the ofi conduit with every peer sent
   # through the network, once per provider named in SUITES_OFI_PROVIDERS
