@@ -31,6 +31,9 @@ enum Category : uint8_t { kShort = 0, kMedium = 1, kLong = 2 };
 // at `dest` before the message is published.
 enum Flag : uint8_t { kPackedLong = 1 };
 constexpr uint8_t kFlagsMask = 0x0F;  // flags fit four bits (the smp queues pack them)
+// The four bits above kFlagsMask are a transport's own (the ofi conduit's
+// bundles mark a message that another follows); core never sees them set.
+constexpr uint8_t kTransportFlags = 0xF0;
 constexpr unsigned kMaxArgs = 16;
 }  // namespace wire
 

@@ -6,6 +6,9 @@
  *                      ways, lc_opt events, IMMEDIATE under back-pressure,
  *                      token info, GASNet-1 AMs, handler-safe locks
  *   amcheck flood      every rank but 0 floods rank 0 (100000 messages in all)
+ *   amcheck replyflood every rank floods the next with requests; each is answered
+ *                      with a Short or a Medium of up to 5000 bytes (over ofi the
+ *                      replies of one poll's batch travel bundled), all checked
  *   amcheck pollchain  requests passed along a chain, each rank in its own poll loop
  *   amcheck loopback   AMs to oneself run inside their calls (replies too)
  *   amcheck <rule>     breaks one handler rule; the job must end with a message
@@ -667,6 +670,75 @@ static void flood(void) {
   gasnet_barrier(0, GASNET_BARRIERFLAG_ANONYMOUS);
 }
 
+/* ---- replyflood: every rank sends REPLYFLOOD_TOTAL requests to the next
+ * without polling between them (the credits make it wait when they run
+ * out); the next answers each with a Short (every fifth) or a Medium whose
+ * length and contents follow from the request's number, lengths crossing
+ * the 16-byte boundaries and the ofi conduit's bundle limit (4096). ---- */
+#define REPLYFLOOD_TOTAL 20000
+static volatile long rf_replies;
+static long rf_sum;
+static gex_AM_Entry_t rf_table[3];
+static size_t rf_len(gex_AM_Arg_t seq) {
+  return (size_t)((uint32_t)seq * 37u % 5001u);
+}
+static void rf_request(gex_Token_t t, gex_AM_Arg_t seq) {
+  static unsigned char buf[5001];
+  if (seq % 5 == 0) {
+    gex_AM_ReplyShort2(t, rf_table[1].gex_index, 0, seq, ~seq);
+  } else {
+    size_t len = rf_len(seq);
+    fill(buf, len, (uint64_t)seq);
+    gex_AM_ReplyMedium2(t, rf_table[2].gex_index, buf, len, GEX_EVENT_NOW, 0, seq, ~seq);
+  }
+}
+static void rf_check(gex_AM_Arg_t seq, gex_AM_Arg_t inv) {
+  CHECK(inv == ~seq, "reply to request %d carries %d as its second argument", seq, inv);
+  rf_sum += seq;
+  ++rf_replies;
+}
+static void rf_short(gex_Token_t t, gex_AM_Arg_t seq, gex_AM_Arg_t inv) {
+  (void)t;
+  CHECK(seq % 5 == 0, "a Short reply to request %d, which is answered by a Medium", seq);
+  rf_check(seq, inv);
+}
+static void rf_medium(gex_Token_t t, void *buf, size_t nbytes, gex_AM_Arg_t seq, gex_AM_Arg_t inv) {
+  (void)t;
+  CHECK(seq % 5 != 0 && nbytes == rf_len(seq), "the reply to request %d has %zu bytes", seq,
+        nbytes);
+  CHECK(((uintptr_t)buf & 7) == 0, "a Medium reply's payload at %p is not 8-byte aligned", buf);
+  size_t bad = first_bad(buf, nbytes, (uint64_t)seq);
+  CHECK(bad == (size_t)-1, "the reply to request %d is wrong at byte %zu of %zu", seq, bad, nbytes);
+  rf_check(seq, inv);
+}
+
+static void replyflood(void) {
+  static const struct {
+    gex_AM_Fn_t fn;
+    gex_Flags_t flags;
+    unsigned nargs;
+    const char *name;
+  } rf_handlers[3] = {
+      {(gex_AM_Fn_t)rf_request, GEX_FLAG_AM_SHORT | GEX_FLAG_AM_REQUEST, 1, "rf_req"},
+      {(gex_AM_Fn_t)rf_short, GEX_FLAG_AM_SHORT | GEX_FLAG_AM_REPLY, 2, "rf_short"},
+      {(gex_AM_Fn_t)rf_medium, GEX_FLAG_AM_MEDIUM | GEX_FLAG_AM_REPLY, 2, "rf_medium"}};
+  for (int i = 0; i < 3; ++i) {
+    rf_table[i] =
+        (gex_AM_Entry_t){0,    rf_handlers[i].fn,  rf_handlers[i].flags, rf_handlers[i].nargs,
+                         NULL, rf_handlers[i].name};
+  }
+  gex_EP_RegisterHandlers(ep, rf_table, 3);
+  gasnet_barrier(0, GASNET_BARRIERFLAG_ANONYMOUS);
+  for (long s = 0; s < REPLYFLOOD_TOTAL; ++s)
+    gex_AM_RequestShort1(tm, next, rf_table[0].gex_index, 0, (gex_AM_Arg_t)s);
+  GASNET_BLOCKUNTIL(rf_replies == REPLYFLOOD_TOTAL);
+  CHECK(rf_sum == (long)REPLYFLOOD_TOTAL * (REPLYFLOOD_TOTAL - 1) / 2,
+        "the replies' numbers add up to %ld", rf_sum);
+  printf("amcheck rank %u: replyflood checked %ld replies from rank %u\n", me, (long)rf_replies,
+         next);
+  gasnet_barrier(0, GASNET_BARRIERFLAG_ANONYMOUS);
+}
+
 /* ---- ping-pong: rank 0 sends a request, rank 1 replies, each waits in its
  * own gasnet_AMPoll loop; every rank joins a barrier after each block. Run
  * on one CPU, a waiter that never yields leaves its peer no core until the
@@ -971,6 +1043,8 @@ int main(int argc, char **argv) {
   const char *mode = argc > 1 ? argv[1] : "all";
   if (!strcmp(mode, "flood")) {
     flood();
+  } else if (!strcmp(mode, "replyflood")) {
+    replyflood();
   } else if (!strcmp(mode, "pollchain")) {
     pollchain();
   } else if (!strcmp(mode, "loopback")) {

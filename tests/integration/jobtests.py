@@ -1258,6 +1258,32 @@ def case_am_flood(n, par=False, ofi=None):
     return run
 
 
+def case_am_replyflood(n, ofi=None, par=False):
+    """Every rank floods the next with 20000 requests, each answered with a
+    Short or a Medium of up to 5000 bytes whose arguments and contents the
+    requester checks (amcheck replyflood). Over ofi the replies a poll's
+    handlers send leave bundled, one message per destination and batch:
+    this is their check (wrong offsets, lengths or order show as a wrong
+    payload, a wrong count or a fatal error)."""
+    def run():
+        before = shm_entries()
+        prog = amcheck(par)
+        env = {}
+        if ofi:
+            env = ofi_env(ofi)
+            prog = os.path.join(ARGS.bin_dir, "tests", "integration",
+                                "amcheck_ofi_par" if par else "amcheck_ofi")
+        job = Job([prog, "replyflood"], env=env, ranks=n).wait(timeout=120).expect(0)
+        for r in range(n):
+            check(re.search(r"^amcheck rank %d: replyflood checked 20000 replies from rank %d$"
+                            % (r, (r + 1) % n), job.stdout, re.M), job.show())
+        check(len(re.findall(r"amcheck rank \d+ of %d: PASS" % n, job.stdout)) == n, job.show())
+        if ofi:
+            check("libfabric provider %s" % OFI_PROVIDERS[ofi] in job.stderr, job.show())
+        job.assert_nothing_left(before)
+    return run
+
+
 def case_am_pingpong_1cpu(ofi=None):
     """3000 Short round trips between ranks 0 and 1, each waiting in its own
     gasnet_AMPoll loop, with a barrier every 100, the whole job on one CPU:
@@ -2318,6 +2344,9 @@ MATRIX = [
     ("am_flood_8", lambda ofi: case_am_flood(8, ofi=ofi), (SMP,)),
     ("am_flood_par_3", lambda ofi: case_am_flood(3, par=True, ofi=ofi), ("tcp", "shm")),
     ("am_flood_par_4", lambda ofi: case_am_flood(4, par=True, ofi=ofi), (SMP,)),
+    ("am_replyflood_2", lambda ofi: case_am_replyflood(2, ofi), (SMP, "tcp", "net")),
+    ("am_replyflood_3", lambda ofi: case_am_replyflood(3, ofi), ("net",)),
+    ("am_replyflood_par_3", lambda ofi: case_am_replyflood(3, ofi, par=True), ("tcp",)),
     # Not on net: on one CPU it runs about 1.6 times as long as on tcp (18 s on a
     # loaded 2-core host), too near the case's 30 s bound to be reliable.
     ("am_pingpong_1cpu", lambda ofi: case_am_pingpong_1cpu(ofi), (SMP, "tcp", "shm", "sockets")),

@@ -59,7 +59,7 @@ struct AmChannel::Chunk {
 };
 
 AmChannel::AmChannel(Fabric &fabric, uint32_t ranks, const Limits &limits, AmSink &sink)
-    : fabric_(fabric), sink_(sink), limits_(limits), in_flight_(ranks, 0) {
+    : fabric_(fabric), sink_(sink), limits_(limits), in_flight_(ranks, 0), bundles_(ranks) {
   limits_.inline_limit = std::min(limits_.inline_limit, fabric.inject_size());
   // The client's memory is not registered: a provider that wants it
   // (FI_MR_LOCAL) gets every payload copied into a send buffer.
@@ -155,8 +155,17 @@ void AmChannel::commit(AmSlot &slot, const AmHeader &h, const int32_t *args) {
   size_t head = write_head(b, h, args);
   bool carried = h.category == wire::kMedium || (h.flags & wire::kPackedLong);
   size_t len = head + (carried ? h.nbytes : 0);
-  fi_addr_t to = fabric_.addr(slot.peer);
   Fabric::Guard g(fabric_);
+  if (slot.lane == AmLane::Reply && batching_ && bundle(b, slot.peer, len)) {
+    ++sends_;
+    return;
+  }
+  if (bundles_[slot.peer]) send_bundle(slot.peer);  // in order behind it
+  post(b, slot.peer, len);
+}
+
+void AmChannel::post(Buffer *b, uint32_t peer, size_t len) {
+  fi_addr_t to = fabric_.addr(peer);
   bool inject = len <= limits_.inline_limit;
   uint32_t pauses = 0;
   for (;;) {
@@ -164,7 +173,7 @@ void AmChannel::commit(AmSlot &slot, const AmHeader &h, const int32_t *args) {
                         : fi_send(fabric_.ep(), b->data, len, b->desc, to, &b->ctx);
     if (rc == 0) break;
     if (!fabric_.retry_post(rc, pauses)) {
-      util::fatal("sending an AM of %zu bytes to rank %u: %s", len, slot.peer,
+      util::fatal("sending an AM of %zu bytes to rank %u: %s", len, peer,
                   fi_error(inject ? "fi_inject" : "fi_send", rc).c_str());
     }
   }
@@ -174,9 +183,46 @@ void AmChannel::commit(AmSlot &slot, const AmHeader &h, const int32_t *args) {
     b->next = free_send_;
     free_send_ = b;
   } else {
-    b->peer = slot.peer;
-    ++in_flight_[slot.peer];
+    b->peer = peer;
+    ++in_flight_[peer];
   }
+}
+
+bool AmChannel::bundle(Buffer *b, uint32_t peer, size_t len) {
+  if (len > kBundleItemMax) return false;
+  Buffer *&open = bundles_[peer];
+  if (open) {
+    size_t at = (open->len + 15) / 16 * 16;
+    if (at + len <= kBufferBytes) {
+      reinterpret_cast<AmHeader *>(open->data + open->last)->flags |= kMore;
+      std::memcpy(open->data + at, b->data, len);
+      open->last = static_cast<uint32_t>(at);
+      open->len = static_cast<uint32_t>(at + len);
+      b->next = free_send_;
+      free_send_ = b;
+      return true;
+    }
+    send_bundle(peer);  // full: out it goes, and `b` opens the next
+  }
+  open = b;
+  b->len = static_cast<uint32_t>(len);
+  b->last = 0;
+  bundled_.push_back(peer);
+  return true;
+}
+
+void AmChannel::send_bundle(uint32_t peer) {
+  Buffer *b = bundles_[peer];
+  bundles_[peer] = nullptr;
+  --sends_;  // counted when it was bundled
+  post(b, peer, b->len);
+}
+
+void AmChannel::flush_bundles() {
+  for (uint32_t peer : bundled_) {
+    if (bundles_[peer]) send_bundle(peer);
+  }
+  bundled_.clear();
 }
 
 Result AmChannel::send(uint32_t peer, AmLane lane, const AmHeader &h, const int32_t *args,
@@ -190,6 +236,7 @@ Result AmChannel::send(uint32_t peer, AmLane lane, const AmHeader &h, const int3
   }
   Fabric::Guard g(fabric_);
   if (!room(peer)) return Result::retry;
+  if (bundles_[peer]) send_bundle(peer);  // in order behind it
   Buffer *b = take(free_send_, false);
   iovec iov[2] = {{b->data, write_head(b, h, args)}, {const_cast<void *>(payload), nbytes}};
   void *desc[2] = {b->desc, nullptr};
@@ -225,17 +272,27 @@ Result AmChannel::send(uint32_t peer, AmLane lane, const AmHeader &h, const int3
   return Result::done;
 }
 
-void AmChannel::deliver(Arrival a) {
-  const AmHeader *h = reinterpret_cast<const AmHeader *>(a.buf->data);
-  if (a.len < kHeaderBytes || a.len < payload_offset(h->nargs)) {
-    util::fatal("received a %zu-byte AM, shorter than its header says", a.len);
+int AmChannel::deliver(Arrival a) {
+  int n = 0;
+  for (size_t at = 0;;) {
+    AmHeader *h = reinterpret_cast<AmHeader *>(a.buf->data + at);
+    size_t left = a.len - at;
+    if (left < kHeaderBytes || left < payload_offset(h->nargs)) {
+      util::fatal("received a %zu-byte AM, shorter than its header says", left);
+    }
+    const int32_t *args = reinterpret_cast<const int32_t *>(a.buf->data + at + kHeaderBytes);
+    char *payload = a.buf->data + at + payload_offset(h->nargs);
+    bool carried = h->category == wire::kMedium || (h->flags & wire::kPackedLong);
+    size_t len = payload_offset(h->nargs) + (carried ? h->nbytes : 0);
+    if (left < len) util::fatal("received a %zu-byte AM, shorter than its payload says", left);
+    bool more = h->flags & kMore;
+    h->flags &= static_cast<uint8_t>(~wire::kTransportFlags);
+    sink_.deliver(*h, args, payload);
+    ++n;
+    if (!more) return n;
+    at += (len + 15) / 16 * 16;
+    if (at >= a.len) util::fatal("received a bundle of AMs that ends inside its last message");
   }
-  const int32_t *args = reinterpret_cast<const int32_t *>(a.buf->data + kHeaderBytes);
-  char *payload = a.buf->data + payload_offset(h->nargs);
-  bool carried = h->category == wire::kMedium || (h->flags & wire::kPackedLong);
-  if (carried && a.len < payload_offset(h->nargs) + h->nbytes)
-    util::fatal("received a %zu-byte AM, shorter than its payload says", a.len);
-  sink_.deliver(*h, args, payload);
 }
 
 bool AmChannel::poll(bool replies_only) {
@@ -266,6 +323,7 @@ bool AmChannel::poll(bool replies_only) {
     fabric_.progress();
     more = false;
     uint64_t sends_before = sends_;
+    ++batching_;
     while (done < kPollBudget) {
       std::deque<Arrival> *q = !replies_.empty()                     ? &replies_
                                : !replies_only && !requests_.empty() ? &requests_
@@ -275,12 +333,14 @@ bool AmChannel::poll(bool replies_only) {
       Arrival a = q->front();
       q->pop_front();
       if (concurrent) lock.unlock();
-      deliver(a);
+      int n = deliver(a);
       if (concurrent) lock.lock();
       a.buf->next = free_recv_;
       free_recv_ = a.buf;
-      ++done;
+      done += n;
     }
+    --batching_;
+    flush_bundles();
     more = more && sends_ == sends_before;
     if (!more && rma_rounds > 0 && sends_ == sends_before) {
       --rma_rounds;

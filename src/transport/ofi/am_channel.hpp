@@ -11,6 +11,15 @@
 // provider that completion comes as the bytes enter the socket: one copy
 // per side (the kernel's), not two on the sending side.
 //
+// Replies bundle: while poll delivers a batch of arrivals, the replies its
+// handlers send (each up to kBundleItemMax bytes) wait per destination and
+// leave together when the batch ends, one message carrying them all, each
+// at a 16-byte boundary and each but the last marked kMore (a transport
+// flag bit of AmHeader::flags). A lone reply leaves as it would have, only
+// later by the rest of its batch: a round trip's reply is the same message
+// at the same time. A flood of requests read in one go (a stream provider
+// takes many off a socket per read) is answered with one send, not one each.
+//
 // Receive buffers are posted ahead. A completed receive is queued by lane
 // and a replacement is posted at once, before its handler runs; the buffer
 // is posted again once the handler returns. Flow control is core's: request
@@ -38,6 +47,10 @@ class AmChannel final : public CompletionSink {
   static constexpr size_t kHeaderBytes = 32;
   static constexpr size_t kMaxArgBytes = 64;
   static constexpr size_t kBufferBytes = kHeaderBytes + kMaxArgBytes + kMaxMedium;
+  // Replies up to this size bundle; a bundle holds what fits one buffer.
+  static constexpr size_t kBundleItemMax = 4096;
+  static constexpr uint8_t kMore = 0x80;  // another message follows this one
+  static_assert((kMore & wire::kTransportFlags) == kMore);
 
   // Limits: sends in flight in all (GASNET_NETWORKDEPTH_TOTAL) and toward
   // one peer (GASNET_NETWORKDEPTH_PP); messages up to `inline_limit` bytes
@@ -69,6 +82,8 @@ class AmChannel final : public CompletionSink {
     uint32_t peer = 0;  // a send's destination
     bool recv = false;
     bool sent = false;  // a send's completion has been read
+    uint32_t len = 0;   // an open bundle's bytes
+    uint32_t last = 0;  // where its last message starts
     alignas(64) char data[kBufferBytes];
   };
   struct Chunk;
@@ -86,7 +101,16 @@ class AmChannel final : public CompletionSink {
   bool room(uint32_t peer);
   // Writes the header and arguments at the start of `b`; returns their length.
   size_t write_head(Buffer *b, const AmHeader &h, const int32_t *args);
-  void deliver(Arrival a);
+  // Delivers every message of the arrival; returns how many.
+  int deliver(Arrival a);
+  // Posts the `len` bytes at the start of `b` to `peer`; `b` goes back to
+  // the pool now (injected) or on its completion.
+  void post(Buffer *b, uint32_t peer, size_t len);
+  // Adds the reply in `b` (`len` bytes) to `peer`'s open bundle: true if
+  // it was taken (and `b` is the bundle's or back in the pool).
+  bool bundle(Buffer *b, uint32_t peer, size_t len);
+  void send_bundle(uint32_t peer);
+  void flush_bundles();
 
   Fabric &fabric_;
   AmSink &sink_;
@@ -99,6 +123,9 @@ class AmChannel final : public CompletionSink {
   uint64_t sends_ = 0;      // messages posted (poll: did a handler reply?)
   uint64_t last_poll_ = 0;  // poll_clock() at the last poll
   std::deque<Arrival> requests_, replies_;
+  int batching_ = 0;               // delivery loops running (replies bundle)
+  std::vector<Buffer *> bundles_;  // open bundle by destination
+  std::vector<uint32_t> bundled_;  // destinations with an open bundle
 };
 
 }  // namespace gexx::transport::ofi
