@@ -1103,6 +1103,23 @@ bool on_host(core::Team &team) {
   return team.host_mode == core::Team::kHostArea;
 }
 
+// Hands the payload storage of handled messages back to the handler, so
+// that a message queued later (one that came before its operation started
+// here, as the next broadcast's pieces often do) reuses it instead of
+// allocating: freed, 64 KiB blocks went back to the system and every new
+// one faulted its pages in again (a fifth of a 4-rank 1 MiB broadcast over
+// the network).
+void recycle(std::vector<Msg> &msgs) {
+  if (msgs.empty()) return;
+  std::lock_guard<std::mutex> guard(g.inbox_mutex);
+  for (Msg &m : msgs) {
+    if (m.data.capacity() != 0 && g.spare.size() < kSpareMessages) {
+      m.data.clear();
+      g.spare.push_back(std::move(m.data));
+    }
+  }
+}
+
 // `op`'s part is done (g.mutex held): it hands back what it borrowed.
 void complete(Op &op) {
   op.retire();
@@ -1122,6 +1139,7 @@ void enlist(const std::shared_ptr<Op> &op, bool trivial) {
   auto it = g.early.find(op->key());
   if (it != g.early.end()) {
     for (Msg &m : it->second) op->receive(m);
+    recycle(it->second);
     g.early.erase(it);
   }
   g.active.emplace(op->key(), op);
@@ -1462,15 +1480,7 @@ void advance() {
     else
       g.early[k].push_back(std::move(m));
   }
-  if (!msgs.empty()) {  // hand the payload storage back to the handler
-    std::lock_guard<std::mutex> guard(g.inbox_mutex);
-    for (Msg &m : msgs) {
-      if (m.data.capacity() != 0 && g.spare.size() < kSpareMessages) {
-        m.data.clear();
-        g.spare.push_back(std::move(m.data));
-      }
-    }
-  }
+  recycle(msgs);
   msgs.clear();
   for (auto it = g.active.begin(); it != g.active.end();) {
     if (it->second->gate && !done(*it->second->gate)) {
