@@ -678,7 +678,7 @@ static void flood(void) {
 #define REPLYFLOOD_TOTAL 20000
 static volatile long rf_replies;
 static long rf_sum;
-static gex_AM_Entry_t rf_table[3];
+static gex_AM_Entry_t rf_table[3]; /* defined below its handlers */
 static size_t rf_len(gex_AM_Arg_t seq) {
   return (size_t)((uint32_t)seq * 37u % 5001u);
 }
@@ -712,21 +712,12 @@ static void rf_medium(gex_Token_t t, void *buf, size_t nbytes, gex_AM_Arg_t seq,
   rf_check(seq, inv);
 }
 
+static gex_AM_Entry_t rf_table[3] = {
+    {0, (gex_AM_Fn_t)rf_request, GEX_FLAG_AM_SHORT | GEX_FLAG_AM_REQUEST, 1, NULL, "rf_req"},
+    {0, (gex_AM_Fn_t)rf_short, GEX_FLAG_AM_SHORT | GEX_FLAG_AM_REPLY, 2, NULL, "rf_short"},
+    {0, (gex_AM_Fn_t)rf_medium, GEX_FLAG_AM_MEDIUM | GEX_FLAG_AM_REPLY, 2, NULL, "rf_medium"}};
+
 static void replyflood(void) {
-  static const struct {
-    gex_AM_Fn_t fn;
-    gex_Flags_t flags;
-    unsigned nargs;
-    const char *name;
-  } rf_handlers[3] = {
-      {(gex_AM_Fn_t)rf_request, GEX_FLAG_AM_SHORT | GEX_FLAG_AM_REQUEST, 1, "rf_req"},
-      {(gex_AM_Fn_t)rf_short, GEX_FLAG_AM_SHORT | GEX_FLAG_AM_REPLY, 2, "rf_short"},
-      {(gex_AM_Fn_t)rf_medium, GEX_FLAG_AM_MEDIUM | GEX_FLAG_AM_REPLY, 2, "rf_medium"}};
-  for (int i = 0; i < 3; ++i) {
-    rf_table[i] =
-        (gex_AM_Entry_t){0,    rf_handlers[i].fn,  rf_handlers[i].flags, rf_handlers[i].nargs,
-                         NULL, rf_handlers[i].name};
-  }
   gex_EP_RegisterHandlers(ep, rf_table, 3);
   gasnet_barrier(0, GASNET_BARRIERFLAG_ANONYMOUS);
   for (long s = 0; s < REPLYFLOOD_TOTAL; ++s)

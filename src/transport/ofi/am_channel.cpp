@@ -156,10 +156,9 @@ void AmChannel::commit(AmSlot &slot, const AmHeader &h, const int32_t *args) {
   bool carried = h.category == wire::kMedium || (h.flags & wire::kPackedLong);
   size_t len = head + (carried ? h.nbytes : 0);
   Fabric::Guard g(fabric_);
-  if (slot.lane == AmLane::Reply && batching_ && bundle(b, slot.peer, len)) {
-    ++sends_;
-    return;
-  }
+  // A bundled reply is counted in sends_ when its bundle leaves, which is
+  // before poll compares the count (flush_bundles ends each delivery loop).
+  if (slot.lane == AmLane::Reply && batching_ && bundle(b, slot.peer, len)) return;
   if (bundles_[slot.peer]) send_bundle(slot.peer);  // in order behind it
   post(b, slot.peer, len);
 }
@@ -214,7 +213,6 @@ bool AmChannel::bundle(Buffer *b, uint32_t peer, size_t len) {
 void AmChannel::send_bundle(uint32_t peer) {
   Buffer *b = bundles_[peer];
   bundles_[peer] = nullptr;
-  --sends_;  // counted when it was bundled
   post(b, peer, b->len);
 }
 
