@@ -87,6 +87,11 @@ int main(int argc, char **argv) {
     for (long i = 0; i < iters; i++)
       (void)gex_Event_Test(gex_AD_OpNB_I64(ad, NULL, peer, remote, GEX_OP_ADD, 1, 0, 0));
     report("gex_AD_OpNB_I64 ADD + Test", t, iters);
+    t = now(); /* as UPC++'s atomic_domain calls it */
+    for (long i = 0; i < iters; i++)
+      (void)gex_Event_Test(
+          gex_AD_OpNB_I64(ad, NULL, peer, remote, GEX_OP_ADD, 1, 0, GEX_FLAG_RANK_IS_JOBRANK));
+    report("gex_AD_OpNB_I64 ADD jobrank + Test", t, iters);
     t = now();
     for (long i = 0; i < iters; i++)
       gex_Event_Wait(gex_AD_OpNB_I64(ad, &fetched, peer, remote, GEX_OP_FADD, 1, 0, 0));

@@ -28,7 +28,8 @@ typedef struct gexx_ad_s *gex_AD_t;
  * head of every domain. `key` is GEXX_AD_LIVE ^ dt while the domain lives;
  * `direct` has `direct_size` entries, one per team rank, saying where this
  * process maps that rank's segment (local null: not mapped, or a domain
- * whose operations never use the CPU). */
+ * whose operations never use the CPU); `by_job` the same by job rank
+ * (GEX_FLAG_RANK_IS_JOBRANK), `by_job_size` entries (0: none kept). */
 struct gexx_ad_direct {
   uint64_t base;  /* the segment's address in its owner's address space */
   uint64_t limit; /* the largest offset of a word of the domain's type in it */
@@ -39,6 +40,8 @@ struct gexx_ad_head {
   gex_OP_t ops;
   gex_Rank_t direct_size;
   const struct gexx_ad_direct *direct;
+  gex_Rank_t by_job_size;
+  const struct gexx_ad_direct *by_job;
 };
 #define GEXX_AD_LIVE 0x61644144u
 
@@ -96,15 +99,21 @@ GEXX_AD_DECLARE(DBL, double)
       gex_AD_t ad, type *result_p, gex_Rank_t rank, void *addr, gex_OP_t op, gex_Flags_t flags) { \
     const struct gexx_ad_head *h = (const struct gexx_ad_head *)(void *)ad;                       \
     const struct gexx_ad_direct *d;                                                               \
+    gex_Rank_t n;                                                                                 \
     uint64_t off;                                                                                 \
     if (__builtin_expect(!h || h->key != (GEXX_AD_LIVE ^ GEX_DT_##tcode), 0)) return 0;           \
-    if (__builtin_expect(!(op & h->ops) || (op & (op - 1)) || rank >= h->direct_size ||           \
-                             (flags & (GEX_FLAG_RANK_IS_JOBRANK | GEX_FLAG_AD_MY_RANK)) ||        \
-                             ((uintptr_t)addr & (sizeof(type) - 1)) ||                            \
-                             (!result_p && (op & GEXX_AD_FETCHING)),                              \
-                         0))                                                                      \
+    d = h->direct;                                                                                \
+    n = h->direct_size;                                                                           \
+    if (flags & GEX_FLAG_RANK_IS_JOBRANK) {                                                       \
+      d = h->by_job;                                                                              \
+      n = h->by_job_size;                                                                         \
+    }                                                                                             \
+    if (__builtin_expect(                                                                         \
+            !(op & h->ops) || (op & (op - 1)) || rank >= n || (flags & GEX_FLAG_AD_MY_RANK) ||    \
+                ((uintptr_t)addr & (sizeof(type) - 1)) || (!result_p && (op & GEXX_AD_FETCHING)), \
+            0))                                                                                   \
       return 0;                                                                                   \
-    d = h->direct + rank;                                                                         \
+    d += rank;                                                                                    \
     off = (uint64_t)(uintptr_t)addr - d->base;                                                    \
     if (__builtin_expect(off > d->limit || !d->local, 0)) return 0;                               \
     return (type *)(void *)(d->local + off);                                                      \

@@ -19,6 +19,9 @@ namespace {
 constexpr gex_DT_t kTypeBits[kTypes] = {GEX_DT_I32, GEX_DT_U32, GEX_DT_I64,
                                         GEX_DT_U64, GEX_DT_FLT, GEX_DT_DBL};
 constexpr size_t kTypeSize[kTypes] = {4, 4, 8, 8, 4, 8};
+// The largest job for which a sub-team's domain keeps a table by job rank
+// (24 bytes a rank; larger jobs take the general path for job ranks).
+constexpr gex_Rank_t kByJobMax = 65536;
 
 // "GEX_OP_ADD|GEX_OP_FADD", or "none".
 std::string op_set_name(gex_OP_t ops) {
@@ -189,6 +192,21 @@ void create(const char *api, gex_AD_t *ad_p, gex_TM_t tm, gex_DT_t dt, gex_OP_t 
     }
     ad->head.direct = direct;
     ad->head.direct_size = size;
+    // By job rank (GEX_FLAG_RANK_IS_JOBRANK, on every UPC++ operation): the
+    // same table for the job's team; for a smaller team one entry per job
+    // rank, non-members unmapped (the general path names them), unless the
+    // job is too large for a table per domain (then the general path).
+    const gex_Rank_t job = rt.size();
+    if (tm->team.shape() == core::Team::Shape::Identity) {
+      ad->head.by_job = direct;
+      ad->head.by_job_size = size;
+    } else if (job <= kByJobMax) {
+      auto *by_job = new gexx_ad_direct[job];
+      for (gex_Rank_t j = 0; j < job; ++j) by_job[j] = gexx_ad_direct{0, 0, nullptr};
+      for (gex_Rank_t r = 0; r < size; ++r) by_job[tm->team.to_job(r)] = direct[r];
+      ad->head.by_job = by_job;
+      ad->head.by_job_size = job;
+    }
   }
   ad->live = kLiveDomain;
   ad->head.key = kLiveDomain ^ dt;
@@ -231,6 +249,7 @@ void destroy(const char *api, gex_AD_t ad) {
   checked(api, ad);
   ad->live = 0;
   ad->head.key = 0;
+  if (ad->head.by_job != ad->head.direct) delete[] ad->head.by_job;
   delete[] ad->head.direct;
   delete ad;
 }

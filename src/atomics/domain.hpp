@@ -33,8 +33,9 @@ struct gexx_ad_s {
   // What an operation toward a mapped target reads, first: the head the
   // public header's inline operations read too (gasnet_ratomic.h). `key` is
   // kLiveDomain ^ dt while the domain lives (one compare checks both), and
-  // `direct` has one entry per team rank (none on the paths that never use
-  // the CPU); owned here.
+  // `direct` has one entry per team rank and `by_job` one per job rank (the
+  // same table on the job's team; none on the paths that never use the CPU);
+  // owned here.
   gexx_ad_head head{};
   gex_TM_t tm = nullptr;
   gex_DT_t dt = 0;
@@ -118,9 +119,10 @@ template <typename T>
 }
 
 // The common case, checked with a handful of compares: a live domain of this
-// type, one operation of its set, a team rank whose segment this process
-// maps, an aligned word inside it, a result pointer where one is needed, and
-// no flag that asks for more (a job rank, GEX_FLAG_AD_MY_RANK). Returns the
+// type, one operation of its set, a team rank (a job rank under
+// GEX_FLAG_RANK_IS_JOBRANK, as UPC++ calls) whose segment this process maps,
+// an aligned word inside it, a result pointer where one is needed, and not
+// GEX_FLAG_AD_MY_RANK (which asks for a check). Returns the
 // word, or null: then the general path (prepare) decides, and names any
 // misuse.
 template <typename T>
@@ -129,12 +131,17 @@ template <typename T>
   if (!ad || ad->head.key != (kLiveDomain ^ TypeOf<T>::dt)) [[unlikely]]
     return nullptr;
   const gexx_ad_head &h = ad->head;
-  if (!(op & h.ops) || (op & (op - 1)) || rank >= h.direct_size ||
-      (flags & (GEX_FLAG_RANK_IS_JOBRANK | GEX_FLAG_AD_MY_RANK)) ||
+  const gexx_ad_direct *table = h.direct;
+  gex_Rank_t n = h.direct_size;
+  if (flags & GEX_FLAG_RANK_IS_JOBRANK) {
+    table = h.by_job;
+    n = h.by_job_size;
+  }
+  if (!(op & h.ops) || (op & (op - 1)) || rank >= n || (flags & GEX_FLAG_AD_MY_RANK) ||
       (reinterpret_cast<uintptr_t>(addr) & (sizeof(T) - 1)) || (!result_p && fetches(op)))
       [[unlikely]]
     return nullptr;
-  const gexx_ad_direct &d = h.direct[rank];
+  const gexx_ad_direct &d = table[rank];
   uint64_t off = reinterpret_cast<uint64_t>(addr) - d.base;  // wraps if below
   if (off > d.limit || !d.local) [[unlikely]]
     return nullptr;

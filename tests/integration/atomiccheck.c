@@ -15,6 +15,11 @@
  *    sum of the fetched values' uniqueness bound are checked.
  * 3. A lock made of FCAS and SET (with GEX_FLAG_AD_ACQ / _REL) guards a
  *    counter of rank 0 that is read and written with plain RMA.
+ * 4. Job ranks (GEX_FLAG_RANK_IS_JOBRANK, as UPC++ passes on every
+ *    operation): on the job's team and on a team of the job in reverse
+ *    order (team rank r is job rank n-1-r), each rank adds to a word of its
+ *    right neighbour named by team rank and by job rank, inline and through
+ *    the library's function, and checks the fetched values and the word.
  * The misuse modes break one rule each; the job must stop with a message.
  * Each rank prints "atomiccheck rank R of N: PASS (K checks)".
  */
@@ -66,6 +71,7 @@ static int fetching(gex_OP_t op) {
 #define SHARED_OFF (SWEEP_OFF + 8 * SWEEP_WORDS + 64) /* rank 0: the hammered words */
 #define LOCK_OFF (SHARED_OFF + 64)
 #define COUNTER_OFF (LOCK_OFF + 64)
+#define JOBRANK_OFF (COUNTER_OFF + 64) /* two words: section 4 */
 #define SEGSIZE (1u << 20)
 
 /* What the word holds after `op`, computed here without the library. The
@@ -311,6 +317,45 @@ static void misuse(const char *what) {
   gasnet_exit(2);
 }
 
+/* ---- job ranks on the job's team and on a reversed team ------------------ */
+static void jobrank_ops(void) {
+  gex_TM_t rev;
+  gex_TM_Split(&rev, tm, 0, (int)(n - 1 - me), NULL, 0, GEX_FLAG_TM_NO_SCRATCH);
+  CHECK(gex_TM_QueryRank(rev) == n - 1 - me, "reversed team: my rank %u, expected %u",
+        gex_TM_QueryRank(rev), n - 1 - me);
+  gex_TM_t teams[2] = {tm, rev};
+  for (int t = 0; t < 2; ++t) {
+    gex_AD_t ad;
+    gex_AD_Create(&ad, teams[t], GEX_DT_I64, GEX_OP_FADD | GEX_OP_ADD | GEX_OP_GET | GEX_OP_SET, 0);
+    int64_t *word = (int64_t *)(segs[peer] + JOBRANK_OFF + 8 * t);
+    gex_Rank_t team_peer = t ? n - 1 - peer : peer;
+    int64_t got = -1, junk;
+    gex_AD_OpBlocking_I64(ad, &junk, team_peer, word, GEX_OP_SET, 100, 0, 0);
+    /* Inline forms, then the library's (the parenthesised name is its function). */
+    gex_Event_Wait(
+        gex_AD_OpNB_I64(ad, &got, peer, word, GEX_OP_FADD, 1, 0, GEX_FLAG_RANK_IS_JOBRANK));
+    CHECK(got == 100, "team %d: inline FADD by job rank %u fetched %" PRId64 ", expected 100", t,
+          peer, got);
+    gex_AD_OpNBI_I64(ad, NULL, peer, word, GEX_OP_ADD, 10, 0, GEX_FLAG_RANK_IS_JOBRANK);
+    gex_NBI_Wait(GEX_EC_RMW, 0);
+    gex_Event_Wait(
+        (gex_AD_OpNB_I64)(ad, &got, peer, word, GEX_OP_FADD, 1000, 0, GEX_FLAG_RANK_IS_JOBRANK));
+    CHECK(got == 111, "team %d: library FADD by job rank %u fetched %" PRId64 ", expected 111", t,
+          peer, got);
+    (gex_AD_OpBlocking_I64)(ad, &got, team_peer, word, GEX_OP_FADD, 10000, 0, 0);
+    CHECK(got == 1111, "team %d: FADD by team rank %u fetched %" PRId64 ", expected 1111", t,
+          team_peer, got);
+    gex_AD_OpBlocking_I64(ad, &got, peer, word, GEX_OP_GET, 0, 0, GEX_FLAG_RANK_IS_JOBRANK);
+    CHECK(got == 11111, "team %d: the word of job rank %u holds %" PRId64 ", expected 11111", t,
+          peer, got);
+    gex_Coll_BarrierBlocking(tm, 0);
+    CHECK(*(int64_t *)(segs[me] + JOBRANK_OFF + 8 * t) == 11111,
+          "team %d: my own word holds %" PRId64 ", expected 11111", t,
+          *(int64_t *)(segs[me] + JOBRANK_OFF + 8 * t));
+    gex_AD_Destroy(ad);
+  }
+}
+
 int main(int argc, char **argv) {
   setvbuf(stdout, NULL, _IOLBF, 0);
   gex_Client_t client;
@@ -338,6 +383,8 @@ int main(int argc, char **argv) {
   gex_Coll_BarrierBlocking(tm, 0);
   concurrent();
   lock_test();
+  gex_Coll_BarrierBlocking(tm, 0);
+  jobrank_ops();
   gex_Coll_BarrierBlocking(tm, 0);
   printf("atomiccheck rank %u of %u: PASS (%ld checks)\n", me, n, check_count);
   gasnet_exit(0);
