@@ -5,8 +5,10 @@
  * for the barrier as well). Every rank runs each operation `reps` times
  * back to back, the root rotating; rank 0 prints the mean time per
  * operation. Figures only: nothing is asserted.
- *   gasnetrun -n N coll_bench [reps] [job|split]
- * (a second argument runs only that team; bench/coll_vs_anchor.py passes it)
+ *   gasnetrun -n N coll_bench [reps] [job|split] [OPERATION:BYTES]
+ * (a second argument runs only that team, a third only that operation and
+ * size, e.g. broadcast:1048576 or barrier:0; bench/coll_vs_anchor.py passes
+ * them)
  */
 #define _POSIX_C_SOURCE 200112L
 #include <gasnetex.h>
@@ -34,34 +36,51 @@ static void report(const char *team, const char *what, size_t bytes, int reps, d
   fflush(stdout);
 }
 
+/* Whether `only` (empty: everything) selects operation `what` at `bytes`. */
+static const char *only_op = "";
+static int wanted(const char *what, size_t bytes) {
+  size_t len = strlen(what);
+  if (!*only_op) return 1;
+  return strncmp(only_op, what, len) == 0 && only_op[len] == ':' &&
+         strtoull(only_op + len + 1, NULL, 10) == bytes;
+}
+
 static void run(gex_TM_t tm, const char *name, int reps, unsigned char *a, unsigned char *b) {
   double t;
-  gex_Coll_BarrierBlocking(tm, 0);
-  t = now_us();
-  for (int i = 0; i < reps; ++i) gex_Coll_BarrierBlocking(tm, 0);
-  report(name, "barrier", 0, reps, now_us() - t);
+  if (wanted("barrier", 0)) {
+    gex_Coll_BarrierBlocking(tm, 0);
+    t = now_us();
+    for (int i = 0; i < reps; ++i) gex_Coll_BarrierBlocking(tm, 0);
+    report(name, "barrier", 0, reps, now_us() - t);
+  }
 
   size_t sizes[2] = {8, BIG};
   for (int s = 0; s < 2; ++s) {
     size_t bytes = sizes[s];
     int r = s ? (reps / 20 > 5 ? reps / 20 : 5) : reps;
-    gex_Coll_BarrierBlocking(tm, 0);
-    t = now_us();
-    for (int i = 0; i < r; ++i)
-      gex_Event_Wait(gex_Coll_BroadcastNB(tm, (gex_Rank_t)(i % n), b, a, bytes, 0));
-    report(name, "broadcast", bytes, r, now_us() - t);
-    gex_Coll_BarrierBlocking(tm, 0);
-    t = now_us();
-    for (int i = 0; i < r; ++i)
-      gex_Event_Wait(gex_Coll_ReduceToOneNB(tm, (gex_Rank_t)(i % n), b, a, GEX_DT_U64, 8, bytes / 8,
-                                            GEX_OP_ADD, NULL, NULL, 0));
-    report(name, "reduce-to-one", bytes, r, now_us() - t);
-    gex_Coll_BarrierBlocking(tm, 0);
-    t = now_us();
-    for (int i = 0; i < r; ++i)
-      gex_Event_Wait(
-          gex_Coll_ReduceToAllNB(tm, b, a, GEX_DT_U64, 8, bytes / 8, GEX_OP_ADD, NULL, NULL, 0));
-    report(name, "reduce-to-all", bytes, r, now_us() - t);
+    if (wanted("broadcast", bytes)) {
+      gex_Coll_BarrierBlocking(tm, 0);
+      t = now_us();
+      for (int i = 0; i < r; ++i)
+        gex_Event_Wait(gex_Coll_BroadcastNB(tm, (gex_Rank_t)(i % n), b, a, bytes, 0));
+      report(name, "broadcast", bytes, r, now_us() - t);
+    }
+    if (wanted("reduce-to-one", bytes)) {
+      gex_Coll_BarrierBlocking(tm, 0);
+      t = now_us();
+      for (int i = 0; i < r; ++i)
+        gex_Event_Wait(gex_Coll_ReduceToOneNB(tm, (gex_Rank_t)(i % n), b, a, GEX_DT_U64, 8,
+                                              bytes / 8, GEX_OP_ADD, NULL, NULL, 0));
+      report(name, "reduce-to-one", bytes, r, now_us() - t);
+    }
+    if (wanted("reduce-to-all", bytes)) {
+      gex_Coll_BarrierBlocking(tm, 0);
+      t = now_us();
+      for (int i = 0; i < r; ++i)
+        gex_Event_Wait(
+            gex_Coll_ReduceToAllNB(tm, b, a, GEX_DT_U64, 8, bytes / 8, GEX_OP_ADD, NULL, NULL, 0));
+      report(name, "reduce-to-all", bytes, r, now_us() - t);
+    }
   }
 }
 
@@ -74,6 +93,7 @@ int main(int argc, char **argv) {
   n = gex_TM_QuerySize(world);
   int reps = argc > 1 ? atoi(argv[1]) : 2000;
   const char *only = argc > 2 ? argv[2] : "";
+  if (argc > 3) only_op = argv[3];
   unsigned char *a = malloc(BIG), *b = malloc(BIG);
   memset(a, 1, BIG);
   /* A segment, and the scratch the split team asks for in it: GASNet-EX's

@@ -11,7 +11,14 @@ barrier beside them, on the job team (--team split: the team gex_TM_Split
 makes of every rank).
 
     python3 bench/coll_vs_anchor.py --gexx install [--net] [--ranks 2,4,8]
-        [--runs 3] [--reps 200]
+        [--runs 3] [--reps 200] [--pairs]
+
+--pairs times each metric by itself (coll_bench's third argument): per rank
+count and metric, --runs pairs of runs, one of each side back to back (the
+order alternating), and the ratio is the median of the pairs' ratios. On a
+host whose speed drifts (a VM that has fast and slow periods of minutes) a
+pair sees the same period where whole-program runs, minutes long over the
+network, do not.
 
 Without --net both sides run their smp conduit (GASNET_PSHM_NODES=N for the
 anchor, gasnetrun for gexx). --net puts every peer behind the network:
@@ -60,9 +67,9 @@ def build(prefix, conduit, out):
         die("building coll_bench against %s failed:\n%s%s" % (prefix, r.stdout, r.stderr[-3000:]))
 
 
-def run(side, prog, a, ranks, prefix):
+def run(side, prog, a, ranks, prefix, only=None):
     env = dict(os.environ)
-    args = [str(a.reps), a.team]
+    args = [str(a.reps), a.team] + ([only] if only else [])
     if a.net:
         env["GASNET_SUPERNODE_MAXSIZE"] = str(a.supernode)
         if side == "gexx":
@@ -101,6 +108,42 @@ def run(side, prog, a, ranks, prefix):
     return got
 
 
+def pairs(a, progs, sides):
+    """Each metric by itself, in back-to-back pairs; the ratio of each pair."""
+    for ranks in [int(x) for x in a.ranks.split(",")]:
+        for name, nbytes, bw in METRICS:
+            key = (name, nbytes)
+            only = "%s:%d" % key
+            vals = {"gexx": [], "anchor": []}
+            ratios = []
+            for i in range(a.runs):
+                pair = {}
+                for side in (["gexx", "anchor"] if i % 2 == 0 else ["anchor", "gexx"]):
+                    r = run(side, progs[side], a, ranks, sides[side], only)
+                    if key in r:
+                        pair[side] = r[key][1 if bw else 0]
+                        vals[side].append(pair[side])
+                if len(pair) == 2 and pair["gexx"] and pair["anchor"]:
+                    g, r = pair["gexx"], pair["anchor"]
+                    ratios.append(g / r if bw else r / g)
+            what = "%s %s" % (name, "1 MiB" if nbytes == 1 << 20 else "%d B" % nbytes)
+            if not ratios:
+                print("%2d ranks  %-20s no pair finished" % (ranks, what))
+                continue
+            g, r = statistics.median(vals["gexx"]), statistics.median(vals["anchor"])
+            ratio = statistics.median(ratios)
+            unit = "MB/s" if bw else "us"
+            spread = "%.2f-%.2f" % (min(ratios), max(ratios))
+            if a.markdown:
+                print("| %d | %s | %.4g %s | %.4g %s | %.2f (%s) |" % (ranks, what, r, unit, g,
+                                                                       unit, ratio, spread))
+            else:
+                print("%2d ranks  %-20s anchor %10.4g %-4s  gexx %10.4g %-4s  ratio %6.2f (pairs "
+                      "%s)%s" % (ranks, what, r, unit, g, unit, ratio, spread,
+                                 "" if ratio >= 1 else "  <"))
+            sys.stdout.flush()
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--gexx", required=True, help="gexx install prefix")
@@ -114,6 +157,9 @@ def main():
     ap.add_argument("--provider", default="net")
     ap.add_argument("--timeout", type=int, default=120, help="seconds per run")
     ap.add_argument("--markdown", action="store_true", help="print the table as markdown")
+    ap.add_argument("--pairs", action="store_true",
+                    help="each metric by itself, in back-to-back pairs (ratio: median of the "
+                    "pairs')")
     a = ap.parse_args()
     sides = {"gexx": os.path.abspath(a.gexx), "anchor": os.path.abspath(a.anchor)}
     conduits = {"gexx": "ofi" if a.net else "smp", "anchor": "udp" if a.net else "smp"}
@@ -132,6 +178,11 @@ def main():
     if a.markdown:
         print("| ranks | metric | GASNet-EX | gexx | ratio |\n| --- | --- | --- | --- | --- |")
     t0 = time.time()
+    if a.pairs:
+        pairs(a, progs, sides)
+        print("# %.0f s" % (time.time() - t0))
+        subprocess.run(["rm", "-rf", work])
+        return
     for ranks in [int(x) for x in a.ranks.split(",")]:
         got = {"gexx": [], "anchor": []}
         for i in range(a.runs):

@@ -57,6 +57,9 @@ int main(int argc, char **argv) {
   long iters = argc > 1 ? atol(argv[1]) : 1000000;
   long am_iters = iters / 10;
   char buf[8] = {0};
+  /* 512 bytes from the start of this rank's segment to the start of the
+   * peer's, as put_flood does (both 2 MiB-aligned blobs there) */
+  char *big = gex_Segment_QueryAddr(seg);
   int64_t fetched;
   gex_Event_Wait(gex_Coll_BarrierNB(tm, 0));
   if (me == 0) {
@@ -79,6 +82,14 @@ int main(int argc, char **argv) {
       while (gex_Event_Test(ev) != GASNET_OK);
     }
     report("gex_RMA_PutNB(8) + AMPoll + Test", t, iters);
+    t = now(); /* put_flood's gasnet-nbi loop at 512 bytes */
+    gex_NBI_BeginAccessRegion(0);
+    for (long i = 0; i < iters; i++) gex_RMA_PutNBI(tm, peer, remote, big, 512, GEX_EVENT_DEFER, 0);
+    gex_Event_Wait(gex_NBI_EndAccessRegion(0));
+    report("gex_RMA_PutNBI(512) in a region", t, iters);
+    t = now();
+    for (long i = 0; i < iters; i++) gex_RMA_PutBlocking(tm, peer, remote, big, 512, 0);
+    report("gex_RMA_PutBlocking(512)", t, iters);
     t = now();
     for (long i = 0; i < iters; i++)
       gex_Event_Wait(gex_AD_OpNB_I64(ad, NULL, peer, remote, GEX_OP_ADD, 1, 0, 0));

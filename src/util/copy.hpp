@@ -12,10 +12,11 @@
 // shared with the client's inline put and get):
 //  * 1, 2, 4 and 8 bytes move as one load and one store of that size (what
 //    a typed assignment compiles to; also the cheapest copy there is);
-//  * up to GEXX_COPY_INLINE_MAX (2048) bytes, ordinary loads and stores
-//    (16-byte vectors, or a call to a 32-byte AVX2 loop above 128 bytes):
-//    no fence, and faster than memmove's call at these sizes
-//    (bench/copy_bench.c);
+//  * up to GEXX_COPY_INLINE_MAX (8192) bytes, ordinary loads and stores
+//    (16-byte vectors up to 128 bytes, above that a call to a 64-byte
+//    AVX-512 or a 32-byte AVX2 loop; without AVX2, 16-byte vectors up to
+//    2048 bytes): no fence, and as fast as memmove's call at these sizes or
+//    faster (bench/copy_bench.c);
 //  * a longer put, or one whose ranges overlap, is memmove followed by a
 //    store fence, which orders every store of the copy before any later
 //    store.
