@@ -12,24 +12,28 @@
 #include "core/am.hpp"
 #include "transport/transport.hpp"
 #include "util/config.hpp"
+#include "util/trace.hpp"
 
 namespace gexx::core {
+
+namespace detail {
+transport::Transport *g_transport = nullptr;
+std::atomic<unsigned> g_poll_extra{kPollNotStarted};
+}  // namespace detail
 
 namespace {
 // More ranks on this host than CPUs this process may run on: waits yield at
 // once, and a client's own poll loop yields after a short spin.
 bool g_oversubscribed = false;
-// The transport every poll drives; set once the runtime is up (before
-// that, polls do nothing: no AM engine exists to take deliveries).
-transport::Transport *g_transport = nullptr;
+
 std::atomic<int> g_wait_mode{static_cast<int>(WaitMode::SpinBlock)};
 // Poll hooks, one slot per owner.
 std::atomic<void (*)()> g_poll_hooks[static_cast<unsigned>(PollHook::kCount)];
-// What a poll does besides the transport's poll: bit i while hook slot i is
-// set, kOversubscribedBit on an oversubscribed host. One load tells a poll
-// that is the transport's alone (the common case) from the others.
-constexpr unsigned kOversubscribedBit = 1u << 31;
-std::atomic<unsigned> g_poll_extra{0};
+constexpr unsigned kOversubscribedBit = detail::kPollOversubscribed;
+constexpr unsigned kNotHooks =
+    detail::kPollOversubscribed | detail::kPollNotStarted | detail::kPollTraced;
+using detail::g_poll_extra;
+using detail::g_transport;
 
 void run_poll_hooks(unsigned set) {
   for (unsigned i = 0; set; ++i, set >>= 1)
@@ -100,6 +104,14 @@ long usable_cpus() {
 
 }  // namespace
 
+// gasnet_AMPoll's trace (category X) is the explicit poll's to record.
+void follow_poll_trace() {
+  if (trace::active(trace::kPoll))
+    g_poll_extra.fetch_or(detail::kPollTraced, std::memory_order_acq_rel);
+  else
+    g_poll_extra.fetch_and(~detail::kPollTraced, std::memory_order_acq_rel);
+}
+
 void mark_oversubscribed() {
   g_oversubscribed = true;
   g_poll_extra.fetch_or(kOversubscribedBit, std::memory_order_acq_rel);
@@ -115,6 +127,9 @@ void progress_start(transport::Transport &tp) {
   long cpus = usable_cpus();
   if (cpus > 0 && tp.ranks_on_host() > static_cast<uint64_t>(cpus)) mark_oversubscribed();
   g_transport = &tp;
+  trace::add_active_listener(&follow_poll_trace);
+  follow_poll_trace();
+  g_poll_extra.fetch_and(~detail::kPollNotStarted, std::memory_order_acq_rel);
 }
 
 // Ranks that slept in the bootstrap (its socket reads, the launcher's
@@ -156,7 +171,7 @@ namespace {
   if (!tp) return;
   am::check_may_poll(api);
   bool any = tp->poll(false);
-  if (unsigned hooks = g_poll_extra.load(std::memory_order_acquire) & ~kOversubscribedBit)
+  if (unsigned hooks = g_poll_extra.load(std::memory_order_acquire) & ~kNotHooks)
     run_poll_hooks(hooks);
   // A poll never yields (GASNet's does not either: a client's poll loop is
   // its own to pace); blocking waits yield in relax. Only an oversubscribed
@@ -166,14 +181,16 @@ namespace {
 }  // namespace
 
 void poll(const char *api) {
-  transport::Transport *tp = g_transport;
-  // The common case, a tail call: every idle upcxx::progress and
-  // gasnet_AMPoll is this and the transport's look at its queues.
-  if (tp && !am::detail::tl_token && g_poll_extra.load(std::memory_order_acquire) == 0) [[likely]] {
-    tp->poll(false);
+  // The common case, a tail call: every wait's poll is this and the
+  // transport's look at its queues (gasnet_AMPoll makes the same test
+  // itself, legacy/gasnet1_am.cpp). A traced explicit poll counts as plain
+  // here.
+  if ((g_poll_extra.load(std::memory_order_acquire) & ~detail::kPollTraced) == 0 &&
+      !am::detail::tl_token) [[likely]] {
+    g_transport->poll(false);
     return;
   }
-  poll_with_extras(tp, api);
+  poll_with_extras(g_transport, api);
 }
 
 void set_wait_mode(WaitMode mode) {

@@ -4,6 +4,7 @@
 // as in GASNet, except on an oversubscribed host, after the same spin.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 
 namespace gexx::transport {
@@ -11,6 +12,21 @@ class Transport;
 }
 
 namespace gexx::core {
+
+namespace detail {
+// The transport every poll drives; set once the runtime is up (before
+// that, polls do nothing: no AM engine exists to take deliveries).
+extern transport::Transport *g_transport;
+// What a poll does besides the transport's poll: bit i while hook slot i is
+// set, kPollOversubscribed on an oversubscribed host, kPollNotStarted until
+// g_transport is set, kPollTraced while explicit polls are traced. One load
+// tells a poll that is the transport's alone (the common case, 0) from the
+// others; gasnet_AMPoll makes that test itself.
+constexpr unsigned kPollOversubscribed = 1u << 31;
+constexpr unsigned kPollNotStarted = 1u << 30;
+constexpr unsigned kPollTraced = 1u << 29;
+extern std::atomic<unsigned> g_poll_extra;
+}  // namespace detail
 
 // Start-up (core/runtime.cpp): whether waiting ranks must yield at once
 // (more ranks than cores), then the transport polls drive, once the AM

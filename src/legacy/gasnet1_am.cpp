@@ -5,7 +5,9 @@
 #include <cstdarg>
 
 #include "capi/entry.hpp"
+#include "core/am.hpp"
 #include "core/progress.hpp"
+#include "transport/transport.hpp"
 #include "util/log.hpp"
 #include "util/trace.hpp"
 
@@ -77,14 +79,17 @@ namespace {
 }  // namespace
 
 void gexx_AMPoll(void) {
-  // Straight to the engine (a tail call, as is the engine's to the
-  // transport): the hot path of every poll loop (upcxx::progress, a client's
-  // wait for a flag).
-  const char *api = "gasnet_AMPoll";
-  if (gexx::capi::detail::g_job_tm.load(std::memory_order_acquire) &&
-      !gexx::trace::active(gexx::trace::kPoll)) [[likely]]
-    return gexx::core::poll(api);
-  poll_checked(api);
+  // Straight to the transport (a tail call): the hot path of every poll loop
+  // (upcxx::progress, a client's wait for a flag). One word says the job is
+  // up, polls are not traced and there is nothing but the transport to poll
+  // (core/progress.hpp); outside a handler that is core::poll's common case.
+  namespace core = gexx::core;
+  if (core::detail::g_poll_extra.load(std::memory_order_acquire) == 0 &&
+      !core::am::detail::tl_token) [[likely]] {
+    core::detail::g_transport->poll(false);
+    return;
+  }
+  poll_checked("gasnet_AMPoll");
 }
 
 int(gasnet_AMPoll)(void) {

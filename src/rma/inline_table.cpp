@@ -44,7 +44,7 @@ void publish_inline_table(const transport::PeerSegment *segs, uint32_t n, gex_TM
     gexx_rma_inline.npeers = n;
     gexx_rma_inline.abi = GEXX_RMA_INLINE_ABI;
   }
-  trace::set_active_listener(&refresh);
+  trace::add_active_listener(&refresh);
   refresh();
 }
 

@@ -31,14 +31,22 @@ std::atomic<uint32_t> g_active{0};
 }
 
 namespace {
-std::atomic<void (*)()> g_listener{nullptr};
+constexpr unsigned kMaxListeners = 4;
+std::atomic<void (*)()> g_listeners[kMaxListeners];
 void notify_listener() {
-  if (auto fn = g_listener.load(std::memory_order_acquire)) fn();
+  for (auto &l : g_listeners)
+    if (auto fn = l.load(std::memory_order_acquire)) fn();
 }
 }  // namespace
 
-void set_active_listener(void (*listener)()) {
-  g_listener.store(listener, std::memory_order_release);
+void add_active_listener(void (*listener)()) {
+  for (auto &l : g_listeners) {
+    void (*none)() = nullptr;
+    if (l.load(std::memory_order_acquire) == listener ||
+        l.compare_exchange_strong(none, listener, std::memory_order_acq_rel))
+      return;
+  }
+  util::fatal("internal error: more than %u trace listeners", kMaxListeners);
 }
 
 namespace {

@@ -100,8 +100,10 @@ extern std::atomic<uint32_t> g_active;
 }  // namespace detail
 
 // Called (under the trace lock) after the categories in effect change, so a
-// cache of "nothing traced" (rma/inline_table.hpp) follows them. One listener.
-void set_active_listener(void (*listener)());
+// cache of "nothing traced" (rma/inline_table.hpp, the poll's word in
+// core/progress.cpp) follows them. A few listeners; adding one twice adds it
+// once.
+void add_active_listener(void (*listener)());
 
 // The one test on every instrumented path.
 inline bool active(uint32_t categories) {
