@@ -211,24 +211,20 @@ uint32_t Engine::take_owed(uint32_t peer) {
   return o.exchange(0, std::memory_order_relaxed);
 }
 
-void Engine::check_request(const char *api, gex_Rank_t rank) {
+void Engine::request_misuse(const char *api, gex_Rank_t rank) {
   if (gexx_token_s *t = tl_token) {
     util::fatal(
         "%s called inside AM %s %s: a handler may not send requests (a request handler may "
         "send one reply, with its token; a reply handler sends nothing)",
         api, t->entry ? t->entry->label.c_str() : "handler", t->is_req ? "request" : "reply");
   }
-  if (rank >= size_) {
-    util::fatal("%s: rank %u is not in this job of %u ranks", api, rank, size_);
-  }
+  util::fatal("%s: rank %u is not in this job of %u ranks", api, rank, size_);
 }
 
-void Engine::check_client_handler(const char *api, gex_AM_Index_t handler) {
-  if (__builtin_expect(handler < kFirstClientIndex, 0)) {
-    util::fatal(
-        "%s: handler index %u is reserved for gexx's own handlers; client handlers use %u to 255",
-        api, handler, kFirstClientIndex);
-  }
+void Engine::reserved_handler(const char *api, gex_AM_Index_t handler) {
+  util::fatal(
+      "%s: handler index %u is reserved for gexx's own handlers; client handlers use %u to 255",
+      api, handler, kFirstClientIndex);
 }
 
 gexx_token_s *Engine::reply_token(const char *api, gex_Token_t token) {
@@ -491,6 +487,34 @@ std::atomic<uint64_t> g_loopback_long_order{0};
 }
 }  // namespace
 
+// What every delivery does once its handler entry accepts it: the token,
+// then the handler with its arguments (and payload). Returns whether the
+// handler replied.
+namespace {
+[[gnu::always_inline]] inline bool run_handler(const HandlerEntry &e, gex_AM_Fn_t fn, uint32_t src,
+                                               uint8_t handler, uint8_t category, bool request,
+                                               bool loopback, unsigned nargs, const int32_t *args,
+                                               void *buf, size_t nbytes) {
+  gexx_token_s tok;
+  tok.src = src;
+  tok.handler = handler;
+  tok.category = category;
+  tok.is_req = request;
+  tok.loopback = loopback;
+  tok.entry = &e;
+  tok.outer = tl_token;
+  tl_token = &tok;
+  unsigned n = nargs <= kMaxArgs ? nargs : kMaxArgs;
+  if (category == kShort) {
+    kShortCalls[n](fn, &tok, args);
+  } else {
+    kPayloadCalls[n](fn, &tok, buf, nbytes, args);
+  }
+  tl_token = tok.outer;
+  return tok.replied;
+}
+}  // namespace
+
 int Engine::loopback(const Message &m, Kind kind) {
   // A Short without payload and with GEX_EVENT_NOW (every Short of the entry
   // points) has nothing to check.
@@ -516,9 +540,22 @@ int Engine::loopback(const Message &m, Kind kind) {
     }
   }
   // Copied: complete locally before the handler runs.
-  if (trace::active(trace::kAm) || is_event_pointer(m.lc_opt)) [[unlikely]]
+  if (trace::active(trace::kAm) || is_event_pointer(m.lc_opt)) [[unlikely]] {
     sent(m, rank_, kind);
-  dispatch(header(m, kind, 0), m.args, buf, true);
+    dispatch(header(m, kind, 0), m.args, buf, true);  // traces the delivery
+    return 0;
+  }
+  // dispatch's checks, without building a header (request/reply take only
+  // registered client indices here: the entry has a function).
+  const HandlerEntry &e = handlers_.entry(m.handler);
+  gex_AM_Fn_t fn = e.fn.load(std::memory_order_acquire);
+  uint8_t accept = e.accept[kind == kReply][m.category];
+  if (!fn || (accept != m.nargs + 1 && accept != HandlerEntry::kAnyArgs)) [[unlikely]] {
+    dispatch(header(m, kind, 0), m.args, buf, true);  // names what is wrong
+    return 0;
+  }
+  run_handler(e, fn, rank_, static_cast<uint8_t>(m.handler), m.category, kind == kRequest, true,
+              m.nargs, m.args, buf, m.nbytes);
   return 0;
 }
 
@@ -558,6 +595,21 @@ void Engine::deliver(const transport::AmHeader &h, const int32_t *args, void *pa
   }
 }
 
+void Engine::bad_signature(const transport::AmHeader &h, const HandlerEntry &e) {
+  gex_Flags_t want = h.category == kShort    ? GEX_FLAG_AM_SHORT
+                     : h.category == kMedium ? GEX_FLAG_AM_MEDIUM
+                                             : GEX_FLAG_AM_LONG;
+  gex_Flags_t dir = h.kind == kRequest ? GEX_FLAG_AM_REQUEST : GEX_FLAG_AM_REPLY;
+  if (h.category > kLong || !(e.ex.gex_flags & want) || !(e.ex.gex_flags & dir)) {
+    bad_handler(h,
+                util::format("which was registered as %s only", flag_names(e.ex.gex_flags).c_str())
+                    .c_str());
+  }
+  bad_handler(h, util::format("which was registered for %u argument(s) but the AM carries %u",
+                              e.ex.gex_nargs, h.nargs)
+                     .c_str());
+}
+
 bool Engine::dispatch(const transport::AmHeader &h, const int32_t *args, void *buf, bool loopback) {
   const HandlerEntry &e = handlers_.entry(h.handler);
   gex_AM_Fn_t fn = e.fn.load(std::memory_order_acquire);
@@ -566,43 +618,15 @@ bool Engine::dispatch(const transport::AmHeader &h, const int32_t *args, void *b
                 "which is not registered on this rank (register handlers with gasnet_attach "
                 "or gex_EP_RegisterHandlers before any rank sends to them)");
   }
-  if (e.checked) {
-    gex_Flags_t want = h.category == kShort    ? GEX_FLAG_AM_SHORT
-                       : h.category == kMedium ? GEX_FLAG_AM_MEDIUM
-                                               : GEX_FLAG_AM_LONG;
-    gex_Flags_t dir = h.kind == kRequest ? GEX_FLAG_AM_REQUEST : GEX_FLAG_AM_REPLY;
-    if (!(e.ex.gex_flags & want) || !(e.ex.gex_flags & dir)) {
-      bad_handler(
-          h, util::format("which was registered as %s only", flag_names(e.ex.gex_flags).c_str())
-                 .c_str());
-    }
-    if (e.ex.gex_nargs != h.nargs) {
-      bad_handler(h, util::format("which was registered for %u argument(s) but the AM carries %u",
-                                  e.ex.gex_nargs, h.nargs)
-                         .c_str());
-    }
-  }
+  uint8_t accept = e.accept[h.kind == kReply][h.category & 3];
+  if (accept != h.nargs + 1 && accept != HandlerEntry::kAnyArgs) [[unlikely]]
+    bad_signature(h, e);
   if (trace::active(trace::kAm)) {
     record_am(trace::am_op(h.kind == kReply, h.category, true), h.src, h.nbytes, nullptr, h.handler,
               h.nargs, args);
   }
-  gexx_token_s tok;
-  tok.src = h.src;
-  tok.handler = h.handler;
-  tok.category = h.category;
-  tok.is_req = h.kind == kRequest;
-  tok.loopback = loopback;
-  tok.entry = &e;
-  tok.outer = tl_token;
-  tl_token = &tok;
-  unsigned n = h.nargs <= kMaxArgs ? h.nargs : kMaxArgs;
-  if (h.category == kShort) {
-    kShortCalls[n](fn, &tok, args);
-  } else {
-    kPayloadCalls[n](fn, &tok, buf, h.nbytes, args);
-  }
-  tl_token = tok.outer;
-  return tok.replied;
+  return run_handler(e, fn, h.src, h.handler, h.category, h.kind == kRequest, loopback, h.nargs,
+                     args, buf, h.nbytes);
 }
 
 }  // namespace gexx::core::am

@@ -143,8 +143,15 @@ class Engine {
     return n;
   }
   uint32_t take_owed(uint32_t peer);
-  void check_request(const char *api, gex_Rank_t rank);
-  void check_client_handler(const char *api, gex_AM_Index_t handler);
+  // Inside a handler, or a rank outside the job: fatal (request_misuse).
+  inline void check_request(const char *api, gex_Rank_t rank);
+  [[noreturn, gnu::cold, gnu::noinline]] void request_misuse(const char *api, gex_Rank_t rank);
+  void check_client_handler(const char *api, gex_AM_Index_t handler) {
+    if (handler < GEX_AM_INDEX_BASE) [[unlikely]]  // kFirstClientIndex
+      reserved_handler(api, handler);
+  }
+  [[noreturn, gnu::cold, gnu::noinline]] static void reserved_handler(const char *api,
+                                                                      gex_AM_Index_t handler);
   void check_payload(const Message &m, bool reply);
   // Where a Long payload goes, checked against the target's segment before
   // anything is claimed. A segment not mapped here (a network peer) gets
@@ -190,6 +197,10 @@ class Engine {
   // handler replied.
   bool dispatch(const transport::AmHeader &h, const int32_t *args, void *buf, bool loopback);
   [[noreturn]] void bad_handler(const transport::AmHeader &h, const char *why);
+  // A delivery whose kind, category or argument count its entry does not
+  // accept (HandlerEntry::accept): names which.
+  [[noreturn, gnu::cold, gnu::noinline]] void bad_signature(const transport::AmHeader &h,
+                                                            const HandlerEntry &e);
 
   transport::Transport &tp_;
   const HandlerTable &handlers_;
@@ -216,6 +227,11 @@ namespace detail {
 extern constinit __attribute__((tls_model("initial-exec"))) thread_local gexx_token_s *tl_token;
 [[noreturn]] void poll_in_handler(const char *api);
 }  // namespace detail
+inline void Engine::check_request(const char *api, gex_Rank_t rank) {
+  if (detail::tl_token || rank >= size_) [[unlikely]]
+    request_misuse(api, rank);
+}
+
 // Handlers may not poll or wait: fatal, naming `api`, inside one.
 inline void check_may_poll(const char *api) {
   if (detail::tl_token) [[unlikely]]

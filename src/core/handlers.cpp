@@ -65,12 +65,27 @@ std::string HandlerTable::register_all(Pending *p, size_t n) {
     e.ex = p[i].ex;
     e.ex.gex_index = static_cast<gex_AM_Index_t>(chosen[i]);
     e.checked = p[i].checked;
+    e.set_accept();
     e.label = p[i].ex.gex_name
                   ? util::format("handler '%s' (index %u)", p[i].ex.gex_name, chosen[i])
                   : util::format("handler %u", chosen[i]);
     e.fn.store(p[i].ex.gex_fnptr, std::memory_order_release);
   }
   return {};
+}
+
+void HandlerEntry::set_accept() {
+  static constexpr gex_Flags_t kCategory[3] = {GEX_FLAG_AM_SHORT, GEX_FLAG_AM_MEDIUM,
+                                               GEX_FLAG_AM_LONG};
+  static constexpr gex_Flags_t kDirection[2] = {GEX_FLAG_AM_REQUEST, GEX_FLAG_AM_REPLY};
+  for (int reply = 0; reply < 2; ++reply) {
+    for (int c = 0; c < 4; ++c) {
+      bool ok = c < 3 && (ex.gex_flags & kCategory[c]) && (ex.gex_flags & kDirection[reply]);
+      accept[reply][c] = !checked ? (c < 3 ? kAnyArgs : 0)
+                         : ok     ? static_cast<uint8_t>(ex.gex_nargs + 1)
+                                  : 0;
+    }
+  }
 }
 
 void HandlerTable::register_internal(InternalHandler index, gex_AM_Fn_t fn, gex_Flags_t flags,
@@ -95,6 +110,7 @@ void HandlerTable::register_internal(const gex_AM_Entry_t &entry) {
   HandlerEntry &e = table_[idx];
   e.ex = entry;
   e.checked = true;
+  e.set_accept();
   e.label = util::format("gexx's internal handler '%s' (index %u)", entry.gex_name, idx);
   e.fn.store(entry.gex_fnptr, std::memory_order_release);
 }

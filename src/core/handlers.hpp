@@ -36,7 +36,14 @@ struct HandlerEntry {
   std::atomic<gex_AM_Fn_t> fn{nullptr};
   gex_AM_Entry_t ex{};   // as registered; legacy entries carry index and function only
   bool checked = false;  // from gex_EP_RegisterHandlers: flags and nargs are enforced
-  std::string label;     // "handler 'name' (index N)" for messages
+  // What a delivery may carry, by [reply][category]: 1 + the argument count
+  // the entry was registered for where that kind and category are allowed,
+  // 0 where not, kAnyArgs on an unchecked (legacy) entry: one compare per
+  // delivery (set from ex and checked by set_accept()).
+  static constexpr uint8_t kAnyArgs = 0xFF;
+  uint8_t accept[2][4] = {};
+  void set_accept();
+  std::string label;  // "handler 'name' (index N)" for messages
 };
 
 class HandlerTable {
