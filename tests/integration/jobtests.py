@@ -2535,7 +2535,7 @@ CASES = {
     # GASNET_MAX_SEGSIZE's scope (issue 21, upcxx2).
     "upcxx2_segsize_scope": case_upcxx2_segsize_scope,
     # Same-host copies (issue 23, smp3: include/gexx_copy.h): the vector paths alone.
-    "rma_order_vec_2": case_rma_order(2, "500000", "16,64,1024,2048"),
+    "rma_order_vec_2": case_rma_order(2, "500000", "16,64,1024,2048,4096,8192"),
     # AMs to oneself run inside their calls (issue 21, poll3).
     "am_rules_loopback": case_am_rules_loopback,
 }

@@ -8,11 +8,12 @@
  * visible after a later put's (seen with glibc's memmove on an AMD EPYC: see
  * src/util/copy.hpp), about once in 10^5 rounds there.
  *
- * The record (2048 bytes) is read and written in turn in the sizes given,
+ * The record (8192 bytes) is read and written in turn in the sizes given,
  * by default 4 (the value forms), 8, 16, 40, 64, 1024 and 2048 bytes: the
- * first `size` bytes in one put, the rest in a second one. Every size moves
- * through include/gexx_copy.h's ordinary-store paths (one load and store;
- * overlapping 16-byte vectors; the 32-byte AVX2 loop), none fenced.
+ * first `size` bytes in one put, the rest in a second one. Every size up to
+ * 8192 moves through include/gexx_copy.h's ordinary-store paths (one load
+ * and store; overlapping 16-byte vectors; the 32-byte AVX2 and 64-byte
+ * AVX-512 loops), none fenced.
  *
  *   rmaorder [rounds] [size,size,...]    (default 1000000 rounds per rank)
  * The lock is spun on with blocking gets alone (each polls when it must).
@@ -25,7 +26,7 @@
 
 #include "check.h"
 
-#define RECORD_WORDS 512
+#define RECORD_WORDS 2048
 
 typedef struct {
   uint32_t seq[RECORD_WORDS];
