@@ -195,6 +195,184 @@ extern size_t gasnett_format_putsgets(char *buf, void *pstats, gex_TM_t tm, gex_
                                       const ptrdiff_t srcstrides[], size_t elemsz,
                                       const size_t count[], size_t stridelevels);
 
+/* ---- Inline one-piece forms ----
+ * A vector or indexed call of one piece on each side (of one length), or a
+ * strided call whose counts are all 1 (one element), toward a peer whose
+ * segment this process maps, on the job's team without flags, while no
+ * thread has a peer completion armed: copied right here, as the inline
+ * gex_RMA_* forms copy (gexx_inline_rma.h, under the same conditions: not
+ * with GASNET_DEBUG, GASNET_TRACE or GASNET_STATS, nor while puts or gets
+ * are traced or counted at run time). Anything else, every misuse included,
+ * is the library's call, which checks and reports. Define GEXX_VIS_NO_INLINE
+ * before the include to always call the library; (gex_VIS_VectorPutNBI)(...)
+ * and &gex_VIS_VectorPutNBI are always the library's. */
+extern int gexx_vis_pc_armed; /* gexx internal: threads with one armed */
+
+#if GEXX_INLINE_RMA && !defined(GEXX_VIS_NO_INLINE)
+
+/* Where the one piece [addr, addr + n) of team rank `rank` is here, or null. */
+static inline __attribute__((always_inline)) char *gexx_vis_here_(gex_TM_t tm, gex_Rank_t rank,
+                                                                  const void *addr, size_t n,
+                                                                  gex_Flags_t flags) {
+  if (__builtin_expect(n == 0 || __atomic_load_n(&gexx_vis_pc_armed, __ATOMIC_RELAXED) != 0, 0))
+    return 0;
+  return gexx_rma_here_tm_(tm, rank, addr, n, flags);
+}
+
+/* Strided: whether every count is 1 (one element of elemsz bytes). */
+static inline __attribute__((always_inline)) int gexx_vis_one_element_(const size_t *count,
+                                                                       size_t levels) {
+  size_t i;
+  if (levels && !count) return 0;
+  for (i = 0; i < levels; ++i)
+    if (count[i] != 1) return 0;
+  return 1;
+}
+
+/* The remote piece's address (r), its length (n), the local one (l), the
+ * condition (ok), then the copy or the library call (lib_args). */
+#define GEXX_VIS_ONE_(put, ok, r, n, l, tm, rank, flags, lib, lib_args, done_value, type) \
+  __extension__({                                                                         \
+    char *gexx_vp_ = (ok) ? gexx_vis_here_((tm), (rank), (r), (n), (flags)) : 0;          \
+    type gexx_vret_;                                                                      \
+    if (__builtin_expect(gexx_vp_ != 0, 1)) {                                             \
+      if (put)                                                                            \
+        gexx_rma_put_copy_(gexx_vp_, (l), (n));                                           \
+      else                                                                                \
+        gexx_rma_get_copy_((l), gexx_vp_, (n));                                           \
+      gexx_vret_ = (done_value);                                                          \
+    } else {                                                                              \
+      gexx_vret_ = (lib)lib_args;                                                         \
+    }                                                                                     \
+    gexx_vret_;                                                                           \
+  })
+
+#define GEXX_VIS_VPUT_(lib, done_value, type, tm, rank, dc, dl, sc, sl, flags)                 \
+  __extension__({                                                                              \
+    gex_TM_t gexx_vt_ = (tm);                                                                  \
+    gex_Rank_t gexx_vr_ = (rank);                                                              \
+    size_t gexx_vdc_ = (dc), gexx_vsc_ = (sc);                                                 \
+    const gex_Memvec_t *gexx_vdl_ = (dl), *gexx_vsl_ = (sl);                                   \
+    gex_Flags_t gexx_vf_ = (flags);                                                            \
+    int gexx_vok_ = gexx_vdc_ == 1 && gexx_vsc_ == 1 && gexx_vdl_ && gexx_vsl_ &&              \
+                    gexx_vdl_[0].gex_len == gexx_vsl_[0].gex_len;                              \
+    GEXX_VIS_ONE_(1, gexx_vok_, gexx_vok_ ? gexx_vdl_[0].gex_addr : 0,                         \
+                  gexx_vok_ ? gexx_vdl_[0].gex_len : 0, gexx_vok_ ? gexx_vsl_[0].gex_addr : 0, \
+                  gexx_vt_, gexx_vr_, gexx_vf_, lib,                                           \
+                  (gexx_vt_, gexx_vr_, gexx_vdc_, gexx_vdl_, gexx_vsc_, gexx_vsl_, gexx_vf_),  \
+                  done_value, type);                                                           \
+  })
+#define GEXX_VIS_VGET_(lib, done_value, type, tm, dc, dl, rank, sc, sl, flags)                 \
+  __extension__({                                                                              \
+    gex_TM_t gexx_vt_ = (tm);                                                                  \
+    gex_Rank_t gexx_vr_ = (rank);                                                              \
+    size_t gexx_vdc_ = (dc), gexx_vsc_ = (sc);                                                 \
+    const gex_Memvec_t *gexx_vdl_ = (dl), *gexx_vsl_ = (sl);                                   \
+    gex_Flags_t gexx_vf_ = (flags);                                                            \
+    int gexx_vok_ = gexx_vdc_ == 1 && gexx_vsc_ == 1 && gexx_vdl_ && gexx_vsl_ &&              \
+                    gexx_vdl_[0].gex_len == gexx_vsl_[0].gex_len;                              \
+    GEXX_VIS_ONE_(0, gexx_vok_, gexx_vok_ ? gexx_vsl_[0].gex_addr : 0,                         \
+                  gexx_vok_ ? gexx_vsl_[0].gex_len : 0, gexx_vok_ ? gexx_vdl_[0].gex_addr : 0, \
+                  gexx_vt_, gexx_vr_, gexx_vf_, lib,                                           \
+                  (gexx_vt_, gexx_vdc_, gexx_vdl_, gexx_vr_, gexx_vsc_, gexx_vsl_, gexx_vf_),  \
+                  done_value, type);                                                           \
+  })
+#define GEXX_VIS_IPUT_(lib, done_value, type, tm, rank, dc, dl, dlen, sc, sl, slen, flags)    \
+  __extension__({                                                                             \
+    gex_TM_t gexx_vt_ = (tm);                                                                 \
+    gex_Rank_t gexx_vr_ = (rank);                                                             \
+    size_t gexx_vdc_ = (dc), gexx_vsc_ = (sc), gexx_vdn_ = (dlen), gexx_vsn_ = (slen);        \
+    void *const *gexx_vdl_ = (dl);                                                            \
+    void *const *gexx_vsl_ = (sl);                                                            \
+    gex_Flags_t gexx_vf_ = (flags);                                                           \
+    int gexx_vok_ =                                                                           \
+        gexx_vdc_ == 1 && gexx_vsc_ == 1 && gexx_vdl_ && gexx_vsl_ && gexx_vdn_ == gexx_vsn_; \
+    GEXX_VIS_ONE_(1, gexx_vok_, gexx_vok_ ? gexx_vdl_[0] : 0, gexx_vdn_,                      \
+                  gexx_vok_ ? gexx_vsl_[0] : 0, gexx_vt_, gexx_vr_, gexx_vf_, lib,            \
+                  (gexx_vt_, gexx_vr_, gexx_vdc_, gexx_vdl_, gexx_vdn_, gexx_vsc_, gexx_vsl_, \
+                   gexx_vsn_, gexx_vf_),                                                      \
+                  done_value, type);                                                          \
+  })
+#define GEXX_VIS_IGET_(lib, done_value, type, tm, dc, dl, dlen, rank, sc, sl, slen, flags)    \
+  __extension__({                                                                             \
+    gex_TM_t gexx_vt_ = (tm);                                                                 \
+    gex_Rank_t gexx_vr_ = (rank);                                                             \
+    size_t gexx_vdc_ = (dc), gexx_vsc_ = (sc), gexx_vdn_ = (dlen), gexx_vsn_ = (slen);        \
+    void *const *gexx_vdl_ = (dl);                                                            \
+    void *const *gexx_vsl_ = (sl);                                                            \
+    gex_Flags_t gexx_vf_ = (flags);                                                           \
+    int gexx_vok_ =                                                                           \
+        gexx_vdc_ == 1 && gexx_vsc_ == 1 && gexx_vdl_ && gexx_vsl_ && gexx_vdn_ == gexx_vsn_; \
+    GEXX_VIS_ONE_(0, gexx_vok_, gexx_vok_ ? gexx_vsl_[0] : 0, gexx_vsn_,                      \
+                  gexx_vok_ ? gexx_vdl_[0] : 0, gexx_vt_, gexx_vr_, gexx_vf_, lib,            \
+                  (gexx_vt_, gexx_vdc_, gexx_vdl_, gexx_vdn_, gexx_vr_, gexx_vsc_, gexx_vsl_, \
+                   gexx_vsn_, gexx_vf_),                                                      \
+                  done_value, type);                                                          \
+  })
+#define GEXX_VIS_SPUT_(lib, done_value, type, tm, rank, da, ds, sa, ss, esz, cnt, lv, flags)     \
+  __extension__({                                                                                \
+    gex_TM_t gexx_vt_ = (tm);                                                                    \
+    gex_Rank_t gexx_vr_ = (rank);                                                                \
+    void *gexx_vda_ = (da), *gexx_vsa_ = (sa);                                                   \
+    const ptrdiff_t *gexx_vds_ = (ds), *gexx_vss_ = (ss);                                        \
+    size_t gexx_vn_ = (esz), gexx_vlv_ = (lv);                                                   \
+    const size_t *gexx_vc_ = (cnt);                                                              \
+    gex_Flags_t gexx_vf_ = (flags);                                                              \
+    GEXX_VIS_ONE_(1, gexx_vis_one_element_(gexx_vc_, gexx_vlv_), gexx_vda_, gexx_vn_, gexx_vsa_, \
+                  gexx_vt_, gexx_vr_, gexx_vf_, lib,                                             \
+                  (gexx_vt_, gexx_vr_, gexx_vda_, gexx_vds_, gexx_vsa_, gexx_vss_, gexx_vn_,     \
+                   gexx_vc_, gexx_vlv_, gexx_vf_),                                               \
+                  done_value, type);                                                             \
+  })
+#define GEXX_VIS_SGET_(lib, done_value, type, tm, da, ds, rank, sa, ss, esz, cnt, lv, flags)     \
+  __extension__({                                                                                \
+    gex_TM_t gexx_vt_ = (tm);                                                                    \
+    gex_Rank_t gexx_vr_ = (rank);                                                                \
+    void *gexx_vda_ = (da), *gexx_vsa_ = (sa);                                                   \
+    const ptrdiff_t *gexx_vds_ = (ds), *gexx_vss_ = (ss);                                        \
+    size_t gexx_vn_ = (esz), gexx_vlv_ = (lv);                                                   \
+    const size_t *gexx_vc_ = (cnt);                                                              \
+    gex_Flags_t gexx_vf_ = (flags);                                                              \
+    GEXX_VIS_ONE_(0, gexx_vis_one_element_(gexx_vc_, gexx_vlv_), gexx_vsa_, gexx_vn_, gexx_vda_, \
+                  gexx_vt_, gexx_vr_, gexx_vf_, lib,                                             \
+                  (gexx_vt_, gexx_vda_, gexx_vds_, gexx_vr_, gexx_vsa_, gexx_vss_, gexx_vn_,     \
+                   gexx_vc_, gexx_vlv_, gexx_vf_),                                               \
+                  done_value, type);                                                             \
+  })
+
+#define gex_VIS_VectorPutBlocking(...) \
+  GEXX_VIS_VPUT_(gex_VIS_VectorPutBlocking, 0, int, __VA_ARGS__)
+#define gex_VIS_VectorPutNB(...) \
+  GEXX_VIS_VPUT_(gex_VIS_VectorPutNB, GEX_EVENT_INVALID, gex_Event_t, __VA_ARGS__)
+#define gex_VIS_VectorPutNBI(...) GEXX_VIS_VPUT_(gex_VIS_VectorPutNBI, 0, int, __VA_ARGS__)
+#define gex_VIS_VectorGetBlocking(...) \
+  GEXX_VIS_VGET_(gex_VIS_VectorGetBlocking, 0, int, __VA_ARGS__)
+#define gex_VIS_VectorGetNB(...) \
+  GEXX_VIS_VGET_(gex_VIS_VectorGetNB, GEX_EVENT_INVALID, gex_Event_t, __VA_ARGS__)
+#define gex_VIS_VectorGetNBI(...) GEXX_VIS_VGET_(gex_VIS_VectorGetNBI, 0, int, __VA_ARGS__)
+#define gex_VIS_IndexedPutBlocking(...) \
+  GEXX_VIS_IPUT_(gex_VIS_IndexedPutBlocking, 0, int, __VA_ARGS__)
+#define gex_VIS_IndexedPutNB(...) \
+  GEXX_VIS_IPUT_(gex_VIS_IndexedPutNB, GEX_EVENT_INVALID, gex_Event_t, __VA_ARGS__)
+#define gex_VIS_IndexedPutNBI(...) GEXX_VIS_IPUT_(gex_VIS_IndexedPutNBI, 0, int, __VA_ARGS__)
+#define gex_VIS_IndexedGetBlocking(...) \
+  GEXX_VIS_IGET_(gex_VIS_IndexedGetBlocking, 0, int, __VA_ARGS__)
+#define gex_VIS_IndexedGetNB(...) \
+  GEXX_VIS_IGET_(gex_VIS_IndexedGetNB, GEX_EVENT_INVALID, gex_Event_t, __VA_ARGS__)
+#define gex_VIS_IndexedGetNBI(...) GEXX_VIS_IGET_(gex_VIS_IndexedGetNBI, 0, int, __VA_ARGS__)
+#define gex_VIS_StridedPutBlocking(...) \
+  GEXX_VIS_SPUT_(gex_VIS_StridedPutBlocking, 0, int, __VA_ARGS__)
+#define gex_VIS_StridedPutNB(...) \
+  GEXX_VIS_SPUT_(gex_VIS_StridedPutNB, GEX_EVENT_INVALID, gex_Event_t, __VA_ARGS__)
+#define gex_VIS_StridedPutNBI(...) GEXX_VIS_SPUT_(gex_VIS_StridedPutNBI, 0, int, __VA_ARGS__)
+#define gex_VIS_StridedGetBlocking(...) \
+  GEXX_VIS_SGET_(gex_VIS_StridedGetBlocking, 0, int, __VA_ARGS__)
+#define gex_VIS_StridedGetNB(...) \
+  GEXX_VIS_SGET_(gex_VIS_StridedGetNB, GEX_EVENT_INVALID, gex_Event_t, __VA_ARGS__)
+#define gex_VIS_StridedGetNBI(...) GEXX_VIS_SGET_(gex_VIS_StridedGetNBI, 0, int, __VA_ARGS__)
+
+#endif /* GEXX_INLINE_RMA && !GEXX_VIS_NO_INLINE */
+
 GEXX_END_EXTERNC
 
 #endif /* GASNET_VIS_H */

@@ -16,9 +16,22 @@
 #include "util/log.hpp"
 #include "vis/wire.hpp"
 
+extern "C" {
+// Exported (cmake/exports.map: gexx_*): gasnet_vis.h's inline forms read it.
+int gexx_vis_pc_armed = 0;
+}
+
 namespace gexx::vis {
 
 __thread bool t_pc_armed __attribute__((tls_model("initial-exec"))) = false;
+
+// How many threads have a peer completion armed (gasnet_vis.h's inline
+// one-piece forms take the library's path while it is not 0).
+void set_pc_armed(bool armed) {
+  if (t_pc_armed == armed) return;
+  t_pc_armed = armed;
+  __atomic_fetch_add(&gexx_vis_pc_armed, armed ? 1 : -1, __ATOMIC_SEQ_CST);
+}
 
 using transport::RmaCompletion;
 
@@ -437,7 +450,8 @@ const Knobs &knobs() {
 
 void send_armed_peer_completion(const char *api, uint32_t rank) {
   PeerCompletion pc = t_pc;
-  t_pc.armed = t_pc_armed = false;
+  t_pc.armed = false;
+  set_pc_armed(false);
   send_peer_completion(api, rank, pc);
 }
 
@@ -446,7 +460,8 @@ gex_Event_t put(const Call &c, uint32_t rank, Runs &dst, Runs &src, uint64_t tot
   PeerCompletion pc;
   if (t_pc_armed) [[unlikely]] {
     pc = t_pc;
-    t_pc.armed = t_pc_armed = false;
+    t_pc.armed = false;
+    set_pc_armed(false);
   }
   transport::Transport &tp = rt.transport();
   const Knobs &k = knobs();
@@ -561,7 +576,8 @@ void set_peer_completion(const char *api, gex_AM_Index_t handler, const void *so
                 nbytes, GEX_VIS_MAX_PEERCOMPLETION);
   }
   if (nbytes && !source_addr) util::fatal("%s: source_addr is null with nbytes = %zu", api, nbytes);
-  t_pc.armed = t_pc_armed = true;
+  t_pc.armed = true;
+  set_pc_armed(true);
   t_pc.handler = handler;
   t_pc.nbytes = nbytes;
   if (nbytes) std::memcpy(t_pc.bytes, source_addr, nbytes);

@@ -46,6 +46,8 @@ inline bool mapped(const char *api, uint32_t rank, uintptr_t lo, uintptr_t hi, p
 // A peer completion is armed for this thread's next put (static TLS: read
 // on every put).
 extern __thread bool t_pc_armed __attribute__((tls_model("initial-exec")));
+// Sets t_pc_armed and keeps the count of armed threads (gexx_vis_pc_armed).
+void set_pc_armed(bool armed);
 void send_armed_peer_completion(const char *api, uint32_t rank);
 
 // The end of a put toward a mapped peer (or of an empty put), once its

@@ -10,7 +10,12 @@
  * (negative, foldable and overlapping source strides, zero counts), vectors
  * of mixed lengths with zero-length entries cut differently on each side,
  * indexed lists (duplicate remote addresses on get); every form: EX
- * blocking, NB, NBI, and GASNet-1 blocking, _nb and _nbi. Each rank prints
+ * blocking, NB, NBI, and GASNet-1 blocking, _nb and _nbi. Then peer
+ * completion: each rank arms a handler with a payload before one-piece puts
+ * of each kind (the forms gasnet_vis.h copies inline when nothing is
+ * armed), and the target's handler checks the payload and that the piece
+ * is in place when it runs; every armed put must run it exactly once, and
+ * the unarmed puts between them never. Each rank prints
  * "vischeck rank R of N: PASS (K checks)" or "FAIL: ..." and exits 1.
  */
 #include <gasnet.h>
@@ -21,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define AREA 16384
 
@@ -451,6 +457,73 @@ static void few_round(int put, int form) {
   verify(put ? "few-piece put" : "few-piece get");
 }
 
+/* ---- peer completion on one-piece puts ---- */
+#define PC_LEN 64
+static volatile int pc_runs;
+static volatile int pc_bad;
+static volatile uint32_t pc_tag;
+
+/* The put before this completion wrote PC_LEN bytes of value (tag & 0xff)
+ * at the start of our segment (our left neighbour's puts land there). */
+static void pc_handler(gex_Token_t t, void *buf, size_t nbytes) {
+  (void)t;
+  uint32_t tag;
+  if (nbytes != sizeof tag) {
+    pc_bad = 1;
+    return;
+  }
+  memcpy(&tag, buf, sizeof tag);
+  pc_tag = tag;
+  ++pc_runs;
+}
+
+static unsigned char *my_seg;
+
+static void pc_round(gex_EP_t ep) {
+  gex_AM_Entry_t e = {
+      0, (gex_AM_Fn_t)pc_handler, GEX_FLAG_AM_MEDIUM | GEX_FLAG_AM_REPLY, 0, NULL, "vischeck_pc"};
+  CHECK(gex_EP_RegisterHandlers(ep, &e, 1) == GASNET_OK, "register the peer completion handler");
+  gasnet_barrier_notify(0, GASNET_BARRIERFLAG_ANONYMOUS);
+  gasnet_barrier_wait(0, GASNET_BARRIERFLAG_ANONYMOUS);
+  int sent = 0;
+  for (int kind = 0; kind < 3; ++kind) {
+    for (int armed = 0; armed < 2; ++armed) {
+      uint32_t tag = (uint32_t)(me * 16 + kind * 2 + armed + 1);
+      memset(local, (int)(tag & 0xff), PC_LEN);
+      if (armed) gex_VIS_SetPeerCompletionHandler(e.gex_index, &tag, sizeof tag, 0);
+      gex_Memvec_t dv = {remote, PC_LEN}, sv = {local, PC_LEN};
+      void *dl = remote, *sl = local;
+      size_t cnt[1] = {1};
+      ptrdiff_t st[1] = {PC_LEN};
+      if (kind == 0) gex_VIS_VectorPutBlocking(tm, peer, 1, &dv, 1, &sv, 0);
+      if (kind == 1) gex_VIS_IndexedPutBlocking(tm, peer, 1, &dl, PC_LEN, 1, &sl, PC_LEN, 0);
+      if (kind == 2) gex_VIS_StridedPutBlocking(tm, peer, remote, st, local, st, PC_LEN, cnt, 1, 0);
+      sent += armed;
+      /* Wait for this rank's own handler runs to catch up with its left
+       * neighbour's puts (each rank does the same steps). */
+      time_t t0 = time(NULL);
+      while (pc_runs < sent && time(NULL) - t0 < 30) gasnet_AMPoll();
+      CHECK(pc_runs >= sent, "peer completion %d: %d handler runs after %d armed puts (30 s)", kind,
+            pc_runs, sent);
+      if (armed) {
+        uint32_t want = (uint32_t)(((me + n - 1) % n) * 16 + kind * 2 + armed + 1);
+        CHECK(pc_tag == want, "peer completion %d: payload %u, expected %u", kind, pc_tag, want);
+        for (int b = 0; b < PC_LEN; ++b)
+          CHECK(my_seg[b] == (want & 0xff),
+                "peer completion %d: byte %d of the put is %u when the handler ran, expected %u",
+                kind, b, my_seg[b], want & 0xff);
+      }
+      gasnet_barrier_notify(0, GASNET_BARRIERFLAG_ANONYMOUS);
+      gasnet_barrier_wait(0, GASNET_BARRIERFLAG_ANONYMOUS);
+      CHECK(pc_runs == sent, "after %d armed puts the handler ran %d times", sent, pc_runs);
+      /* Nobody arms the next put before every rank has counted. */
+      gasnet_barrier_notify(0, GASNET_BARRIERFLAG_ANONYMOUS);
+      gasnet_barrier_wait(0, GASNET_BARRIERFLAG_ANONYMOUS);
+    }
+  }
+  CHECK(!pc_bad, "a peer completion payload had the wrong size");
+}
+
 int main(int argc, char **argv) {
   gasnet_init(&argc, &argv);
   const char *misuse = argc > 1 && (argv[1][0] < '0' || argv[1][0] > '9') ? argv[1] : NULL;
@@ -501,6 +574,10 @@ int main(int argc, char **argv) {
   }
   gasnet_barrier_notify(0, GASNET_BARRIERFLAG_ANONYMOUS);
   gasnet_barrier_wait(0, GASNET_BARRIERFLAG_ANONYMOUS);
+  my_seg = seg[me].addr;
+  gex_EP_t ep;
+  gasnet_QueryGexObjects(NULL, &ep, NULL, NULL);
+  pc_round(ep);
   printf("vischeck rank %u of %u: PASS (%ld checks)\n", me, n, check_count);
   free(seg);
   gasnet_exit(0);
