@@ -231,6 +231,19 @@ static inline __attribute__((always_inline)) void gexx_copy_(void *dst, const vo
   }
 }
 
+/* For many pieces of one length n: the forward loop that gexx_copy_ would
+ * call for each (so a caller decides once), or null when gexx_copy_ must
+ * decide per piece (n up to GEXX_COPY_VEC16_MAX: inline copies; longer than
+ * GEXX_COPY_INLINE_MAX, or no AVX2: memmove and a fence). The caller still
+ * gives gexx_copy_ every piece whose dst lies inside (src, src + n). */
+typedef void (*gexx_copy_loop_t_)(void *, const void *, size_t);
+static inline __attribute__((always_inline)) gexx_copy_loop_t_ gexx_copy_loop_for_(size_t n) {
+  if (n <= GEXX_COPY_VEC16_MAX || n > GEXX_COPY_INLINE_MAX) return 0;
+  if (GEXX_COPY_HAVE_AVX512_()) return gexx_copy_avx512_;
+  if (GEXX_COPY_HAVE_AVX2_()) return gexx_copy_avx2_;
+  return 0;
+}
+
 /* A put's copy: its stores become visible before any later store. */
 static inline __attribute__((always_inline)) void gexx_copy_put_(void *dst, const void *src,
                                                                  size_t n) {

@@ -105,6 +105,24 @@ inline void move_piece(char *d, const char *s, size_t n) {
     gexx_copy_get_(d, s, n);
 }
 
+// Many pieces of one length n: the copy loop chosen once (N == 0, n above
+// the inline sizes), each piece then a check that it may go forward and a
+// call; otherwise move_piece.
+template <bool kPut, size_t N>
+struct PieceMover {
+  explicit PieceMover(size_t n) : loop(N == 0 ? gexx_copy_loop_for_(n) : nullptr) {}
+  [[gnu::always_inline]] void operator()(char *d, const char *s, size_t n) const {
+    if constexpr (N == 0) {
+      if (loop && reinterpret_cast<uintptr_t>(d) - reinterpret_cast<uintptr_t>(s) >= n) {
+        loop(d, s, n);
+        return;
+      }
+    }
+    move_piece<kPut, N>(d, s, n);
+  }
+  gexx_copy_loop_t_ loop;
+};
+
 // One piece of a put or get.
 template <bool kPut>
 inline void move_one_piece(char *d, const char *s, size_t n) {
@@ -230,6 +248,7 @@ Pass list_pass(Window w, size_t c, Addr addr, Len lens_are, size_t n, ListScan &
   const uint64_t size = w.size;
   const ptrdiff_t delta = w.delta;
   uintptr_t lo = dscan.lo, hi = dscan.hi;
+  const PieceMover<kPut, N> move(n);
   Pass r{c, false};
   for (size_t i = 0; i < c; ++i) {
     if (!lens_are(i, n)) {
@@ -245,7 +264,7 @@ Pass list_pass(Window w, size_t c, Addr addr, Len lens_are, size_t n, ListScan &
     const uintptr_t a = reinterpret_cast<uintptr_t>(da);
     lo = a < lo ? a : lo;
     hi = a + n > hi ? a + n : hi;
-    move_piece<kPut, N>(dst_addr<kPut>(da, delta), src_addr<kPut>(sa, delta), n);
+    move(dst_addr<kPut>(da, delta), src_addr<kPut>(sa, delta), n);
   }
   uint64_t t;
   if (__builtin_mul_overflow(static_cast<uint64_t>(r.at), static_cast<uint64_t>(n), &t) ||
