@@ -195,56 +195,163 @@ extern size_t gasnett_format_putsgets(char *buf, void *pstats, gex_TM_t tm, gex_
                                       const ptrdiff_t srcstrides[], size_t elemsz,
                                       const size_t count[], size_t stridelevels);
 
-/* ---- Inline one-piece forms ----
- * A vector or indexed call of one piece on each side (of one length), or a
- * strided call whose counts are all 1 (one element), toward a peer whose
- * segment this process maps, on the job's team without flags, while no
- * thread has a peer completion armed: copied right here, as the inline
- * gex_RMA_* forms copy (gexx_inline_rma.h, under the same conditions: not
- * with GASNET_DEBUG, GASNET_TRACE or GASNET_STATS, nor while puts or gets
- * are traced or counted at run time). Anything else, every misuse included,
- * is the library's call, which checks and reports. Define GEXX_VIS_NO_INLINE
- * before the include to always call the library; (gex_VIS_VectorPutNBI)(...)
- * and &gex_VIS_VectorPutNBI are always the library's. */
+/* ---- Inline forms ----
+ * These calls toward a peer whose segment this process maps, on the job's
+ * team without flags, while no thread has a peer completion armed, are
+ * checked and copied right here, as the inline gex_RMA_* forms copy
+ * (gexx_inline_rma.h, under the same conditions: not with GASNET_DEBUG,
+ * GASNET_TRACE or GASNET_STATS, nor while puts or gets are traced or counted
+ * at run time):
+ *   vector and indexed calls of up to GEXX_VIS_INLINE_PIECES pieces on each
+ *   side, all of one length;
+ *   strided calls whose levels, past those contiguous on both sides (which
+ *   fold into one piece), have at most one count above 1 (up to
+ *   GEXX_VIS_INLINE_PIECES pieces).
+ * The checks are the library's: every remote piece inside the segment, and
+ * the destination pieces spanning at least their total bytes (else the
+ * library looks at them closer). Anything else, every misuse included, is
+ * the library's call, made before anything is copied here, which checks and
+ * reports. Define GEXX_VIS_NO_INLINE before the include to always call the
+ * library; (gex_VIS_VectorPutNBI)(...) and &gex_VIS_VectorPutNBI are always
+ * the library's. */
 extern int gexx_vis_pc_armed; /* gexx internal: threads with one armed */
 
 #if GEXX_INLINE_RMA && !defined(GEXX_VIS_NO_INLINE)
 
-/* Where the one piece [addr, addr + n) of team rank `rank` is here, or null. */
-static inline __attribute__((always_inline)) char *gexx_vis_here_(gex_TM_t tm, gex_Rank_t rank,
-                                                                  const void *addr, size_t n,
-                                                                  gex_Flags_t flags) {
-  if (__builtin_expect(n == 0 || __atomic_load_n(&gexx_vis_pc_armed, __ATOMIC_RELAXED) != 0, 0))
+#define GEXX_VIS_INLINE_PIECES 16
+
+/* The row of team rank `rank` when a call may be made here, or null. */
+static inline __attribute__((always_inline)) const gexx_rma_peer_t *gexx_vis_row_(
+    gex_TM_t tm, gex_Rank_t rank, gex_Flags_t flags) {
+  const gexx_rma_peer_t *t = __atomic_load_n(&gexx_rma_inline.peers, __ATOMIC_RELAXED);
+  if (__builtin_expect(t == 0 || flags != 0 || tm != gexx_rma_inline.job_tm ||
+                           rank >= gexx_rma_inline.npeers ||
+                           __atomic_load_n(&gexx_vis_pc_armed, __ATOMIC_RELAXED) != 0,
+                       0))
     return 0;
-  return gexx_rma_here_tm_(tm, rank, addr, n, flags);
+  return t[rank].size ? &t[rank] : 0;
 }
 
-/* Strided: whether every count is 1 (one element of elemsz bytes). */
-static inline __attribute__((always_inline)) int gexx_vis_one_element_(const size_t *count,
-                                                                       size_t levels) {
-  size_t i;
-  if (levels && !count) return 0;
-  for (i = 0; i < levels; ++i)
-    if (count[i] != 1) return 0;
-  return 1;
+/* Whether [addr, addr + n) lies in the row's segment. */
+static inline __attribute__((always_inline)) int gexx_vis_in_(const gexx_rma_peer_t *p,
+                                                              const void *addr, size_t n) {
+  uintptr_t off = (uintptr_t)addr - p->owner_base;
+  return off < p->size && n <= p->size - off;
 }
 
-/* The remote piece's address (r), its length (n), the local one (l), the
- * condition (ok), then the copy or the library call (lib_args). */
-#define GEXX_VIS_ONE_(put, ok, r, n, l, tm, rank, flags, lib, lib_args, done_value, type) \
-  __extension__({                                                                         \
-    char *gexx_vp_ = (ok) ? gexx_vis_here_((tm), (rank), (r), (n), (flags)) : 0;          \
-    type gexx_vret_;                                                                      \
-    if (__builtin_expect(gexx_vp_ != 0, 1)) {                                             \
-      if (put)                                                                            \
-        gexx_rma_put_copy_(gexx_vp_, (l), (n));                                           \
-      else                                                                                \
-        gexx_rma_get_copy_((l), gexx_vp_, (n));                                           \
-      gexx_vret_ = (done_value);                                                          \
-    } else {                                                                              \
-      gexx_vret_ = (lib)lib_args;                                                         \
-    }                                                                                     \
-    gexx_vret_;                                                                           \
+/* k pieces of n bytes: dst(i) and src(i), the remote side's on the row's
+ * peer. 1 when checked and copied, 0 (nothing copied) for the library. */
+#define GEXX_VIS_PIECES_(put, p, k, n, dst, src)                                            \
+  __extension__({                                                                           \
+    size_t gexx_pi_;                                                                        \
+    uintptr_t gexx_lo_ = UINTPTR_MAX, gexx_hi_ = 0;                                         \
+    int gexx_ok_ = 1;                                                                       \
+    for (gexx_pi_ = 0; gexx_pi_ < (k) && gexx_ok_; ++gexx_pi_) {                            \
+      uintptr_t gexx_d_ = (uintptr_t)(dst(gexx_pi_));                                       \
+      gexx_ok_ = gexx_vis_in_((p), (put) ? (dst(gexx_pi_)) : (src(gexx_pi_)), (n));         \
+      gexx_lo_ = gexx_d_ < gexx_lo_ ? gexx_d_ : gexx_lo_;                                   \
+      gexx_hi_ = gexx_d_ + (n) > gexx_hi_ ? gexx_d_ + (n) : gexx_hi_;                       \
+    }                                                                                       \
+    if (gexx_ok_ && gexx_hi_ - gexx_lo_ >= (k) * (n)) {                                     \
+      for (gexx_pi_ = 0; gexx_pi_ < (k); ++gexx_pi_) {                                      \
+        if (put)                                                                            \
+          gexx_copy_put_((p)->local + ((uintptr_t)(dst(gexx_pi_)) - (p)->owner_base),       \
+                         (src(gexx_pi_)), (n));                                             \
+        else                                                                                \
+          gexx_copy_get_((dst(gexx_pi_)),                                                   \
+                         (p)->local + ((uintptr_t)(src(gexx_pi_)) - (p)->owner_base), (n)); \
+      }                                                                                     \
+    } else {                                                                                \
+      gexx_ok_ = 0;                                                                         \
+    }                                                                                       \
+    gexx_ok_;                                                                               \
+  })
+
+static inline __attribute__((always_inline)) int gexx_vis_vector_(int put, gex_TM_t tm,
+                                                                  gex_Rank_t rank, size_t dc,
+                                                                  const gex_Memvec_t *dl, size_t sc,
+                                                                  const gex_Memvec_t *sl,
+                                                                  gex_Flags_t flags) {
+  const gexx_rma_peer_t *p;
+  size_t n, i;
+  if (dc != sc || dc == 0 || dc > GEXX_VIS_INLINE_PIECES || !dl || !sl) return 0;
+  n = dl[0].gex_len;
+  if (n == 0) return 0;
+  for (i = 0; i < dc; ++i)
+    if (dl[i].gex_len != n || sl[i].gex_len != n) return 0;
+  p = gexx_vis_row_(tm, rank, flags);
+  if (!p) return 0;
+#define GEXX_VIS_VD_(i) (dl[i].gex_addr)
+#define GEXX_VIS_VS_(i) (sl[i].gex_addr)
+  if (dc == 1) return GEXX_VIS_PIECES_(put, p, (size_t)1, n, GEXX_VIS_VD_, GEXX_VIS_VS_);
+  return GEXX_VIS_PIECES_(put, p, dc, n, GEXX_VIS_VD_, GEXX_VIS_VS_);
+#undef GEXX_VIS_VD_
+#undef GEXX_VIS_VS_
+}
+
+static inline __attribute__((always_inline)) int gexx_vis_indexed_(int put, gex_TM_t tm,
+                                                                   gex_Rank_t rank, size_t dc,
+                                                                   void *const *dl, size_t dlen,
+                                                                   size_t sc, void *const *sl,
+                                                                   size_t slen, gex_Flags_t flags) {
+  const gexx_rma_peer_t *p;
+  if (dc != sc || dc == 0 || dc > GEXX_VIS_INLINE_PIECES || !dl || !sl || dlen != slen || dlen == 0)
+    return 0;
+  p = gexx_vis_row_(tm, rank, flags);
+  if (!p) return 0;
+#define GEXX_VIS_ID_(i) (dl[i])
+#define GEXX_VIS_IS_(i) (sl[i])
+  if (dc == 1) return GEXX_VIS_PIECES_(put, p, (size_t)1, dlen, GEXX_VIS_ID_, GEXX_VIS_IS_);
+  return GEXX_VIS_PIECES_(put, p, dc, dlen, GEXX_VIS_ID_, GEXX_VIS_IS_);
+#undef GEXX_VIS_ID_
+#undef GEXX_VIS_IS_
+}
+
+/* Strided: levels contiguous on both sides (each stride the size of the
+ * block below it) fold into one piece; past them, at most one level of
+ * more than one element (up to GEXX_VIS_INLINE_PIECES blocks, that level's
+ * strides apart) and every other count 1. */
+static inline __attribute__((always_inline)) int gexx_vis_strided_(
+    int put, gex_TM_t tm, gex_Rank_t rank, void *da, const ptrdiff_t *dstrides, void *sa,
+    const ptrdiff_t *sstrides, size_t elemsz, const size_t *count, size_t levels,
+    gex_Flags_t flags) {
+  const gexx_rma_peer_t *p;
+  size_t i, k = 1, len = elemsz;
+  ptrdiff_t ds = 0, ss = 0;
+  if (elemsz == 0 || (levels && (!count || !dstrides || !sstrides))) return 0;
+  for (i = 0; i < levels; ++i) {
+    if (count[i] == 1) continue;
+    if (count[i] == 0) return 0;
+    if (k == 1 && dstrides[i] == (ptrdiff_t)len && sstrides[i] == (ptrdiff_t)len &&
+        count[i] <= ((size_t)PTRDIFF_MAX) / len) {
+      len *= count[i];
+      continue;
+    }
+    if (k != 1 || count[i] > GEXX_VIS_INLINE_PIECES) return 0;
+    k = count[i];
+    ds = dstrides[i];
+    ss = sstrides[i];
+  }
+  p = gexx_vis_row_(tm, rank, flags);
+  if (!p) return 0;
+#define GEXX_VIS_SD_(i) ((char *)da + (ptrdiff_t)(i)*ds)
+#define GEXX_VIS_SS_(i) ((char *)sa + (ptrdiff_t)(i)*ss)
+  if (k == 1) return GEXX_VIS_PIECES_(put, p, (size_t)1, len, GEXX_VIS_SD_, GEXX_VIS_SS_);
+  return GEXX_VIS_PIECES_(put, p, k, len, GEXX_VIS_SD_, GEXX_VIS_SS_);
+#undef GEXX_VIS_SD_
+#undef GEXX_VIS_SS_
+}
+
+/* The form's inline attempt (try_), else the library's call from the
+ * caller's line (lib, lib_args). */
+#define GEXX_VIS_FORM_(try_, lib, lib_args, done_value, type) \
+  __extension__({                                             \
+    type gexx_vret_;                                          \
+    if (__builtin_expect((try_) != 0, 1))                     \
+      gexx_vret_ = (done_value);                              \
+    else                                                      \
+      gexx_vret_ = (lib)lib_args;                             \
+    gexx_vret_;                                               \
   })
 
 #define GEXX_VIS_VPUT_(lib, done_value, type, tm, rank, dc, dl, sc, sl, flags)                 \
@@ -254,13 +361,11 @@ static inline __attribute__((always_inline)) int gexx_vis_one_element_(const siz
     size_t gexx_vdc_ = (dc), gexx_vsc_ = (sc);                                                 \
     const gex_Memvec_t *gexx_vdl_ = (dl), *gexx_vsl_ = (sl);                                   \
     gex_Flags_t gexx_vf_ = (flags);                                                            \
-    int gexx_vok_ = gexx_vdc_ == 1 && gexx_vsc_ == 1 && gexx_vdl_ && gexx_vsl_ &&              \
-                    gexx_vdl_[0].gex_len == gexx_vsl_[0].gex_len;                              \
-    GEXX_VIS_ONE_(1, gexx_vok_, gexx_vok_ ? gexx_vdl_[0].gex_addr : 0,                         \
-                  gexx_vok_ ? gexx_vdl_[0].gex_len : 0, gexx_vok_ ? gexx_vsl_[0].gex_addr : 0, \
-                  gexx_vt_, gexx_vr_, gexx_vf_, lib,                                           \
-                  (gexx_vt_, gexx_vr_, gexx_vdc_, gexx_vdl_, gexx_vsc_, gexx_vsl_, gexx_vf_),  \
-                  done_value, type);                                                           \
+    GEXX_VIS_FORM_(gexx_vis_vector_(1, gexx_vt_, gexx_vr_, gexx_vdc_, gexx_vdl_, gexx_vsc_,    \
+                                    gexx_vsl_, gexx_vf_),                                      \
+                   lib,                                                                        \
+                   (gexx_vt_, gexx_vr_, gexx_vdc_, gexx_vdl_, gexx_vsc_, gexx_vsl_, gexx_vf_), \
+                   done_value, type);                                                          \
   })
 #define GEXX_VIS_VGET_(lib, done_value, type, tm, dc, dl, rank, sc, sl, flags)                 \
   __extension__({                                                                              \
@@ -269,75 +374,73 @@ static inline __attribute__((always_inline)) int gexx_vis_one_element_(const siz
     size_t gexx_vdc_ = (dc), gexx_vsc_ = (sc);                                                 \
     const gex_Memvec_t *gexx_vdl_ = (dl), *gexx_vsl_ = (sl);                                   \
     gex_Flags_t gexx_vf_ = (flags);                                                            \
-    int gexx_vok_ = gexx_vdc_ == 1 && gexx_vsc_ == 1 && gexx_vdl_ && gexx_vsl_ &&              \
-                    gexx_vdl_[0].gex_len == gexx_vsl_[0].gex_len;                              \
-    GEXX_VIS_ONE_(0, gexx_vok_, gexx_vok_ ? gexx_vsl_[0].gex_addr : 0,                         \
-                  gexx_vok_ ? gexx_vsl_[0].gex_len : 0, gexx_vok_ ? gexx_vdl_[0].gex_addr : 0, \
-                  gexx_vt_, gexx_vr_, gexx_vf_, lib,                                           \
-                  (gexx_vt_, gexx_vdc_, gexx_vdl_, gexx_vr_, gexx_vsc_, gexx_vsl_, gexx_vf_),  \
-                  done_value, type);                                                           \
+    GEXX_VIS_FORM_(gexx_vis_vector_(0, gexx_vt_, gexx_vr_, gexx_vdc_, gexx_vdl_, gexx_vsc_,    \
+                                    gexx_vsl_, gexx_vf_),                                      \
+                   lib,                                                                        \
+                   (gexx_vt_, gexx_vdc_, gexx_vdl_, gexx_vr_, gexx_vsc_, gexx_vsl_, gexx_vf_), \
+                   done_value, type);                                                          \
   })
-#define GEXX_VIS_IPUT_(lib, done_value, type, tm, rank, dc, dl, dlen, sc, sl, slen, flags)    \
+#define GEXX_VIS_IPUT_(lib, done_value, type, tm, rank, dc, dl, dlen, sc, sl, slen, flags)     \
+  __extension__({                                                                              \
+    gex_TM_t gexx_vt_ = (tm);                                                                  \
+    gex_Rank_t gexx_vr_ = (rank);                                                              \
+    size_t gexx_vdc_ = (dc), gexx_vsc_ = (sc), gexx_vdn_ = (dlen), gexx_vsn_ = (slen);         \
+    void *const *gexx_vdl_ = (dl);                                                             \
+    void *const *gexx_vsl_ = (sl);                                                             \
+    gex_Flags_t gexx_vf_ = (flags);                                                            \
+    GEXX_VIS_FORM_(gexx_vis_indexed_(1, gexx_vt_, gexx_vr_, gexx_vdc_, gexx_vdl_, gexx_vdn_,   \
+                                     gexx_vsc_, gexx_vsl_, gexx_vsn_, gexx_vf_),               \
+                   lib,                                                                        \
+                   (gexx_vt_, gexx_vr_, gexx_vdc_, gexx_vdl_, gexx_vdn_, gexx_vsc_, gexx_vsl_, \
+                    gexx_vsn_, gexx_vf_),                                                      \
+                   done_value, type);                                                          \
+  })
+#define GEXX_VIS_IGET_(lib, done_value, type, tm, dc, dl, dlen, rank, sc, sl, slen, flags)     \
+  __extension__({                                                                              \
+    gex_TM_t gexx_vt_ = (tm);                                                                  \
+    gex_Rank_t gexx_vr_ = (rank);                                                              \
+    size_t gexx_vdc_ = (dc), gexx_vsc_ = (sc), gexx_vdn_ = (dlen), gexx_vsn_ = (slen);         \
+    void *const *gexx_vdl_ = (dl);                                                             \
+    void *const *gexx_vsl_ = (sl);                                                             \
+    gex_Flags_t gexx_vf_ = (flags);                                                            \
+    GEXX_VIS_FORM_(gexx_vis_indexed_(0, gexx_vt_, gexx_vr_, gexx_vdc_, gexx_vdl_, gexx_vdn_,   \
+                                     gexx_vsc_, gexx_vsl_, gexx_vsn_, gexx_vf_),               \
+                   lib,                                                                        \
+                   (gexx_vt_, gexx_vdc_, gexx_vdl_, gexx_vdn_, gexx_vr_, gexx_vsc_, gexx_vsl_, \
+                    gexx_vsn_, gexx_vf_),                                                      \
+                   done_value, type);                                                          \
+  })
+#define GEXX_VIS_SPUT_(lib, done_value, type, tm, rank, da, ds, sa, ss, esz, cnt, lv, flags)  \
   __extension__({                                                                             \
     gex_TM_t gexx_vt_ = (tm);                                                                 \
     gex_Rank_t gexx_vr_ = (rank);                                                             \
-    size_t gexx_vdc_ = (dc), gexx_vsc_ = (sc), gexx_vdn_ = (dlen), gexx_vsn_ = (slen);        \
-    void *const *gexx_vdl_ = (dl);                                                            \
-    void *const *gexx_vsl_ = (sl);                                                            \
+    void *gexx_vda_ = (da), *gexx_vsa_ = (sa);                                                \
+    const ptrdiff_t *gexx_vds_ = (ds), *gexx_vss_ = (ss);                                     \
+    size_t gexx_vn_ = (esz), gexx_vlv_ = (lv);                                                \
+    const size_t *gexx_vc_ = (cnt);                                                           \
     gex_Flags_t gexx_vf_ = (flags);                                                           \
-    int gexx_vok_ =                                                                           \
-        gexx_vdc_ == 1 && gexx_vsc_ == 1 && gexx_vdl_ && gexx_vsl_ && gexx_vdn_ == gexx_vsn_; \
-    GEXX_VIS_ONE_(1, gexx_vok_, gexx_vok_ ? gexx_vdl_[0] : 0, gexx_vdn_,                      \
-                  gexx_vok_ ? gexx_vsl_[0] : 0, gexx_vt_, gexx_vr_, gexx_vf_, lib,            \
-                  (gexx_vt_, gexx_vr_, gexx_vdc_, gexx_vdl_, gexx_vdn_, gexx_vsc_, gexx_vsl_, \
-                   gexx_vsn_, gexx_vf_),                                                      \
-                  done_value, type);                                                          \
+    GEXX_VIS_FORM_(gexx_vis_strided_(1, gexx_vt_, gexx_vr_, gexx_vda_, gexx_vds_, gexx_vsa_,  \
+                                     gexx_vss_, gexx_vn_, gexx_vc_, gexx_vlv_, gexx_vf_),     \
+                   lib,                                                                       \
+                   (gexx_vt_, gexx_vr_, gexx_vda_, gexx_vds_, gexx_vsa_, gexx_vss_, gexx_vn_, \
+                    gexx_vc_, gexx_vlv_, gexx_vf_),                                           \
+                   done_value, type);                                                         \
   })
-#define GEXX_VIS_IGET_(lib, done_value, type, tm, dc, dl, dlen, rank, sc, sl, slen, flags)    \
+#define GEXX_VIS_SGET_(lib, done_value, type, tm, da, ds, rank, sa, ss, esz, cnt, lv, flags)  \
   __extension__({                                                                             \
     gex_TM_t gexx_vt_ = (tm);                                                                 \
     gex_Rank_t gexx_vr_ = (rank);                                                             \
-    size_t gexx_vdc_ = (dc), gexx_vsc_ = (sc), gexx_vdn_ = (dlen), gexx_vsn_ = (slen);        \
-    void *const *gexx_vdl_ = (dl);                                                            \
-    void *const *gexx_vsl_ = (sl);                                                            \
+    void *gexx_vda_ = (da), *gexx_vsa_ = (sa);                                                \
+    const ptrdiff_t *gexx_vds_ = (ds), *gexx_vss_ = (ss);                                     \
+    size_t gexx_vn_ = (esz), gexx_vlv_ = (lv);                                                \
+    const size_t *gexx_vc_ = (cnt);                                                           \
     gex_Flags_t gexx_vf_ = (flags);                                                           \
-    int gexx_vok_ =                                                                           \
-        gexx_vdc_ == 1 && gexx_vsc_ == 1 && gexx_vdl_ && gexx_vsl_ && gexx_vdn_ == gexx_vsn_; \
-    GEXX_VIS_ONE_(0, gexx_vok_, gexx_vok_ ? gexx_vsl_[0] : 0, gexx_vsn_,                      \
-                  gexx_vok_ ? gexx_vdl_[0] : 0, gexx_vt_, gexx_vr_, gexx_vf_, lib,            \
-                  (gexx_vt_, gexx_vdc_, gexx_vdl_, gexx_vdn_, gexx_vr_, gexx_vsc_, gexx_vsl_, \
-                   gexx_vsn_, gexx_vf_),                                                      \
-                  done_value, type);                                                          \
-  })
-#define GEXX_VIS_SPUT_(lib, done_value, type, tm, rank, da, ds, sa, ss, esz, cnt, lv, flags)     \
-  __extension__({                                                                                \
-    gex_TM_t gexx_vt_ = (tm);                                                                    \
-    gex_Rank_t gexx_vr_ = (rank);                                                                \
-    void *gexx_vda_ = (da), *gexx_vsa_ = (sa);                                                   \
-    const ptrdiff_t *gexx_vds_ = (ds), *gexx_vss_ = (ss);                                        \
-    size_t gexx_vn_ = (esz), gexx_vlv_ = (lv);                                                   \
-    const size_t *gexx_vc_ = (cnt);                                                              \
-    gex_Flags_t gexx_vf_ = (flags);                                                              \
-    GEXX_VIS_ONE_(1, gexx_vis_one_element_(gexx_vc_, gexx_vlv_), gexx_vda_, gexx_vn_, gexx_vsa_, \
-                  gexx_vt_, gexx_vr_, gexx_vf_, lib,                                             \
-                  (gexx_vt_, gexx_vr_, gexx_vda_, gexx_vds_, gexx_vsa_, gexx_vss_, gexx_vn_,     \
-                   gexx_vc_, gexx_vlv_, gexx_vf_),                                               \
-                  done_value, type);                                                             \
-  })
-#define GEXX_VIS_SGET_(lib, done_value, type, tm, da, ds, rank, sa, ss, esz, cnt, lv, flags)     \
-  __extension__({                                                                                \
-    gex_TM_t gexx_vt_ = (tm);                                                                    \
-    gex_Rank_t gexx_vr_ = (rank);                                                                \
-    void *gexx_vda_ = (da), *gexx_vsa_ = (sa);                                                   \
-    const ptrdiff_t *gexx_vds_ = (ds), *gexx_vss_ = (ss);                                        \
-    size_t gexx_vn_ = (esz), gexx_vlv_ = (lv);                                                   \
-    const size_t *gexx_vc_ = (cnt);                                                              \
-    gex_Flags_t gexx_vf_ = (flags);                                                              \
-    GEXX_VIS_ONE_(0, gexx_vis_one_element_(gexx_vc_, gexx_vlv_), gexx_vsa_, gexx_vn_, gexx_vda_, \
-                  gexx_vt_, gexx_vr_, gexx_vf_, lib,                                             \
-                  (gexx_vt_, gexx_vda_, gexx_vds_, gexx_vr_, gexx_vsa_, gexx_vss_, gexx_vn_,     \
-                   gexx_vc_, gexx_vlv_, gexx_vf_),                                               \
-                  done_value, type);                                                             \
+    GEXX_VIS_FORM_(gexx_vis_strided_(0, gexx_vt_, gexx_vr_, gexx_vda_, gexx_vds_, gexx_vsa_,  \
+                                     gexx_vss_, gexx_vn_, gexx_vc_, gexx_vlv_, gexx_vf_),     \
+                   lib,                                                                       \
+                   (gexx_vt_, gexx_vda_, gexx_vds_, gexx_vr_, gexx_vsa_, gexx_vss_, gexx_vn_, \
+                    gexx_vc_, gexx_vlv_, gexx_vf_),                                           \
+                   done_value, type);                                                         \
   })
 
 #define gex_VIS_VectorPutBlocking(...) \
