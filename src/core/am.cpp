@@ -487,10 +487,10 @@ std::atomic<uint64_t> g_loopback_long_order{0};
 }
 }  // namespace
 
+namespace {
 // What every delivery does once its handler entry accepts it: the token,
 // then the handler with its arguments (and payload). Returns whether the
 // handler replied.
-namespace {
 [[gnu::always_inline]] inline bool run_handler(const HandlerEntry &e, gex_AM_Fn_t fn, uint32_t src,
                                                uint8_t handler, uint8_t category, bool request,
                                                bool loopback, unsigned nargs, const int32_t *args,

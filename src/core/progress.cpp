@@ -25,7 +25,6 @@ namespace {
 // More ranks on this host than CPUs this process may run on: waits yield at
 // once, and a client's own poll loop yields after a short spin.
 bool g_oversubscribed = false;
-
 std::atomic<int> g_wait_mode{static_cast<int>(WaitMode::SpinBlock)};
 // Poll hooks, one slot per owner.
 std::atomic<void (*)()> g_poll_hooks[static_cast<unsigned>(PollHook::kCount)];
@@ -102,15 +101,16 @@ long usable_cpus() {
     sched_yield();
 }
 
-}  // namespace
-
-// gasnet_AMPoll's trace (category X) is the explicit poll's to record.
+// gasnet_AMPoll's trace (category X) is the explicit poll's to record: it
+// takes its slow path while X is traced (a trace listener keeps the bit).
 void follow_poll_trace() {
   if (trace::active(trace::kPoll))
     g_poll_extra.fetch_or(detail::kPollTraced, std::memory_order_acq_rel);
   else
     g_poll_extra.fetch_and(~detail::kPollTraced, std::memory_order_acq_rel);
 }
+
+}  // namespace
 
 void mark_oversubscribed() {
   g_oversubscribed = true;

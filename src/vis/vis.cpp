@@ -26,7 +26,8 @@ namespace gexx::vis {
 __thread bool t_pc_armed __attribute__((tls_model("initial-exec"))) = false;
 
 // How many threads have a peer completion armed (gasnet_vis.h's inline
-// one-piece forms take the library's path while it is not 0).
+// forms take the library's path while it is not 0; a thread that exits with
+// one armed leaves it above 0, which costs only speed).
 void set_pc_armed(bool armed) {
   if (t_pc_armed == armed) return;
   t_pc_armed = armed;
