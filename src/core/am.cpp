@@ -247,7 +247,7 @@ gexx_token_s *Engine::reply_token(const char *api, gex_Token_t token) {
   return cur;
 }
 
-void Engine::check_payload(const Message &m, bool reply) {
+void Engine::payload_misuse(const Message &m, bool reply) {
   if (m.nbytes && !m.src) util::fatal("%s: %zu bytes from a NULL source", m.api, m.nbytes);
   if (m.category == kMedium && m.nbytes > max_medium_) {
     util::fatal(
@@ -273,6 +273,7 @@ void Engine::check_payload(const Message &m, bool reply) {
         "gex_Event_t",
         m.api);
   }
+  util::fatal("%s: internal error: payload_misuse called for a valid call", m.api);
 }
 
 // Waiting for queue room: the caller polls, then tries again.
@@ -526,7 +527,7 @@ int Engine::loopback(const Message &m, Kind kind) {
     // The handler owns its buffer (it may write to it) and gets it 16-byte
     // aligned: a copy, never the client's source.
     buf = m.nbytes <= sizeof small ? small : loopback_medium_buffer(kind, max_medium_);
-    if (m.nbytes) std::memcpy(buf, m.src, m.nbytes);
+    util::get_copy(buf, m.src, m.nbytes);  // inline for small payloads (no ordering needed)
   } else if (m.category == kLong) {
     buf = m.dest;
     if (m.nbytes) {

@@ -152,7 +152,14 @@ class Engine {
   }
   [[noreturn, gnu::cold, gnu::noinline]] static void reserved_handler(const char *api,
                                                                       gex_AM_Index_t handler);
-  void check_payload(const Message &m, bool reply);
+  // The payload and lc_opt rules (fatal, naming the rule, when broken).
+  void check_payload(const Message &m, bool reply) {
+    if ((m.nbytes && !m.src) || (m.category == kMedium && m.nbytes > max_medium_) ||
+        m.lc_opt == GEX_EVENT_DEFER || (reply && m.lc_opt == GEX_EVENT_GROUP) ||
+        (m.category != kShort && !m.lc_opt)) [[unlikely]]
+      payload_misuse(m, reply);
+  }
+  [[noreturn, gnu::cold, gnu::noinline]] void payload_misuse(const Message &m, bool reply);
   // Where a Long payload goes, checked against the target's segment before
   // anything is claimed. A segment not mapped here (a network peer) gets
   // the payload in the message (packed, up to GASNET_PACKEDLONG_LIMIT) or
