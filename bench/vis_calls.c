@@ -7,7 +7,10 @@
  * barrier. Built against any install's smp-seq.mak, so the same source
  * measures gexx and GASNet-EX (docs/performance.md, "VIS on smp"):
  *
- *   gasnetrun -n 2 vis_calls [ITERS [LEN [PIECES]]]   (1000000, 512, 1)
+ *   gasnetrun -n 2 vis_calls [ITERS [LEN [PIECES [LEVELS]]]]   (1000000, 512, 1, 1)
+ *
+ * LEVELS 2: the strided put is two dimensions, 2 x PIECES/2 elements (PIECES
+ * even), the rows 2*LEN*PIECES apart.
  *
  * Figures only: nothing is checked (vischeck checks the data).
  */
@@ -35,8 +38,13 @@ int main(int argc, char **argv) {
   long iters = argc > 1 ? atol(argv[1]) : 1000000;
   size_t len = argc > 2 ? (size_t)atol(argv[2]) : 512;
   int pieces = argc > 3 ? atoi(argv[3]) : 1;
-  if (pieces < 1 || pieces > MAX_PIECES || len == 0 || len * 2 * (size_t)pieces > (1u << 19)) {
-    fprintf(stderr, "vis_calls: PIECES 1..%d, LEN > 0, 2 * LEN * PIECES <= 512 KiB\n", MAX_PIECES);
+  int levels = argc > 4 ? atoi(argv[4]) : 1;
+  if (pieces < 1 || pieces > MAX_PIECES || len == 0 || len * 4 * (size_t)pieces > (1u << 19) ||
+      levels < 1 || levels > 2 || (levels == 2 && pieces % 2)) {
+    fprintf(stderr,
+            "vis_calls: PIECES 1..%d (even for LEVELS 2), LEN > 0, 4 * LEN * PIECES <= 512 KiB, "
+            "LEVELS 1 or 2\n",
+            MAX_PIECES);
     return 2;
   }
   gex_Segment_Attach(&seg, tm, 1u << 20);
@@ -51,8 +59,12 @@ int main(int argc, char **argv) {
     sl[i] = sv[i].gex_addr = mine + (size_t)i * 2 * len;
     dv[i].gex_len = sv[i].gex_len = len;
   }
-  ptrdiff_t stride[1] = {(ptrdiff_t)(2 * len)};
-  size_t count[1] = {(size_t)pieces};
+  ptrdiff_t stride[2] = {(ptrdiff_t)(2 * len), (ptrdiff_t)(2 * len * (size_t)pieces)};
+  size_t count[2] = {(size_t)pieces, 1};
+  if (levels == 2) {
+    count[0] = 2;
+    count[1] = (size_t)pieces / 2;
+  }
   gex_Event_Wait(gex_Coll_BarrierNB(tm, 0));
   if (me == 0) {
     double t = now_ns();
@@ -66,7 +78,7 @@ int main(int argc, char **argv) {
     double iput = (now_ns() - t) / iters;
     t = now_ns();
     for (long i = 0; i < iters; ++i)
-      gex_VIS_StridedPutNBI(tm, peer, remote, stride, mine, stride, len, count, 1, 0);
+      gex_VIS_StridedPutNBI(tm, peer, remote, stride, mine, stride, len, count, (size_t)levels, 0);
     gex_NBI_Wait(GEX_EC_ALL, 0);
     double sput = (now_ns() - t) / iters;
     t = now_ns();
@@ -74,9 +86,9 @@ int main(int argc, char **argv) {
     gex_NBI_Wait(GEX_EC_ALL, 0);
     double vget = (now_ns() - t) / iters;
     printf(
-        "vis_calls %d x %zu B: vector put %.2f ns, indexed put %.2f ns, strided put %.2f ns, "
-        "vector get %.2f ns\n",
-        pieces, len, vput, iput, sput, vget);
+        "vis_calls %d x %zu B (strided: %d level(s)): vector put %.2f ns, indexed put %.2f ns, "
+        "strided put %.2f ns, vector get %.2f ns\n",
+        pieces, len, levels, vput, iput, sput, vget);
   }
   gex_Event_Wait(gex_Coll_BarrierNB(tm, 0));
   gasnet_exit(0);
