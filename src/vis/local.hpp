@@ -354,14 +354,16 @@ class StridedPlan {
   void run(char *d, const char *s) const {
     const size_t n = len_;
     const Dim *dm = dims();
+    if (ndims_ == 0) {
+      move_piece<kPut, N>(d, s, n);
+      return;
+    }
+    const PieceMover<kPut, N> move(n);  // the copy loop chosen once for every piece
     switch (ndims_) {
-      case 0:
-        move_piece<kPut, N>(d, s, n);
-        return;
       case 1: {
         const size_t c0 = dm[0].count;
         const ptrdiff_t d0 = dm[0].dstride, s0 = dm[0].sstride;
-        for (size_t i = 0; i < c0; ++i, d += d0, s += s0) move_piece<kPut, N>(d, s, n);
+        for (size_t i = 0; i < c0; ++i, d += d0, s += s0) move(d, s, n);
         return;
       }
       case 2: {
@@ -371,7 +373,7 @@ class StridedPlan {
         for (size_t j = 0; j < c1; ++j, d += d1, s += s1) {
           char *dp = d;
           const char *sp = s;
-          for (size_t i = 0; i < c0; ++i, dp += d0, sp += s0) move_piece<kPut, N>(dp, sp, n);
+          for (size_t i = 0; i < c0; ++i, dp += d0, sp += s0) move(dp, sp, n);
         }
         return;
       }
@@ -392,7 +394,7 @@ class StridedPlan {
       for (size_t j = 0; j < c1; ++j, dr += d1, sr += s1) {
         char *dp = dr;
         const char *sp = sr;
-        for (size_t i = 0; i < c0; ++i, dp += d0, sp += s0) move_piece<kPut, N>(dp, sp, n);
+        for (size_t i = 0; i < c0; ++i, dp += d0, sp += s0) move(dp, sp, n);
       }
       size_t k = 2;
       for (; k < ndims_; ++k) {
