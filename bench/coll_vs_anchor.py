@@ -108,6 +108,25 @@ def run(side, prog, a, ranks, prefix, only=None):
     return got
 
 
+def metric_name(name, nbytes):
+    return "%s %s" % (name, "1 MiB" if nbytes == 1 << 20 else "%d B" % nbytes)
+
+
+def print_row(a, ranks, name, nbytes, bw, r, g, ratio, spread=None):
+    """One metric's line: the anchor's and gexx's medians (r, g) and the
+    ratio, with the pairs' spread of ratios when given."""
+    what, unit = metric_name(name, nbytes), "MB/s" if bw else "us"
+    pairs_note = " (%s)" % spread if spread else ""
+    if a.markdown:
+        print("| %d | %s | %.4g %s | %.4g %s | %.2f%s |" % (ranks, what, r, unit, g, unit, ratio,
+                                                             pairs_note))
+    else:
+        print("%2d ranks  %-20s anchor %10.4g %-4s  gexx %10.4g %-4s  ratio %6.2f%s%s"
+              % (ranks, what, r, unit, g, unit, ratio,
+                 " (pairs %s)" % spread if spread else "", "" if ratio >= 1 else "  <"))
+    sys.stdout.flush()
+
+
 def pairs(a, progs, sides):
     """Each metric by itself, in back-to-back pairs; the ratio of each pair."""
     for ranks in [int(x) for x in a.ranks.split(",")]:
@@ -126,22 +145,12 @@ def pairs(a, progs, sides):
                 if len(pair) == 2 and pair["gexx"] and pair["anchor"]:
                     g, r = pair["gexx"], pair["anchor"]
                     ratios.append(g / r if bw else r / g)
-            what = "%s %s" % (name, "1 MiB" if nbytes == 1 << 20 else "%d B" % nbytes)
             if not ratios:
-                print("%2d ranks  %-20s no pair finished" % (ranks, what))
+                print("%2d ranks  %-20s no pair finished" % (ranks, metric_name(name, nbytes)))
                 continue
-            g, r = statistics.median(vals["gexx"]), statistics.median(vals["anchor"])
-            ratio = statistics.median(ratios)
-            unit = "MB/s" if bw else "us"
-            spread = "%.2f-%.2f" % (min(ratios), max(ratios))
-            if a.markdown:
-                print("| %d | %s | %.4g %s | %.4g %s | %.2f (%s) |" % (ranks, what, r, unit, g,
-                                                                       unit, ratio, spread))
-            else:
-                print("%2d ranks  %-20s anchor %10.4g %-4s  gexx %10.4g %-4s  ratio %6.2f (pairs "
-                      "%s)%s" % (ranks, what, r, unit, g, unit, ratio, spread,
-                                 "" if ratio >= 1 else "  <"))
-            sys.stdout.flush()
+            print_row(a, ranks, name, nbytes, bw, statistics.median(vals["anchor"]),
+                      statistics.median(vals["gexx"]), statistics.median(ratios),
+                      "%.2f-%.2f" % (min(ratios), max(ratios)))
 
 
 def main():
@@ -197,19 +206,11 @@ def main():
             if g is None and r is None:
                 continue
             if g is None or r is None:
-                print("%2d ranks  %-20s %s" % (ranks, "%s %d B" % (name, nbytes),
+                print("%2d ranks  %-20s %s" % (ranks, metric_name(name, nbytes),
                       "only the anchor finished" if g is None else "only gexx finished"))
                 continue
             ratio = (g / r if bw else r / g) if g and r else float("nan")
-            unit = "MB/s" if bw else "us"
-            what = "%s %s" % (name, "1 MiB" if nbytes == 1 << 20 else "%d B" % nbytes)
-            if a.markdown:
-                print("| %d | %s | %.4g %s | %.4g %s | %.2f |" % (ranks, what, r, unit, g, unit,
-                                                                   ratio))
-            else:
-                print("%2d ranks  %-20s anchor %10.4g %-4s  gexx %10.4g %-4s  ratio %6.2f%s"
-                      % (ranks, what, r, unit, g, unit, ratio, "" if ratio >= 1 else "  <"))
-        sys.stdout.flush()
+            print_row(a, ranks, name, nbytes, bw, r, g, ratio)
     print("# %.0f s" % (time.time() - t0))
     subprocess.run(["rm", "-rf", work])
 

@@ -354,33 +354,29 @@ static inline __attribute__((always_inline)) int gexx_vis_strided_(
     gexx_vret_;                                               \
   })
 
-#define GEXX_VIS_VPUT_(lib, done_value, type, tm, rank, dc, dl, sc, sl, flags)                 \
-  __extension__({                                                                              \
-    gex_TM_t gexx_vt_ = (tm);                                                                  \
-    gex_Rank_t gexx_vr_ = (rank);                                                              \
-    size_t gexx_vdc_ = (dc), gexx_vsc_ = (sc);                                                 \
-    const gex_Memvec_t *gexx_vdl_ = (dl), *gexx_vsl_ = (sl);                                   \
-    gex_Flags_t gexx_vf_ = (flags);                                                            \
-    GEXX_VIS_FORM_(gexx_vis_vector_(1, gexx_vt_, gexx_vr_, gexx_vdc_, gexx_vdl_, gexx_vsc_,    \
-                                    gexx_vsl_, gexx_vf_),                                      \
-                   lib,                                                                        \
-                   (gexx_vt_, gexx_vr_, gexx_vdc_, gexx_vdl_, gexx_vsc_, gexx_vsl_, gexx_vf_), \
-                   done_value, type);                                                          \
+/* One body per shape, with the arguments in put order (rank second); the
+ * library's call puts them back in the form's order: `order` is
+ * GEXX_VIS_TO_ (puts) or GEXX_VIS_FROM2_/FROM3_ (gets: the rank after the
+ * destination side's two or three arguments). */
+#define GEXX_VIS_TO_(...) (__VA_ARGS__)
+#define GEXX_VIS_FROM2_(t, r, a, b, ...) (t, a, b, r, __VA_ARGS__)
+#define GEXX_VIS_FROM3_(t, r, a, b, c, ...) (t, a, b, c, r, __VA_ARGS__)
+
+#define GEXX_VIS_V_(put, order, lib, done_value, type, tm, rank, dc, dl, sc, sl, flags)       \
+  __extension__({                                                                             \
+    gex_TM_t gexx_vt_ = (tm);                                                                 \
+    gex_Rank_t gexx_vr_ = (rank);                                                             \
+    size_t gexx_vdc_ = (dc), gexx_vsc_ = (sc);                                                \
+    const gex_Memvec_t *gexx_vdl_ = (dl), *gexx_vsl_ = (sl);                                  \
+    gex_Flags_t gexx_vf_ = (flags);                                                           \
+    GEXX_VIS_FORM_(                                                                           \
+        gexx_vis_vector_(put, gexx_vt_, gexx_vr_, gexx_vdc_, gexx_vdl_, gexx_vsc_, gexx_vsl_, \
+                         gexx_vf_),                                                           \
+        lib, order(gexx_vt_, gexx_vr_, gexx_vdc_, gexx_vdl_, gexx_vsc_, gexx_vsl_, gexx_vf_), \
+        done_value, type);                                                                    \
   })
-#define GEXX_VIS_VGET_(lib, done_value, type, tm, dc, dl, rank, sc, sl, flags)                 \
-  __extension__({                                                                              \
-    gex_TM_t gexx_vt_ = (tm);                                                                  \
-    gex_Rank_t gexx_vr_ = (rank);                                                              \
-    size_t gexx_vdc_ = (dc), gexx_vsc_ = (sc);                                                 \
-    const gex_Memvec_t *gexx_vdl_ = (dl), *gexx_vsl_ = (sl);                                   \
-    gex_Flags_t gexx_vf_ = (flags);                                                            \
-    GEXX_VIS_FORM_(gexx_vis_vector_(0, gexx_vt_, gexx_vr_, gexx_vdc_, gexx_vdl_, gexx_vsc_,    \
-                                    gexx_vsl_, gexx_vf_),                                      \
-                   lib,                                                                        \
-                   (gexx_vt_, gexx_vdc_, gexx_vdl_, gexx_vr_, gexx_vsc_, gexx_vsl_, gexx_vf_), \
-                   done_value, type);                                                          \
-  })
-#define GEXX_VIS_IPUT_(lib, done_value, type, tm, rank, dc, dl, dlen, sc, sl, slen, flags)     \
+#define GEXX_VIS_I_(put, order, lib, done_value, type, tm, rank, dc, dl, dlen, sc, sl, slen,   \
+                    flags)                                                                     \
   __extension__({                                                                              \
     gex_TM_t gexx_vt_ = (tm);                                                                  \
     gex_Rank_t gexx_vr_ = (rank);                                                              \
@@ -388,60 +384,44 @@ static inline __attribute__((always_inline)) int gexx_vis_strided_(
     void *const *gexx_vdl_ = (dl);                                                             \
     void *const *gexx_vsl_ = (sl);                                                             \
     gex_Flags_t gexx_vf_ = (flags);                                                            \
-    GEXX_VIS_FORM_(gexx_vis_indexed_(1, gexx_vt_, gexx_vr_, gexx_vdc_, gexx_vdl_, gexx_vdn_,   \
+    GEXX_VIS_FORM_(gexx_vis_indexed_(put, gexx_vt_, gexx_vr_, gexx_vdc_, gexx_vdl_, gexx_vdn_, \
                                      gexx_vsc_, gexx_vsl_, gexx_vsn_, gexx_vf_),               \
                    lib,                                                                        \
-                   (gexx_vt_, gexx_vr_, gexx_vdc_, gexx_vdl_, gexx_vdn_, gexx_vsc_, gexx_vsl_, \
-                    gexx_vsn_, gexx_vf_),                                                      \
+                   order(gexx_vt_, gexx_vr_, gexx_vdc_, gexx_vdl_, gexx_vdn_, gexx_vsc_,       \
+                         gexx_vsl_, gexx_vsn_, gexx_vf_),                                      \
                    done_value, type);                                                          \
   })
-#define GEXX_VIS_IGET_(lib, done_value, type, tm, dc, dl, dlen, rank, sc, sl, slen, flags)     \
-  __extension__({                                                                              \
-    gex_TM_t gexx_vt_ = (tm);                                                                  \
-    gex_Rank_t gexx_vr_ = (rank);                                                              \
-    size_t gexx_vdc_ = (dc), gexx_vsc_ = (sc), gexx_vdn_ = (dlen), gexx_vsn_ = (slen);         \
-    void *const *gexx_vdl_ = (dl);                                                             \
-    void *const *gexx_vsl_ = (sl);                                                             \
-    gex_Flags_t gexx_vf_ = (flags);                                                            \
-    GEXX_VIS_FORM_(gexx_vis_indexed_(0, gexx_vt_, gexx_vr_, gexx_vdc_, gexx_vdl_, gexx_vdn_,   \
-                                     gexx_vsc_, gexx_vsl_, gexx_vsn_, gexx_vf_),               \
-                   lib,                                                                        \
-                   (gexx_vt_, gexx_vdc_, gexx_vdl_, gexx_vdn_, gexx_vr_, gexx_vsc_, gexx_vsl_, \
-                    gexx_vsn_, gexx_vf_),                                                      \
-                   done_value, type);                                                          \
+#define GEXX_VIS_S_(put, order, lib, done_value, type, tm, rank, da, ds, sa, ss, esz, cnt, lv,     \
+                    flags)                                                                         \
+  __extension__({                                                                                  \
+    gex_TM_t gexx_vt_ = (tm);                                                                      \
+    gex_Rank_t gexx_vr_ = (rank);                                                                  \
+    void *gexx_vda_ = (da), *gexx_vsa_ = (sa);                                                     \
+    const ptrdiff_t *gexx_vds_ = (ds), *gexx_vss_ = (ss);                                          \
+    size_t gexx_vn_ = (esz), gexx_vlv_ = (lv);                                                     \
+    const size_t *gexx_vc_ = (cnt);                                                                \
+    gex_Flags_t gexx_vf_ = (flags);                                                                \
+    GEXX_VIS_FORM_(gexx_vis_strided_(put, gexx_vt_, gexx_vr_, gexx_vda_, gexx_vds_, gexx_vsa_,     \
+                                     gexx_vss_, gexx_vn_, gexx_vc_, gexx_vlv_, gexx_vf_),          \
+                   lib,                                                                            \
+                   order(gexx_vt_, gexx_vr_, gexx_vda_, gexx_vds_, gexx_vsa_, gexx_vss_, gexx_vn_, \
+                         gexx_vc_, gexx_vlv_, gexx_vf_),                                           \
+                   done_value, type);                                                              \
   })
-#define GEXX_VIS_SPUT_(lib, done_value, type, tm, rank, da, ds, sa, ss, esz, cnt, lv, flags)  \
-  __extension__({                                                                             \
-    gex_TM_t gexx_vt_ = (tm);                                                                 \
-    gex_Rank_t gexx_vr_ = (rank);                                                             \
-    void *gexx_vda_ = (da), *gexx_vsa_ = (sa);                                                \
-    const ptrdiff_t *gexx_vds_ = (ds), *gexx_vss_ = (ss);                                     \
-    size_t gexx_vn_ = (esz), gexx_vlv_ = (lv);                                                \
-    const size_t *gexx_vc_ = (cnt);                                                           \
-    gex_Flags_t gexx_vf_ = (flags);                                                           \
-    GEXX_VIS_FORM_(gexx_vis_strided_(1, gexx_vt_, gexx_vr_, gexx_vda_, gexx_vds_, gexx_vsa_,  \
-                                     gexx_vss_, gexx_vn_, gexx_vc_, gexx_vlv_, gexx_vf_),     \
-                   lib,                                                                       \
-                   (gexx_vt_, gexx_vr_, gexx_vda_, gexx_vds_, gexx_vsa_, gexx_vss_, gexx_vn_, \
-                    gexx_vc_, gexx_vlv_, gexx_vf_),                                           \
-                   done_value, type);                                                         \
-  })
-#define GEXX_VIS_SGET_(lib, done_value, type, tm, da, ds, rank, sa, ss, esz, cnt, lv, flags)  \
-  __extension__({                                                                             \
-    gex_TM_t gexx_vt_ = (tm);                                                                 \
-    gex_Rank_t gexx_vr_ = (rank);                                                             \
-    void *gexx_vda_ = (da), *gexx_vsa_ = (sa);                                                \
-    const ptrdiff_t *gexx_vds_ = (ds), *gexx_vss_ = (ss);                                     \
-    size_t gexx_vn_ = (esz), gexx_vlv_ = (lv);                                                \
-    const size_t *gexx_vc_ = (cnt);                                                           \
-    gex_Flags_t gexx_vf_ = (flags);                                                           \
-    GEXX_VIS_FORM_(gexx_vis_strided_(0, gexx_vt_, gexx_vr_, gexx_vda_, gexx_vds_, gexx_vsa_,  \
-                                     gexx_vss_, gexx_vn_, gexx_vc_, gexx_vlv_, gexx_vf_),     \
-                   lib,                                                                       \
-                   (gexx_vt_, gexx_vda_, gexx_vds_, gexx_vr_, gexx_vsa_, gexx_vss_, gexx_vn_, \
-                    gexx_vc_, gexx_vlv_, gexx_vf_),                                           \
-                   done_value, type);                                                         \
-  })
+
+/* Each form's arguments, in its own order, to its shape's body. */
+#define GEXX_VIS_VPUT_(lib, dv, ty, tm, rank, dc, dl, sc, sl, f) \
+  GEXX_VIS_V_(1, GEXX_VIS_TO_, lib, dv, ty, tm, rank, dc, dl, sc, sl, f)
+#define GEXX_VIS_VGET_(lib, dv, ty, tm, dc, dl, rank, sc, sl, f) \
+  GEXX_VIS_V_(0, GEXX_VIS_FROM2_, lib, dv, ty, tm, rank, dc, dl, sc, sl, f)
+#define GEXX_VIS_IPUT_(lib, dv, ty, tm, rank, dc, dl, dn, sc, sl, sn, f) \
+  GEXX_VIS_I_(1, GEXX_VIS_TO_, lib, dv, ty, tm, rank, dc, dl, dn, sc, sl, sn, f)
+#define GEXX_VIS_IGET_(lib, dv, ty, tm, dc, dl, dn, rank, sc, sl, sn, f) \
+  GEXX_VIS_I_(0, GEXX_VIS_FROM3_, lib, dv, ty, tm, rank, dc, dl, dn, sc, sl, sn, f)
+#define GEXX_VIS_SPUT_(lib, dv, ty, tm, rank, da, ds, sa, ss, esz, cnt, lv, f) \
+  GEXX_VIS_S_(1, GEXX_VIS_TO_, lib, dv, ty, tm, rank, da, ds, sa, ss, esz, cnt, lv, f)
+#define GEXX_VIS_SGET_(lib, dv, ty, tm, da, ds, rank, sa, ss, esz, cnt, lv, f) \
+  GEXX_VIS_S_(0, GEXX_VIS_FROM2_, lib, dv, ty, tm, rank, da, ds, sa, ss, esz, cnt, lv, f)
 
 #define gex_VIS_VectorPutBlocking(...) \
   GEXX_VIS_VPUT_(gex_VIS_VectorPutBlocking, 0, int, __VA_ARGS__)

@@ -550,8 +550,7 @@ int Engine::loopback(const Message &m, Kind kind) {
   // registered client indices here: the entry has a function).
   const HandlerEntry &e = handlers_.entry(m.handler);
   gex_AM_Fn_t fn = e.fn.load(std::memory_order_acquire);
-  uint8_t accept = e.accept[kind == kReply][m.category];
-  if (!fn || (accept != m.nargs + 1 && accept != HandlerEntry::kAnyArgs)) [[unlikely]] {
+  if (!fn || !e.accepts(kind == kReply, m.category, m.nargs)) [[unlikely]] {
     dispatch(header(m, kind, 0), m.args, buf, true);  // names what is wrong
     return 0;
   }
@@ -619,8 +618,7 @@ bool Engine::dispatch(const transport::AmHeader &h, const int32_t *args, void *b
                 "which is not registered on this rank (register handlers with gasnet_attach "
                 "or gex_EP_RegisterHandlers before any rank sends to them)");
   }
-  uint8_t accept = e.accept[h.kind == kReply][h.category & 3];
-  if (accept != h.nargs + 1 && accept != HandlerEntry::kAnyArgs) [[unlikely]]
+  if (!e.accepts(h.kind == kReply, h.category, h.nargs)) [[unlikely]]
     bad_signature(h, e);
   if (trace::active(trace::kAm)) {
     record_am(trace::am_op(h.kind == kReply, h.category, true), h.src, h.nbytes, nullptr, h.handler,

@@ -43,6 +43,12 @@ struct HandlerEntry {
   static constexpr uint8_t kAnyArgs = 0xFF;
   uint8_t accept[2][4] = {};
   void set_accept();
+  // Whether a delivery of this kind (reply or request), category and
+  // argument count may run the entry's function.
+  bool accepts(bool reply, unsigned category, unsigned nargs) const {
+    uint8_t a = accept[reply][category & 3];
+    return a == nargs + 1 || a == kAnyArgs;
+  }
   std::string label;  // "handler 'name' (index N)" for messages
 };
 

@@ -165,8 +165,7 @@ void peer_completion_handler(gex_Token_t token, void *buf, size_t nbytes, gex_AM
         "%s: rank %u named peer completion handler index %u, which is not registered on rank %u",
         api, token->src, static_cast<unsigned>(h), rt.rank());
   }
-  if (e.checked && (!(e.ex.gex_flags & GEX_FLAG_AM_MEDIUM) ||
-                    !(e.ex.gex_flags & GEX_FLAG_AM_REPLY) || e.ex.gex_nargs != 0)) {
+  if (!e.accepts(/*reply=*/true, transport::wire::kMedium, 0)) {
     util::fatal(
         "%s: %s must be registered as a Medium reply handler of no arguments to serve as a "
         "peer completion handler",
