@@ -205,8 +205,9 @@ extern size_t gasnett_format_putsgets(char *buf, void *pstats, gex_TM_t tm, gex_
  *   vector and indexed calls of up to GEXX_VIS_INLINE_PIECES pieces on each
  *   side, all of one length;
  *   strided calls whose levels, past those contiguous on both sides (which
- *   fold into one piece), have at most one count above 1 (up to
- *   GEXX_VIS_INLINE_PIECES pieces).
+ *   fold into one piece), are one row of up to GEXX_VIS_INLINE_PIECES
+ *   evenly spaced pieces (one count above 1, or levels that continue
+ *   each other on both sides).
  * The checks are the library's: every remote piece inside the segment, and
  * the destination pieces spanning at least their total bytes (else the
  * library looks at them closer). Anything else, every misuse included, is
@@ -308,9 +309,10 @@ static inline __attribute__((always_inline)) int gexx_vis_indexed_(int put, gex_
 }
 
 /* Strided: levels contiguous on both sides (each stride the size of the
- * block below it) fold into one piece; past them, at most one level of
- * more than one element (up to GEXX_VIS_INLINE_PIECES blocks, that level's
- * strides apart) and every other count 1. */
+ * block below it) fold into one piece; past them, one level of more than
+ * one element and the levels that continue it on both sides (each stride
+ * that level's times the blocks below), up to GEXX_VIS_INLINE_PIECES
+ * evenly spaced blocks; every other count 1. */
 static inline __attribute__((always_inline)) int gexx_vis_strided_(
     int put, gex_TM_t tm, gex_Rank_t rank, void *da, const ptrdiff_t *dstrides, void *sa,
     const ptrdiff_t *sstrides, size_t elemsz, const size_t *count, size_t levels,
@@ -327,15 +329,19 @@ static inline __attribute__((always_inline)) int gexx_vis_strided_(
       len *= count[i];
       continue;
     }
-    if (k != 1 || count[i] > GEXX_VIS_INLINE_PIECES) return 0;
-    k = count[i];
-    ds = dstrides[i];
-    ss = sstrides[i];
+    if (count[i] > GEXX_VIS_INLINE_PIECES / k) return 0;
+    if (k == 1) {
+      ds = dstrides[i];
+      ss = sstrides[i];
+    } else if ((size_t)dstrides[i] != (size_t)ds * k || (size_t)sstrides[i] != (size_t)ss * k) {
+      return 0; /* a level that does not continue the one below it */
+    }
+    k *= count[i];
   }
   p = gexx_vis_row_(tm, rank, flags);
   if (!p) return 0;
-#define GEXX_VIS_SD_(i) ((char *)da + (ptrdiff_t)(i)*ds)
-#define GEXX_VIS_SS_(i) ((char *)sa + (ptrdiff_t)(i)*ss)
+#define GEXX_VIS_SD_(i) ((char *)((uintptr_t)da + (uintptr_t)(i) * (uintptr_t)ds))
+#define GEXX_VIS_SS_(i) ((char *)((uintptr_t)sa + (uintptr_t)(i) * (uintptr_t)ss))
   if (k == 1) return GEXX_VIS_PIECES_(put, p, (size_t)1, len, GEXX_VIS_SD_, GEXX_VIS_SS_);
   return GEXX_VIS_PIECES_(put, p, k, len, GEXX_VIS_SD_, GEXX_VIS_SS_);
 #undef GEXX_VIS_SD_

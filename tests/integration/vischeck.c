@@ -9,7 +9,8 @@
  * must not change are checked too. Shapes: strided in 1 to 3 dimensions
  * (negative, foldable and overlapping source strides, zero counts), vectors
  * of mixed lengths with zero-length entries cut differently on each side,
- * indexed lists (duplicate remote addresses on get); every form: EX
+ * indexed lists (duplicate remote addresses on get), rows of evenly spaced
+ * pieces spread over levels that continue each other; every form: EX
  * blocking, NB, NBI, and GASNet-1 blocking, _nb and _nbi. Then peer
  * completion: each rank arms a handler with a payload before one-piece puts
  * of each kind (the forms gasnet_vis.h copies inline when nothing is
@@ -457,6 +458,79 @@ static void few_round(int put, int form) {
   verify(put ? "few-piece put" : "few-piece get");
 }
 
+/* A row of evenly spaced pieces spread over three levels (gasnet_vis.h
+ * copies up to 16 of them in the client): an optional level contiguous on
+ * both sides (it folds into the piece), then a level of `a` pieces and one
+ * of `b` that continues it on both sides (its strides `a` times the first
+ * one's), or on one side only (the library's walk); the levels in a random
+ * order, so the foldable one is not always first. */
+static void row_round(int put, int form) {
+  static const size_t lens[] = {1, 3, 8, 16, 64, 100, 512};
+  size_t len, cnt[3];
+  ptrdiff_t rs[3], ls[3];
+  long bases[2], extent[2], low[2];
+  do { /* drawn again until both sides fit in AREA */
+    len = lens[rnd(0, sizeof lens / sizeof lens[0] - 1)];
+    size_t fold = rnd(0, 1) ? rnd(2, 3) : 1, piece = len * fold;
+    size_t a = rnd(1, 6), b = rnd(1, 5);
+    ptrdiff_t rstep = (ptrdiff_t)(piece + rnd(0, piece));
+    ptrdiff_t lstep = (ptrdiff_t)(piece + rnd(0, 2 * piece));
+    if (rnd(0, 3) == 0) rstep = -rstep;
+    if (rnd(0, 3) == 0) lstep = -lstep;
+    size_t c3[3] = {fold, a, b};
+    ptrdiff_t r3[3] = {(ptrdiff_t)len, rstep, rstep * (ptrdiff_t)a};
+    ptrdiff_t l3[3] = {(ptrdiff_t)len, lstep, lstep * (ptrdiff_t)a};
+    if (fold == 1 && rnd(0, 1)) r3[0] = 7; /* a count of 1: its stride is anything */
+    int broken = (int)rnd(0, 3); /* 1: the remote side does not continue, 2: the local side */
+    if (broken == 1) r3[2] += rstep < 0 ? -(ptrdiff_t)piece : (ptrdiff_t)piece;
+    if (broken == 2) l3[2] += lstep < 0 ? -(ptrdiff_t)piece : (ptrdiff_t)piece;
+    size_t ord[3] = {0, 1, 2};
+    if (rnd(0, 3) == 0) { /* another order of the levels */
+      size_t j = rnd(0, 2), t = ord[0];
+      ord[0] = ord[j];
+      ord[j] = t;
+    }
+    for (size_t i = 0; i < 3; ++i) {
+      cnt[i] = c3[ord[i]];
+      rs[i] = r3[ord[i]];
+      ls[i] = l3[ord[i]];
+    }
+    for (int side = 0; side < 2; ++side) {
+      const ptrdiff_t *st = side ? ls : rs;
+      long lo = 0, hi = (long)len;
+      for (size_t i = 0; i < 3; ++i) {
+        long span = st[i] * (long)(cnt[i] - 1);
+        if (span < 0)
+          lo += span;
+        else
+          hi += span;
+      }
+      extent[side] = hi - lo;
+      low[side] = lo;
+    }
+  } while (extent[0] >= AREA || extent[1] >= AREA);
+  for (int side = 0; side < 2; ++side)
+    bases[side] = -low[side] + (long)rnd(0, AREA - 1 - (uint64_t)extent[side]);
+  size_t nb = strided_offsets(put ? offs_d : offs_s, bases[0], rs, len, cnt, 3);
+  strided_offsets(put ? offs_s : offs_d, bases[1], ls, len, cnt, 3);
+  gex_RMA_GetBlocking(tm, image, peer, remote, AREA, 0);
+  model(put, nb);
+  void *r = remote + bases[0], *l = local + bases[1];
+  gex_Event_t e = GEX_EVENT_INVALID;
+  if (put) {
+    if (form == 0) gex_VIS_StridedPutBlocking(tm, peer, r, rs, l, ls, len, cnt, 3, 0);
+    if (form == 1) e = gex_VIS_StridedPutNB(tm, peer, r, rs, l, ls, len, cnt, 3, 0);
+    if (form == 2) gex_VIS_StridedPutNBI(tm, peer, r, rs, l, ls, len, cnt, 3, 0);
+  } else {
+    if (form == 0) gex_VIS_StridedGetBlocking(tm, l, ls, peer, r, rs, len, cnt, 3, 0);
+    if (form == 1) e = gex_VIS_StridedGetNB(tm, l, ls, peer, r, rs, len, cnt, 3, 0);
+    if (form == 2) gex_VIS_StridedGetNBI(tm, l, ls, peer, r, rs, len, cnt, 3, 0);
+  }
+  if (form == 1) gex_Event_Wait(e);
+  if (form == 2) sync_nbi(put);
+  verify(put ? "row put" : "row get");
+}
+
 /* ---- peer completion on one-piece puts ---- */
 #define PC_LEN 64
 static volatile int pc_runs;
@@ -570,6 +644,8 @@ int main(int argc, char **argv) {
       indexed_round(put, i % 6);
       reset((uint64_t)i * 4 + 1);
       few_round(put, i % 3);
+      reset((uint64_t)i * 4 + 5);
+      row_round(put, i % 3);
     }
   }
   gasnet_barrier_notify(0, GASNET_BARRIERFLAG_ANONYMOUS);
