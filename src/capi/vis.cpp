@@ -167,28 +167,6 @@ template <bool kPut>
   return dc == 2 && few<kPut, 2>(tm, rank, flags, dl, sl, dlen);
 }
 
-// Strided shapes whose counts are all 1 (one element) but for at most one
-// of 2 (two elements, that level's strides apart).
-template <bool kPut>
-[[gnu::always_inline]] inline bool strided_few(gex_TM_t tm, gex_Rank_t rank, void *dstaddr,
-                                               const ptrdiff_t *dststrides, void *srcaddr,
-                                               const ptrdiff_t *srcstrides, size_t elemsz,
-                                               const size_t *count, size_t levels,
-                                               gex_Flags_t flags) {
-  if (levels && (!count || !dststrides || !srcstrides)) return false;
-  void *d[2] = {dstaddr, nullptr}, *s[2] = {srcaddr, nullptr};
-  size_t pieces = 1;
-  for (size_t i = 0; i < levels; ++i) {
-    if (count[i] == 1) continue;
-    if (count[i] != 2 || pieces == 2) return false;
-    pieces = 2;
-    d[1] = static_cast<char *>(dstaddr) + dststrides[i];
-    s[1] = static_cast<char *>(srcaddr) + srcstrides[i];
-  }
-  return pieces == 1 ? few<kPut, 1>(tm, rank, flags, d, s, elemsz)
-                     : few<kPut, 2>(tm, rank, flags, d, s, elemsz);
-}
-
 // rank's segment when this process maps it (else null: a network peer, or
 // segments not attached, which the general path reports).
 inline const gexx::transport::PeerSegment *mapped_segment(const char *api, gex_Rank_t jr) {
@@ -425,6 +403,31 @@ template <bool kPut>
   return kPut ? gexx::vis::put(c, jr, d, s, total) : gexx::vis::get(c, d, jr, s, total);
 }
 
+// A strided call toward a mapped peer on the few-piece path's terms
+// (few_segment) whose shape is at most two loops once folded and merged
+// (local::TwoLoops: testvisperf's shapes and most halos): the checks on
+// the loops (the remote range inside the segment, the destination by the
+// sufficient test), then the copy. False (nothing copied) for anything
+// else: an empty or larger shape, an interleaved destination, a range
+// outside the segment; the general path decides those.
+template <bool kPut>
+[[gnu::always_inline]] inline bool strided_fast(gex_TM_t tm, gex_Rank_t rank, void *dstaddr,
+                                                const ptrdiff_t *dststrides, void *srcaddr,
+                                                const ptrdiff_t *srcstrides, size_t elemsz,
+                                                const size_t *count, size_t levels,
+                                                gex_Flags_t flags) {
+  if (levels && (!count || !dststrides || !srcstrides)) return false;
+  local::TwoLoops shape;
+  if (!shape.build(elemsz, count, dststrides, srcstrides, levels)) return false;
+  const gexx::transport::PeerSegment *ps = few_segment(tm, rank, flags);
+  if (!ps) return false;
+  const local::Window w = window_of(*ps);
+  if (!shape.remote_in<kPut>(w, kPut ? dstaddr : srcaddr) || !shape.dest_disjoint()) return false;
+  shape.copy<kPut>(local::dst_addr<kPut>(dstaddr, w.delta),
+                   local::src_addr<kPut>(srcaddr, w.delta));
+  return true;
+}
+
 template <bool kPut>
 [[gnu::noinline]] gex_Event_t strided(const char *api, Sync sync, gex_TM_t tm, gex_Rank_t rank,
                                       void *dstaddr, const ptrdiff_t *dststrides, void *srcaddr,
@@ -563,8 +566,8 @@ int gex_VIS_StridedPutBlocking(gex_TM_t tm, gex_Rank_t dstrank, void *dstaddr,
                                const ptrdiff_t dststrides[], void *srcaddr,
                                const ptrdiff_t srcstrides[], size_t elemsz, const size_t count[],
                                size_t stridelevels, gex_Flags_t flags) {
-  if (strided_few<true>(tm, dstrank, dstaddr, dststrides, srcaddr, srcstrides, elemsz, count,
-                        stridelevels, flags))
+  if (strided_fast<true>(tm, dstrank, dstaddr, dststrides, srcaddr, srcstrides, elemsz, count,
+                         stridelevels, flags))
     return 0;
   strided<true>(__func__, Sync::Blocking, tm, dstrank, dstaddr, dststrides, srcaddr, srcstrides,
                 elemsz, count, stridelevels, flags);
@@ -574,8 +577,8 @@ gex_Event_t gex_VIS_StridedPutNB(gex_TM_t tm, gex_Rank_t dstrank, void *dstaddr,
                                  const ptrdiff_t dststrides[], void *srcaddr,
                                  const ptrdiff_t srcstrides[], size_t elemsz, const size_t count[],
                                  size_t stridelevels, gex_Flags_t flags) {
-  if (strided_few<true>(tm, dstrank, dstaddr, dststrides, srcaddr, srcstrides, elemsz, count,
-                        stridelevels, flags))
+  if (strided_fast<true>(tm, dstrank, dstaddr, dststrides, srcaddr, srcstrides, elemsz, count,
+                         stridelevels, flags))
     return GEX_EVENT_INVALID;
   return strided<true>(__func__, Sync::NB, tm, dstrank, dstaddr, dststrides, srcaddr, srcstrides,
                        elemsz, count, stridelevels, flags);
@@ -584,8 +587,8 @@ int gex_VIS_StridedPutNBI(gex_TM_t tm, gex_Rank_t dstrank, void *dstaddr,
                           const ptrdiff_t dststrides[], void *srcaddr, const ptrdiff_t srcstrides[],
                           size_t elemsz, const size_t count[], size_t stridelevels,
                           gex_Flags_t flags) {
-  if (strided_few<true>(tm, dstrank, dstaddr, dststrides, srcaddr, srcstrides, elemsz, count,
-                        stridelevels, flags))
+  if (strided_fast<true>(tm, dstrank, dstaddr, dststrides, srcaddr, srcstrides, elemsz, count,
+                         stridelevels, flags))
     return 0;
   strided<true>(__func__, Sync::NBI, tm, dstrank, dstaddr, dststrides, srcaddr, srcstrides, elemsz,
                 count, stridelevels, flags);
@@ -595,8 +598,8 @@ int gex_VIS_StridedGetBlocking(gex_TM_t tm, void *dstaddr, const ptrdiff_t dstst
                                gex_Rank_t srcrank, void *srcaddr, const ptrdiff_t srcstrides[],
                                size_t elemsz, const size_t count[], size_t stridelevels,
                                gex_Flags_t flags) {
-  if (strided_few<false>(tm, srcrank, dstaddr, dststrides, srcaddr, srcstrides, elemsz, count,
-                         stridelevels, flags))
+  if (strided_fast<false>(tm, srcrank, dstaddr, dststrides, srcaddr, srcstrides, elemsz, count,
+                          stridelevels, flags))
     return 0;
   strided<false>(__func__, Sync::Blocking, tm, srcrank, dstaddr, dststrides, srcaddr, srcstrides,
                  elemsz, count, stridelevels, flags);
@@ -606,8 +609,8 @@ gex_Event_t gex_VIS_StridedGetNB(gex_TM_t tm, void *dstaddr, const ptrdiff_t dst
                                  gex_Rank_t srcrank, void *srcaddr, const ptrdiff_t srcstrides[],
                                  size_t elemsz, const size_t count[], size_t stridelevels,
                                  gex_Flags_t flags) {
-  if (strided_few<false>(tm, srcrank, dstaddr, dststrides, srcaddr, srcstrides, elemsz, count,
-                         stridelevels, flags))
+  if (strided_fast<false>(tm, srcrank, dstaddr, dststrides, srcaddr, srcstrides, elemsz, count,
+                          stridelevels, flags))
     return GEX_EVENT_INVALID;
   return strided<false>(__func__, Sync::NB, tm, srcrank, dstaddr, dststrides, srcaddr, srcstrides,
                         elemsz, count, stridelevels, flags);
@@ -616,8 +619,8 @@ int gex_VIS_StridedGetNBI(gex_TM_t tm, void *dstaddr, const ptrdiff_t dststrides
                           gex_Rank_t srcrank, void *srcaddr, const ptrdiff_t srcstrides[],
                           size_t elemsz, const size_t count[], size_t stridelevels,
                           gex_Flags_t flags) {
-  if (strided_few<false>(tm, srcrank, dstaddr, dststrides, srcaddr, srcstrides, elemsz, count,
-                         stridelevels, flags))
+  if (strided_fast<false>(tm, srcrank, dstaddr, dststrides, srcaddr, srcstrides, elemsz, count,
+                          stridelevels, flags))
     return 0;
   strided<false>(__func__, Sync::NBI, tm, srcrank, dstaddr, dststrides, srcaddr, srcstrides, elemsz,
                  count, stridelevels, flags);

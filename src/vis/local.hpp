@@ -295,6 +295,19 @@ Pass indexed_pass(Window w, size_t c, void *const *dl, void *const *sl, size_t n
   });
 }
 
+// c1 rows of c0 pieces of n bytes (N when known), the pieces d0/s0 apart
+// within a row and the rows d1/s1 apart.
+template <bool kPut, size_t N>
+[[gnu::always_inline]] inline void two_loops(const PieceMover<kPut, N> &move, char *d,
+                                             const char *s, size_t n, size_t c0, ptrdiff_t d0,
+                                             ptrdiff_t s0, size_t c1, ptrdiff_t d1, ptrdiff_t s1) {
+  for (size_t j = 0; j < c1; ++j, d += d1, s += s1) {
+    char *dp = d;
+    const char *sp = s;
+    for (size_t i = 0; i < c0; ++i, dp += d0, sp += s0) move(dp, sp, n);
+  }
+}
+
 // A strided transfer as nested loops over both sides at once: dimensions
 // of one element dropped, leading dimensions contiguous on both sides
 // folded into the piece length, and a dimension that continues the one
@@ -359,43 +372,17 @@ class StridedPlan {
       return;
     }
     const PieceMover<kPut, N> move(n);  // the copy loop chosen once for every piece
-    switch (ndims_) {
-      case 1: {
-        const size_t c0 = dm[0].count;
-        const ptrdiff_t d0 = dm[0].dstride, s0 = dm[0].sstride;
-        for (size_t i = 0; i < c0; ++i, d += d0, s += s0) move(d, s, n);
-        return;
-      }
-      case 2: {
-        const size_t c0 = dm[0].count, c1 = dm[1].count;
-        const ptrdiff_t d0 = dm[0].dstride, s0 = dm[0].sstride;
-        const ptrdiff_t d1 = dm[1].dstride, s1 = dm[1].sstride;
-        for (size_t j = 0; j < c1; ++j, d += d1, s += s1) {
-          char *dp = d;
-          const char *sp = s;
-          for (size_t i = 0; i < c0; ++i, dp += d0, sp += s0) move(dp, sp, n);
-        }
-        return;
-      }
-      default:
-        break;
-    }
+    const size_t c0 = dm[0].count, c1 = ndims_ > 1 ? dm[1].count : 1;
+    const ptrdiff_t d0 = dm[0].dstride, s0 = dm[0].sstride;
+    const ptrdiff_t d1 = ndims_ > 1 ? dm[1].dstride : 0, s1 = ndims_ > 1 ? dm[1].sstride : 0;
+    if (ndims_ <= 2) return two_loops(move, d, s, n, c0, d0, s0, c1, d1, s1);
     // Three or more: the lowest two as loops, an odometer above them.
     size_t idx_inline[kInline];
     std::vector<size_t> idx_heap(ndims_ > kInline ? ndims_ : 0);
     size_t *idx = ndims_ > kInline ? idx_heap.data() : idx_inline;
     for (size_t k = 2; k < ndims_; ++k) idx[k] = 0;
-    const size_t c0 = dm[0].count, c1 = dm[1].count;
-    const ptrdiff_t d0 = dm[0].dstride, s0 = dm[0].sstride;
-    const ptrdiff_t d1 = dm[1].dstride, s1 = dm[1].sstride;
     for (;;) {
-      char *dr = d;
-      const char *sr = s;
-      for (size_t j = 0; j < c1; ++j, dr += d1, sr += s1) {
-        char *dp = dr;
-        const char *sp = sr;
-        for (size_t i = 0; i < c0; ++i, dp += d0, sp += s0) move(dp, sp, n);
-      }
+      two_loops(move, d, s, n, c0, d0, s0, c1, d1, s1);
       size_t k = 2;
       for (; k < ndims_; ++k) {
         d += dm[k].dstride;
@@ -418,6 +405,166 @@ class StridedPlan {
   size_t ndims_ = 0;
   Dim inline_[kInline];
   std::unique_ptr<Dim[]> heap_;
+};
+
+// The copy loops of a TwoLoops shape: c1 rows of c0 pieces of n bytes, each
+// a function of its own whose values all live in registers, with no call
+// per piece where the pieces are of a length moved inline or by the vector
+// loops. Why: a call toward a mapped peer is bound by the store buffer
+// draining the previous copies' stores, and each store of its own (a
+// register saved, a value spilled, a call's return address) waits for a
+// free entry (perf: over half of the entry point's samples sat on one
+// spill of the shape, and a 4 x 512-byte two-level put took 40 ns against
+// the inline forms' 25).
+template <bool kPut>
+[[gnu::noinline]] void rows(char *d, const char *s, size_t n, size_t c0, ptrdiff_t d0, ptrdiff_t s0,
+                            size_t c1, ptrdiff_t d1, ptrdiff_t s1) {
+  by_size(n, [&](auto k) {
+    const PieceMover<kPut, decltype(k)::value> move(n);
+    two_loops(move, d, s, n, c0, d0, s0, c1, d1, s1);
+  });
+}
+
+#if GEXX_COPY_X86_ && defined(__GNUC__)
+// A row of c0 pieces of GEXX_COPY_VEC16_MAX < n <= GEXX_COPY_INLINE_MAX
+// bytes in vectors of V (gexx_copy.h's loops, inline here), no destination
+// byte inside its own source range (the caller checks). No fence:
+// ordinary stores (util/copy.hpp).
+template <typename V>
+[[gnu::always_inline]] inline void vector_row(char *d, const char *s, size_t n, size_t c0,
+                                              ptrdiff_t d0, ptrdiff_t s0) {
+  constexpr size_t W = sizeof(V);
+  for (size_t i = 0; i < c0; ++i, d += d0, s += s0) {
+    V t0, t1;
+    std::memcpy(&t0, s + n - 2 * W, W);
+    std::memcpy(&t1, s + n - W, W);
+    for (size_t b = 0; b + 2 * W < n; b += 2 * W) {
+      V x, y;
+      std::memcpy(&x, s + b, W);
+      std::memcpy(&y, s + b + W, W);
+      __asm__("" : "+v"(x), "+v"(y));  // kept as vector moves
+      std::memcpy(d + b, &x, W);
+      std::memcpy(d + b + W, &y, W);
+    }
+    std::memcpy(d + n - 2 * W, &t0, W);
+    std::memcpy(d + n - W, &t1, W);
+  }
+}
+using Vec32 = char __attribute__((vector_size(32)));
+using Vec64 = char __attribute__((vector_size(64)));
+[[gnu::noinline, gnu::target("avx2")]] inline void row_avx2(char *d, const char *s, size_t n,
+                                                            size_t c0, ptrdiff_t d0, ptrdiff_t s0) {
+  vector_row<Vec32>(d, s, n, c0, d0, s0);
+}
+[[gnu::noinline, gnu::target("avx512f")]] inline void row_avx512(char *d, const char *s, size_t n,
+                                                                 size_t c0, ptrdiff_t d0,
+                                                                 ptrdiff_t s0) {
+  vector_row<Vec64>(d, s, n, c0, d0, s0);
+}
+#endif
+
+// The strided shapes most calls make: at most two loops once contiguous
+// levels fold and continuing levels merge (as StridedPlan), every |stride|
+// and the piece under 2^40 bytes and every count under 2^20, so that no
+// sum or product below can overflow and the checks are plain arithmetic
+// (the entry points' path toward a mapped peer; src/capi/vis.cpp).
+struct TwoLoops {
+  size_t n = 0, c0 = 1, c1 = 1;  // piece bytes; pieces per row, rows
+  ptrdiff_t d0 = 0, s0 = 0, d1 = 0, s1 = 0;
+
+  // False when the shape is not such (or is empty): nothing is decided.
+  [[gnu::always_inline]] bool build(size_t elemsz, const size_t *count, const ptrdiff_t *dstrides,
+                                    const ptrdiff_t *sstrides, size_t levels) {
+    constexpr uint64_t kBytes = uint64_t{1} << 40, kCount = uint64_t{1} << 20;
+    *this = TwoLoops{};
+    n = elemsz;
+    if (n - 1 >= kBytes - 1) return false;  // 0 or too long
+    int loops = 0;
+    for (size_t i = 0; i < levels; ++i) {
+      const size_t c = count[i];
+      if (c == 1) continue;
+      const ptrdiff_t ds = dstrides[i], ss = sstrides[i];
+      if (c - 1 >= kCount - 1 || uint64_t(ds) + kBytes >= 2 * kBytes ||
+          uint64_t(ss) + kBytes >= 2 * kBytes)
+        return false;  // 0 (empty), or too large for plain arithmetic
+      if (loops == 0 && ds == ptrdiff_t(n) && ss == ds) {
+        n *= c;  // contiguous on both sides: a longer piece
+        if (n >= kBytes) return false;
+      } else if (loops == 1 && ds == d0 * ptrdiff_t(c0) && ss == s0 * ptrdiff_t(c0)) {
+        c0 *= c;  // continues the row
+        if (c0 >= kCount) return false;
+      } else if (loops == 2 && ds == d1 * ptrdiff_t(c1) && ss == s1 * ptrdiff_t(c1)) {
+        c1 *= c;
+        if (c1 >= kCount) return false;
+      } else if (loops == 0) {
+        c0 = c, d0 = ds, s0 = ss, loops = 1;
+      } else if (loops == 1) {
+        c1 = c, d1 = ds, s1 = ss, loops = 2;
+      } else {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  // Whether the remote side (a put's destination, a get's source), based at
+  // `base`, lies in the window.
+  template <bool kPut>
+  bool remote_in(const Window &w, const void *base) const {
+    const ptrdiff_t r0 = (kPut ? d0 : s0) * ptrdiff_t(c0 - 1);
+    const ptrdiff_t r1 = (kPut ? d1 : s1) * ptrdiff_t(c1 - 1);
+    const ptrdiff_t below = (r0 < 0 ? r0 : 0) + (r1 < 0 ? r1 : 0);
+    const ptrdiff_t span = ptrdiff_t(n) + (r0 < 0 ? -r0 : r0) + (r1 < 0 ? -r1 : r1);
+    return w.holds(reinterpret_cast<const void *>(reinterpret_cast<uintptr_t>(base) + below),
+                   size_t(span));
+  }
+
+  // No two destination bytes the same byte, by the sufficient test (false:
+  // the exact one decides).
+  bool dest_disjoint() const {
+    const ptrdiff_t a0 = d0 < 0 ? -d0 : d0, a1 = d1 < 0 ? -d1 : d1;
+    const ptrdiff_t len = ptrdiff_t(n);
+    if (c0 == 1) return true;  // one piece (c0 is the first loop)
+    if (c1 == 1) return a0 >= len;
+    const bool in0 = a0 <= a1;
+    const ptrdiff_t ai = in0 ? a0 : a1, ao = in0 ? a1 : a0;
+    const ptrdiff_t ci = ptrdiff_t(in0 ? c0 : c1);
+    return ai >= len && ao >= ai * (ci - 1) + len;
+  }
+
+  template <bool kPut>
+  [[gnu::always_inline]] void copy(char *d, const char *s) const {
+    if (c0 == 1 && c1 == 1) return move_one_piece<kPut>(d, s, n);
+#if GEXX_COPY_X86_ && defined(__GNUC__)
+    if (n > GEXX_COPY_VEC16_MAX && n <= GEXX_COPY_INLINE_MAX && spans_apart(d, s)) {
+      auto row = __builtin_cpu_supports("avx512f") ? row_avx512
+                 : __builtin_cpu_supports("avx2")  ? row_avx2
+                                                   : nullptr;
+      if (row) {
+        for (size_t j = 1; j < c1; ++j)
+          row(d + d1 * ptrdiff_t(j - 1), s + s1 * ptrdiff_t(j - 1), n, c0, d0, s0);
+        return row(d + d1 * ptrdiff_t(c1 - 1), s + s1 * ptrdiff_t(c1 - 1), n, c0, d0, s0);
+      }
+    }
+#endif
+    rows<kPut>(d, s, n, c0, d0, s0, c1, d1, s1);
+  }
+
+  // Whether the shape's destination bytes (from d) and source bytes (from
+  // s, in this process's addresses) lie in ranges apart: then no piece's
+  // destination is inside its source.
+  bool spans_apart(const char *d, const char *s) const {
+    auto span = [&](const char *base, ptrdiff_t st0, ptrdiff_t st1, uintptr_t *hi) {
+      const ptrdiff_t r0 = st0 * ptrdiff_t(c0 - 1), r1 = st1 * ptrdiff_t(c1 - 1);
+      const uintptr_t lo =
+          reinterpret_cast<uintptr_t>(base) + (r0 < 0 ? r0 : 0) + (r1 < 0 ? r1 : 0);
+      *hi = lo + n + uintptr_t(r0 < 0 ? -r0 : r0) + uintptr_t(r1 < 0 ? -r1 : r1);
+      return lo;
+    };
+    uintptr_t dhi, shi;
+    const uintptr_t dlo = span(d, d0, d1, &dhi), slo = span(s, s0, s1, &shi);
+    return dhi <= slo || shi <= dlo;
+  }
 };
 
 }  // namespace gexx::vis::local

@@ -349,6 +349,87 @@ TEST(VisLocal, StridedCopyMatchesReference) {
   }
 }
 
+// The entry points' two-loop shapes: folds and merges as StridedPlan does,
+// declines three loops, empty shapes and magnitudes past plain arithmetic;
+// the remote range, the destination test and the copies (the vector rows
+// for pieces above 128 bytes, an overlapping put to oneself by memmove).
+TEST(VisLocal, TwoLoopsBuildsChecksAndCopies) {
+  local::TwoLoops t;
+  ptrdiff_t st[] = {32, 96, 1000};
+  size_t cnt[] = {3, 4, 2};
+  ASSERT_TRUE(t.build(8, cnt, st, st, 2));  // testvisperf's: one row of 12
+  EXPECT_EQ(t.n, 8u);
+  EXPECT_EQ(t.c0, 12u);
+  EXPECT_EQ(t.c1, 1u);
+  ASSERT_TRUE(t.build(8, cnt, st, st, 3));  // and a second loop
+  EXPECT_EQ(t.c0, 12u);
+  EXPECT_EQ(t.c1, 2u);
+  EXPECT_EQ(t.d1, 1000);
+  ptrdiff_t c[] = {8, 24, 96};
+  ASSERT_TRUE(t.build(8, cnt, c, c, 3));  // contiguous: one piece
+  EXPECT_EQ(t.n, 192u);
+  EXPECT_EQ(t.c0, 1u);
+  ptrdiff_t three[] = {32, 100, 1000};
+  EXPECT_FALSE(t.build(8, cnt, three, three, 3));  // three loops
+  size_t none[] = {3, 0};
+  EXPECT_FALSE(t.build(8, none, st, st, 2));
+  EXPECT_FALSE(t.build(0, cnt, st, st, 2));
+  ptrdiff_t huge[] = {ptrdiff_t{1} << 41};
+  EXPECT_FALSE(t.build(8, cnt, huge, st, 1));
+  size_t many[] = {size_t{1} << 21};
+  EXPECT_FALSE(t.build(8, many, st, st, 1));
+
+  // Remote range: 2 rows of 3 pieces of 8 bytes, pieces -16 apart, rows 100.
+  ptrdiff_t neg[] = {-16, 100};
+  size_t c23[] = {3, 2};
+  ASSERT_TRUE(t.build(8, c23, neg, neg, 2));
+  alignas(8) static char seg[1024];
+  const local::Window w{reinterpret_cast<uintptr_t>(seg), sizeof seg, 0};
+  EXPECT_TRUE(t.remote_in<true>(w, seg + 32));   // [0, 140)
+  EXPECT_FALSE(t.remote_in<true>(w, seg + 31));  // one byte below
+  EXPECT_FALSE(t.remote_in<true>(w, seg + 32 + sizeof seg - 140 + 1));
+  EXPECT_TRUE(t.dest_disjoint());
+  ptrdiff_t tight[] = {8, 20};  // rows 20 apart, a row spans 24: overlap
+  ASSERT_TRUE(t.build(8, c23, tight, tight, 2));
+  EXPECT_FALSE(t.dest_disjoint());
+  ptrdiff_t same[] = {4};
+  size_t two[] = {2};
+  ASSERT_TRUE(t.build(8, two, same, same, 1));
+  EXPECT_FALSE(t.dest_disjoint());
+
+  // Copies: every length the loops move differently, rows of 3 pieces, 2
+  // rows; the bytes between untouched.
+  for (size_t n : {8, 64, 100, 129, 512, 700, 3000}) {
+    const ptrdiff_t e = static_cast<ptrdiff_t>(n);
+    ptrdiff_t ds[] = {e + 5, 3 * (e + 5) + 7}, ss[] = {2 * e, -7 * e};
+    size_t k[] = {3, 2};
+    ASSERT_TRUE(t.build(n, k, ds, ss, 2));
+    const size_t span = static_cast<size_t>(14 * e + 64);
+    std::vector<char> src(span), got(span, 'x'), want(span, 'x');
+    fill(src, static_cast<int>(n));
+    const char *sb = src.data() + 7 * e;  // the rows go down on the source
+    strided_reference(want.data(), ds, sb, ss, n, k, 2);
+    EXPECT_TRUE(t.spans_apart(got.data(), sb));
+    t.copy<true>(got.data(), sb);
+    EXPECT_EQ(got, want) << "n " << n;
+  }
+  // A put to oneself whose pieces overlap their sources (destination 8
+  // bytes above): not apart, and each piece moved as memmove would.
+  for (size_t n : {200, 512}) {
+    ptrdiff_t st2[] = {static_cast<ptrdiff_t>(2 * n)};
+    size_t k[] = {2};
+    ASSERT_TRUE(t.build(n, k, st2, st2, 1));
+    std::vector<char> buf(4 * n + 16), want;
+    fill(buf, 3);
+    want = buf;
+    for (size_t i = 0; i < 2; ++i)
+      std::memmove(want.data() + 8 + 2 * n * i, want.data() + 2 * n * i, n);
+    EXPECT_FALSE(t.spans_apart(buf.data() + 8, buf.data()));
+    t.copy<true>(buf.data() + 8, buf.data());
+    EXPECT_EQ(buf, want) << "n " << n;
+  }
+}
+
 // One pass over vector lists: pieces of each specialised length move, the
 // remote side displaced by the window's delta; the destination's range is
 // gathered; a pair of another length stops the pass there, and so does a
