@@ -425,6 +425,19 @@ template <bool kPut>
   });
 }
 
+using RowFn = void (*)(char *, const char *, size_t, size_t, ptrdiff_t, ptrdiff_t);
+
+// A row of c0 pieces of n bytes, n a power of two up to 64 (loads, then
+// stores: a piece may overlap its source).
+[[gnu::noinline, gnu::flatten]] inline void row_fixed(char *d, const char *s, size_t n, size_t c0,
+                                                      ptrdiff_t d0, ptrdiff_t s0) {
+  by_size(n, [&](auto k) {
+    constexpr size_t N = decltype(k)::value;
+    if constexpr (N != 0)
+      for (size_t i = 0; i < c0; ++i, d += d0, s += s0) move_fixed<N>(d, s);
+  });
+}
+
 #if GEXX_COPY_X86_ && defined(__GNUC__)
 // A row of c0 pieces of GEXX_COPY_VEC16_MAX < n <= GEXX_COPY_INLINE_MAX
 // bytes in vectors of V (gexx_copy.h's loops, inline here), no destination
@@ -535,19 +548,25 @@ struct TwoLoops {
   template <bool kPut>
   [[gnu::always_inline]] void copy(char *d, const char *s) const {
     if (c0 == 1 && c1 == 1) return move_one_piece<kPut>(d, s, n);
+    const RowFn row = row_for(d, s);
+    if (!row) return rows<kPut>(d, s, n, c0, d0, s0, c1, d1, s1);
+    for (size_t j = 1; j < c1; ++j, d += d1, s += s1) row(d, s, n, c0, d0, s0);
+    row(d, s, n, c0, d0, s0);
+  }
+
+  // The leaf that copies one row of this shape's pieces, or null (the
+  // general loops): pieces of 1 to 64 bytes (a power of two), or above
+  // GEXX_COPY_VEC16_MAX up to GEXX_COPY_INLINE_MAX with the CPU's vectors
+  // when no piece can overlap its source.
+  RowFn row_for(const char *d, const char *s) const {
+    if (n <= 64 && (n & (n - 1)) == 0) return row_fixed;
 #if GEXX_COPY_X86_ && defined(__GNUC__)
     if (n > GEXX_COPY_VEC16_MAX && n <= GEXX_COPY_INLINE_MAX && spans_apart(d, s)) {
-      auto row = __builtin_cpu_supports("avx512f") ? row_avx512
-                 : __builtin_cpu_supports("avx2")  ? row_avx2
-                                                   : nullptr;
-      if (row) {
-        for (size_t j = 1; j < c1; ++j)
-          row(d + d1 * ptrdiff_t(j - 1), s + s1 * ptrdiff_t(j - 1), n, c0, d0, s0);
-        return row(d + d1 * ptrdiff_t(c1 - 1), s + s1 * ptrdiff_t(c1 - 1), n, c0, d0, s0);
-      }
+      if (__builtin_cpu_supports("avx512f")) return row_avx512;
+      if (__builtin_cpu_supports("avx2")) return row_avx2;
     }
 #endif
-    rows<kPut>(d, s, n, c0, d0, s0, c1, d1, s1);
+    return nullptr;
   }
 
   // Whether the shape's destination bytes (from d) and source bytes (from
