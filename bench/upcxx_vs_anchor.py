@@ -115,10 +115,13 @@ def compile_probe(side, inst, out):
         die("no " + frag)
     exe = os.path.join(out, "upcxx_probe-" + side)
     mk = exe + ".mk"
+    # The archive on both sides (GASNet installs no other library): gexx's
+    # fragment names -lgasnet-smp-seq, which finds its shared library first,
+    # and a call through the PLT costs an idle poll 1.5 ns (4.1 against 2.5).
+    static = "$(subst -lgasnet-smp-seq,$(GASNET_PREFIX)/lib/libgasnet-smp-seq.a,$(GASNET_LIBS))"
     with open(mk, "w") as f:
         f.write("include %s\n%s: %s\n\t$(GASNET_CC) $(GASNET_CPPFLAGS) $(GASNET_CFLAGS) -o $@ $< "
-                "$(GASNET_LDFLAGS) $(GASNET_LIBS)\n" % (frag, exe, os.path.join(HERE,
-                                                                         "upcxx_probe.c")))
+                "$(GASNET_LDFLAGS) %s\n" % (frag, exe, os.path.join(HERE, "upcxx_probe.c"), static))
     sh(["make", "-s", "-B", "-f", mk, exe], exe + ".compile.log")
     return exe
 
