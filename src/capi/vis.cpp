@@ -143,6 +143,80 @@ template <bool kPut, size_t kPieces>
   return true;
 }
 
+// A strided call toward a mapped peer on the few-piece path's terms
+// (few_segment) whose shape is at most two loops once folded and merged
+// (local::TwoLoops: testvisperf's shapes and most halos): the checks on
+// the loops (the remote range inside the segment, the destination by the
+// sufficient test), then the copy. False (nothing copied) for anything
+// else: an empty or larger shape, an interleaved destination, a range
+// outside the segment; the general path decides those.
+template <bool kPut>
+[[gnu::always_inline]] inline bool strided_fast(gex_TM_t tm, gex_Rank_t rank, void *dstaddr,
+                                                const ptrdiff_t *dststrides, void *srcaddr,
+                                                const ptrdiff_t *srcstrides, size_t elemsz,
+                                                const size_t *count, size_t levels,
+                                                gex_Flags_t flags) {
+  if (levels && (!count || !dststrides || !srcstrides)) return false;
+  local::TwoLoops shape;
+  if (!shape.build(elemsz, count, dststrides, srcstrides, levels)) return false;
+  const gexx::transport::PeerSegment *ps = few_segment(tm, rank, flags);
+  if (!ps) return false;
+  const local::Window w = window_of(*ps);
+  if (!shape.remote_in<kPut>(w, kPut ? dstaddr : srcaddr) || !shape.dest_disjoint()) return false;
+  shape.copy<kPut>(local::dst_addr<kPut>(dstaddr, w.delta),
+                   local::src_addr<kPut>(srcaddr, w.delta));
+  return true;
+}
+
+// Lists of pieces of one length whose addresses step evenly on both sides
+// (testvisperf's, a halo's rows listed one by one) are a strided row:
+// strided_fast's checks and leaf loops, and one copy when the pieces are
+// contiguous on both sides. False (nothing copied) for other lists.
+// One pass: entry i of both lists at d0 + i * ds and s0 + i * ss, and of
+// length n where the lists carry lengths (ok(i)).
+template <typename Addr, typename Ok>
+[[gnu::always_inline]] inline bool evenly_spaced(size_t k, Addr addr, Ok ok, ptrdiff_t *ds,
+                                                 ptrdiff_t *ss) {
+  const uintptr_t d0 = reinterpret_cast<uintptr_t>(addr(0, true));
+  const uintptr_t s0 = reinterpret_cast<uintptr_t>(addr(0, false));
+  const uintptr_t dstep = reinterpret_cast<uintptr_t>(addr(1, true)) - d0;
+  const uintptr_t sstep = reinterpret_cast<uintptr_t>(addr(1, false)) - s0;
+  uintptr_t d = d0, s = s0, bad = 0;
+  for (size_t i = 0; i < k; ++i, d += dstep, s += sstep) {
+    bad |= (reinterpret_cast<uintptr_t>(addr(i, true)) ^ d) |
+           (reinterpret_cast<uintptr_t>(addr(i, false)) ^ s) | !ok(i);
+    if (bad) return false;
+  }
+  *ds = static_cast<ptrdiff_t>(dstep);
+  *ss = static_cast<ptrdiff_t>(sstep);
+  return true;
+}
+template <bool kPut>
+[[gnu::noinline]] bool vector_row(gex_TM_t tm, gex_Rank_t rank, size_t k, const gex_Memvec_t *dl,
+                                  const gex_Memvec_t *sl, gex_Flags_t flags) {
+  const size_t n = dl[0].gex_len;
+  ptrdiff_t st[2];
+  if (!evenly_spaced(
+          k, [dl, sl](size_t i, bool d) { return d ? dl[i].gex_addr : sl[i].gex_addr; },
+          [dl, sl, n](size_t i) { return dl[i].gex_len == n && sl[i].gex_len == n; }, &st[0],
+          &st[1]))
+    return false;
+  const size_t cnt[1] = {k};
+  return strided_fast<kPut>(tm, rank, dl[0].gex_addr, &st[0], sl[0].gex_addr, &st[1], n, cnt, 1,
+                            flags);
+}
+template <bool kPut>
+[[gnu::noinline]] bool indexed_row(gex_TM_t tm, gex_Rank_t rank, size_t k, void *const *dl,
+                                   void *const *sl, size_t n, gex_Flags_t flags) {
+  ptrdiff_t st[2];
+  if (!evenly_spaced(
+          k, [dl, sl](size_t i, bool d) { return d ? dl[i] : sl[i]; }, [](size_t) { return true; },
+          &st[0], &st[1]))
+    return false;
+  const size_t cnt[1] = {k};
+  return strided_fast<kPut>(tm, rank, dl[0], &st[0], sl[0], &st[1], n, cnt, 1, flags);
+}
+
 template <bool kPut>
 [[gnu::always_inline]] inline bool vector_few(gex_TM_t tm, gex_Rank_t rank, size_t dc,
                                               const gex_Memvec_t *dl, size_t sc,
@@ -153,6 +227,7 @@ template <bool kPut>
     void *d[1] = {dl[0].gex_addr}, *s[1] = {sl[0].gex_addr};
     return sl[0].gex_len == n && few<kPut, 1>(tm, rank, flags, d, s, n);
   }
+  if (dc > 2) return vector_row<kPut>(tm, rank, dc, dl, sl, flags);
   if (dc != 2 || sl[0].gex_len != n || dl[1].gex_len != n || sl[1].gex_len != n) return false;
   void *d[2] = {dl[0].gex_addr, dl[1].gex_addr}, *s[2] = {sl[0].gex_addr, sl[1].gex_addr};
   return few<kPut, 2>(tm, rank, flags, d, s, n);
@@ -164,6 +239,7 @@ template <bool kPut>
                                                void *const *sl, size_t slen, gex_Flags_t flags) {
   if (dc != sc || !dl || !sl || dlen != slen) return false;
   if (dc == 1) return few<kPut, 1>(tm, rank, flags, dl, sl, dlen);
+  if (dc > 2) return indexed_row<kPut>(tm, rank, dc, dl, sl, dlen, flags);
   return dc == 2 && few<kPut, 2>(tm, rank, flags, dl, sl, dlen);
 }
 
@@ -401,31 +477,6 @@ template <bool kPut>
   Runs d = Runs::strided(db, ds.data(), elemsz, n.data(), levels);
   Runs s = Runs::strided(sb, ss.data(), elemsz, n.data(), levels);
   return kPut ? gexx::vis::put(c, jr, d, s, total) : gexx::vis::get(c, d, jr, s, total);
-}
-
-// A strided call toward a mapped peer on the few-piece path's terms
-// (few_segment) whose shape is at most two loops once folded and merged
-// (local::TwoLoops: testvisperf's shapes and most halos): the checks on
-// the loops (the remote range inside the segment, the destination by the
-// sufficient test), then the copy. False (nothing copied) for anything
-// else: an empty or larger shape, an interleaved destination, a range
-// outside the segment; the general path decides those.
-template <bool kPut>
-[[gnu::always_inline]] inline bool strided_fast(gex_TM_t tm, gex_Rank_t rank, void *dstaddr,
-                                                const ptrdiff_t *dststrides, void *srcaddr,
-                                                const ptrdiff_t *srcstrides, size_t elemsz,
-                                                const size_t *count, size_t levels,
-                                                gex_Flags_t flags) {
-  if (levels && (!count || !dststrides || !srcstrides)) return false;
-  local::TwoLoops shape;
-  if (!shape.build(elemsz, count, dststrides, srcstrides, levels)) return false;
-  const gexx::transport::PeerSegment *ps = few_segment(tm, rank, flags);
-  if (!ps) return false;
-  const local::Window w = window_of(*ps);
-  if (!shape.remote_in<kPut>(w, kPut ? dstaddr : srcaddr) || !shape.dest_disjoint()) return false;
-  shape.copy<kPut>(local::dst_addr<kPut>(dstaddr, w.delta),
-                   local::src_addr<kPut>(srcaddr, w.delta));
-  return true;
 }
 
 template <bool kPut>

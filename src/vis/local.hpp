@@ -237,6 +237,84 @@ struct Pass {
   bool out_of_segment;  // else the lengths of entry `at` are not the pass's
 };
 
+#if GEXX_COPY_X86_ && defined(__GNUC__)
+using Vec32 = char __attribute__((vector_size(32)));
+using Vec64 = char __attribute__((vector_size(64)));
+
+// One piece of GEXX_COPY_VEC16_MAX < n <= GEXX_COPY_INLINE_MAX bytes in
+// vectors of V (gexx_copy.h's loops, inline here, so that a loop of them
+// in a function compiled for V's extension is a leaf), forward: not for a
+// destination inside its own source range. No fence: ordinary stores
+// (util/copy.hpp).
+template <typename V>
+[[gnu::always_inline]] inline void vector_piece(char *d, const char *s, size_t n) {
+  constexpr size_t W = sizeof(V);
+  V t0, t1;
+  std::memcpy(&t0, s + n - 2 * W, W);
+  std::memcpy(&t1, s + n - W, W);
+  for (size_t b = 0; b + 2 * W < n; b += 2 * W) {
+    V x, y;
+    std::memcpy(&x, s + b, W);
+    std::memcpy(&y, s + b + W, W);
+    __asm__("" : "+v"(x), "+v"(y));  // kept as vector moves
+    std::memcpy(d + b, &x, W);
+    std::memcpy(d + b + W, &y, W);
+  }
+  std::memcpy(d + n - 2 * W, &t0, W);
+  std::memcpy(d + n - W, &t1, W);
+}
+#endif
+
+#if GEXX_COPY_X86_ && defined(__GNUC__)
+// Where list_pass's vector loop stopped: `at` (the count when it went
+// through), why (0: through, or at a piece that overlaps its source, which
+// the caller's loop takes from there; 1: the lengths of entry `at` are not
+// the pass's; 2: its remote range is outside the segment), and the range
+// the destination pieces so far lie in.
+struct VectorPass {
+  size_t at;
+  int why;
+  uintptr_t lo, hi;
+};
+// list_pass's loop for pieces the vector loops move, with the copies
+// inline: a leaf (no call per piece, nothing spilled on the way), which
+// the store buffer, full of the previous pieces' stores, rewards
+// (TwoLoops below says more).
+template <bool kPut, typename V, typename Addr, typename Len>
+[[gnu::always_inline]] inline VectorPass vector_pass_loop(Window w, size_t c, Addr addr,
+                                                          Len lens_are, size_t n, uintptr_t lo,
+                                                          uintptr_t hi) {
+  for (size_t i = 0; i < c; ++i) {
+    if (!lens_are(i, n)) return VectorPass{i, 1, lo, hi};
+    void *da = addr(i, true), *sa = addr(i, false);
+    const uint64_t off = reinterpret_cast<uintptr_t>(kPut ? da : sa) - w.base;
+    if (!(off <= w.size && n <= w.size - off)) return VectorPass{i, 2, lo, hi};
+    char *d = dst_addr<kPut>(da, w.delta);
+    const char *s = src_addr<kPut>(sa, w.delta);
+    if (reinterpret_cast<uintptr_t>(d) - reinterpret_cast<uintptr_t>(s) < n) [[unlikely]]
+      return VectorPass{i, 0, lo, hi};
+    const uintptr_t a = reinterpret_cast<uintptr_t>(da);
+    lo = a < lo ? a : lo;
+    hi = a + n > hi ? a + n : hi;
+    vector_piece<V>(d, s, n);
+  }
+  return VectorPass{c, 0, lo, hi};
+}
+template <bool kPut, typename Addr, typename Len>
+[[gnu::noinline, gnu::target("avx512f")]] VectorPass vector_pass_avx512(Window w, size_t c,
+                                                                        Addr addr, Len lens_are,
+                                                                        size_t n, uintptr_t lo,
+                                                                        uintptr_t hi) {
+  return vector_pass_loop<kPut, Vec64>(w, c, addr, lens_are, n, lo, hi);
+}
+template <bool kPut, typename Addr, typename Len>
+[[gnu::noinline, gnu::target("avx2")]] VectorPass vector_pass_avx2(Window w, size_t c, Addr addr,
+                                                                   Len lens_are, size_t n,
+                                                                   uintptr_t lo, uintptr_t hi) {
+  return vector_pass_loop<kPut, Vec32>(w, c, addr, lens_are, n, lo, hi);
+}
+#endif
+
 // Lists of the same count in one pass: each pair of entries of length n
 // (N when known at compile time) has its remote range checked against the
 // segment, joins the destination's scan (for the overlap check the caller
@@ -250,7 +328,21 @@ Pass list_pass(Window w, size_t c, Addr addr, Len lens_are, size_t n, ListScan &
   uintptr_t lo = dscan.lo, hi = dscan.hi;
   const PieceMover<kPut, N> move(n);
   Pass r{c, false};
-  for (size_t i = 0; i < c; ++i) {
+  size_t i = 0;
+#if GEXX_COPY_X86_ && defined(__GNUC__)
+  if constexpr (N == 0) {
+    if (n > GEXX_COPY_VEC16_MAX && n <= GEXX_COPY_INLINE_MAX && __builtin_cpu_supports("avx2")) {
+      const VectorPass v = __builtin_cpu_supports("avx512f")
+                               ? vector_pass_avx512<kPut>(w, c, addr, lens_are, n, lo, hi)
+                               : vector_pass_avx2<kPut>(w, c, addr, lens_are, n, lo, hi);
+      lo = v.lo;
+      hi = v.hi;
+      i = v.why ? c : v.at;  // stopped: past the loop below; an overlap: it goes on
+      if (v.why) r = Pass{v.at, v.why == 2};
+    }
+  }
+#endif
+  for (; i < c; ++i) {
     if (!lens_are(i, n)) {
       r = Pass{i, false};
       break;
@@ -440,31 +532,13 @@ using RowFn = void (*)(char *, const char *, size_t, size_t, ptrdiff_t, ptrdiff_
 
 #if GEXX_COPY_X86_ && defined(__GNUC__)
 // A row of c0 pieces of GEXX_COPY_VEC16_MAX < n <= GEXX_COPY_INLINE_MAX
-// bytes in vectors of V (gexx_copy.h's loops, inline here), no destination
-// byte inside its own source range (the caller checks). No fence:
-// ordinary stores (util/copy.hpp).
+// bytes in vectors of V, no destination byte inside its own source range
+// (the caller checks).
 template <typename V>
 [[gnu::always_inline]] inline void vector_row(char *d, const char *s, size_t n, size_t c0,
                                               ptrdiff_t d0, ptrdiff_t s0) {
-  constexpr size_t W = sizeof(V);
-  for (size_t i = 0; i < c0; ++i, d += d0, s += s0) {
-    V t0, t1;
-    std::memcpy(&t0, s + n - 2 * W, W);
-    std::memcpy(&t1, s + n - W, W);
-    for (size_t b = 0; b + 2 * W < n; b += 2 * W) {
-      V x, y;
-      std::memcpy(&x, s + b, W);
-      std::memcpy(&y, s + b + W, W);
-      __asm__("" : "+v"(x), "+v"(y));  // kept as vector moves
-      std::memcpy(d + b, &x, W);
-      std::memcpy(d + b + W, &y, W);
-    }
-    std::memcpy(d + n - 2 * W, &t0, W);
-    std::memcpy(d + n - W, &t1, W);
-  }
+  for (size_t i = 0; i < c0; ++i, d += d0, s += s0) vector_piece<V>(d, s, n);
 }
-using Vec32 = char __attribute__((vector_size(32)));
-using Vec64 = char __attribute__((vector_size(64)));
 [[gnu::noinline, gnu::target("avx2")]] inline void row_avx2(char *d, const char *s, size_t n,
                                                             size_t c0, ptrdiff_t d0, ptrdiff_t s0) {
   vector_row<Vec32>(d, s, n, c0, d0, s0);

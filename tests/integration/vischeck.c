@@ -299,6 +299,10 @@ static void vector_round(int put, int form) {
 static void indexed_round(int put, int form) {
   void *rl[128], *ll[128];
   size_t len = rnd(1, 24), count = rnd(0, 40);
+  if (rnd(0, 3) == 0) { /* pieces the library moves in vector loops (129 bytes to 8 KiB) */
+    len = rnd(129, 600);
+    count = rnd(3, 12);
+  }
   /* The other side: the same bytes cut into pieces of len2. */
   size_t len2 = (len % 2 == 0 && rnd(0, 1)) ? len / 2 : len, count2 = count * len / len2;
   size_t dlen = put ? len : len2, slen = put ? len2 : len;
@@ -459,11 +463,15 @@ static void few_round(int put, int form) {
 }
 
 /* A row of evenly spaced pieces spread over three levels (gasnet_vis.h
- * copies up to 16 of them in the client): an optional level contiguous on
- * both sides (it folds into the piece), then a level of `a` pieces and one
- * of `b` that continues it on both sides (its strides `a` times the first
- * one's), or on one side only (the library's walk); the levels in a random
- * order, so the foldable one is not always first. */
+ * copies up to 4 of them in the client, the library's leaf loops the
+ * rest): an optional level contiguous on both sides (it folds into the
+ * piece), then a level of `a` pieces and one of `b` that continues it on
+ * both sides (its strides `a` times the first one's), or on one side only
+ * (the library's walk); the levels in a random order, so the foldable one
+ * is not always first. A third of the rounds move the same elements as
+ * vector lists, a third as indexed lists (the library takes lists that
+ * step evenly on both sides as strided rows). */
+#define ROW_MAX 96 /* 3 x 6 x 5 elements at most */
 static void row_round(int put, int form) {
   static const size_t lens[] = {1, 3, 8, 16, 64, 100, 512};
   size_t len, cnt[3];
@@ -516,15 +524,47 @@ static void row_round(int put, int form) {
   gex_RMA_GetBlocking(tm, image, peer, remote, AREA, 0);
   model(put, nb);
   void *r = remote + bases[0], *l = local + bases[1];
+  /* The same elements as vector and indexed lists, in transfer order (the
+   * library takes lists that step evenly on both sides as strided rows). */
+  static gex_Memvec_t rv[ROW_MAX], lv[ROW_MAX];
+  static void *ri[ROW_MAX], *li[ROW_MAX];
+  size_t k = nb / len;
+  CHECK(k <= ROW_MAX, "row of %zu elements", k);
+  for (size_t i = 0; i < k; ++i) {
+    ri[i] = rv[i].gex_addr = remote + (put ? offs_d : offs_s)[i * len];
+    li[i] = lv[i].gex_addr = local + (put ? offs_s : offs_d)[i * len];
+    rv[i].gex_len = lv[i].gex_len = len;
+  }
+  int kind = (int)rnd(0, 2); /* strided, vector, indexed */
   gex_Event_t e = GEX_EVENT_INVALID;
   if (put) {
-    if (form == 0) gex_VIS_StridedPutBlocking(tm, peer, r, rs, l, ls, len, cnt, 3, 0);
-    if (form == 1) e = gex_VIS_StridedPutNB(tm, peer, r, rs, l, ls, len, cnt, 3, 0);
-    if (form == 2) gex_VIS_StridedPutNBI(tm, peer, r, rs, l, ls, len, cnt, 3, 0);
+    if (kind == 0) {
+      if (form == 0) gex_VIS_StridedPutBlocking(tm, peer, r, rs, l, ls, len, cnt, 3, 0);
+      if (form == 1) e = gex_VIS_StridedPutNB(tm, peer, r, rs, l, ls, len, cnt, 3, 0);
+      if (form == 2) gex_VIS_StridedPutNBI(tm, peer, r, rs, l, ls, len, cnt, 3, 0);
+    } else if (kind == 1) {
+      if (form == 0) gex_VIS_VectorPutBlocking(tm, peer, k, rv, k, lv, 0);
+      if (form == 1) e = gex_VIS_VectorPutNB(tm, peer, k, rv, k, lv, 0);
+      if (form == 2) gex_VIS_VectorPutNBI(tm, peer, k, rv, k, lv, 0);
+    } else {
+      if (form == 0) gex_VIS_IndexedPutBlocking(tm, peer, k, ri, len, k, li, len, 0);
+      if (form == 1) e = gex_VIS_IndexedPutNB(tm, peer, k, ri, len, k, li, len, 0);
+      if (form == 2) gex_VIS_IndexedPutNBI(tm, peer, k, ri, len, k, li, len, 0);
+    }
   } else {
-    if (form == 0) gex_VIS_StridedGetBlocking(tm, l, ls, peer, r, rs, len, cnt, 3, 0);
-    if (form == 1) e = gex_VIS_StridedGetNB(tm, l, ls, peer, r, rs, len, cnt, 3, 0);
-    if (form == 2) gex_VIS_StridedGetNBI(tm, l, ls, peer, r, rs, len, cnt, 3, 0);
+    if (kind == 0) {
+      if (form == 0) gex_VIS_StridedGetBlocking(tm, l, ls, peer, r, rs, len, cnt, 3, 0);
+      if (form == 1) e = gex_VIS_StridedGetNB(tm, l, ls, peer, r, rs, len, cnt, 3, 0);
+      if (form == 2) gex_VIS_StridedGetNBI(tm, l, ls, peer, r, rs, len, cnt, 3, 0);
+    } else if (kind == 1) {
+      if (form == 0) gex_VIS_VectorGetBlocking(tm, k, lv, peer, k, rv, 0);
+      if (form == 1) e = gex_VIS_VectorGetNB(tm, k, lv, peer, k, rv, 0);
+      if (form == 2) gex_VIS_VectorGetNBI(tm, k, lv, peer, k, rv, 0);
+    } else {
+      if (form == 0) gex_VIS_IndexedGetBlocking(tm, k, li, len, peer, k, ri, len, 0);
+      if (form == 1) e = gex_VIS_IndexedGetNB(tm, k, li, len, peer, k, ri, len, 0);
+      if (form == 2) gex_VIS_IndexedGetNBI(tm, k, li, len, peer, k, ri, len, 0);
+    }
   }
   if (form == 1) gex_Event_Wait(e);
   if (form == 2) sync_nbi(put);
