@@ -168,12 +168,8 @@ template <bool kPut>
   return true;
 }
 
-// Lists of pieces of one length whose addresses step evenly on both sides
-// (testvisperf's, a halo's rows listed one by one) are a strided row:
-// strided_fast's checks and leaf loops, and one copy when the pieces are
-// contiguous on both sides. False (nothing copied) for other lists.
-// One pass: entry i of both lists at d0 + i * ds and s0 + i * ss, and of
-// length n where the lists carry lengths (ok(i)).
+// Whether, in one pass, entry i of both lists is at d0 + i * ds and
+// s0 + i * ss (and ok(i): of the row's length, where lists carry lengths).
 template <typename Addr, typename Ok>
 [[gnu::always_inline]] inline bool evenly_spaced(size_t k, Addr addr, Ok ok, ptrdiff_t *ds,
                                                  ptrdiff_t *ss) {
@@ -191,9 +187,13 @@ template <typename Addr, typename Ok>
   *ss = static_cast<ptrdiff_t>(sstep);
   return true;
 }
+// Lists of k > 2 pieces of one length whose addresses step evenly on both
+// sides (testvisperf's, a halo's rows listed one by one) are a strided
+// row: strided_fast's checks and leaf loops, and one copy when the pieces
+// are contiguous on both sides. False (nothing copied) for other lists.
 template <bool kPut>
-[[gnu::noinline]] bool vector_row(gex_TM_t tm, gex_Rank_t rank, size_t k, const gex_Memvec_t *dl,
-                                  const gex_Memvec_t *sl, gex_Flags_t flags) {
+[[gnu::noinline]] bool vector_as_row(gex_TM_t tm, gex_Rank_t rank, size_t k, const gex_Memvec_t *dl,
+                                     const gex_Memvec_t *sl, gex_Flags_t flags) {
   const size_t n = dl[0].gex_len;
   ptrdiff_t st[2];
   if (!evenly_spaced(
@@ -206,8 +206,8 @@ template <bool kPut>
                             flags);
 }
 template <bool kPut>
-[[gnu::noinline]] bool indexed_row(gex_TM_t tm, gex_Rank_t rank, size_t k, void *const *dl,
-                                   void *const *sl, size_t n, gex_Flags_t flags) {
+[[gnu::noinline]] bool indexed_as_row(gex_TM_t tm, gex_Rank_t rank, size_t k, void *const *dl,
+                                      void *const *sl, size_t n, gex_Flags_t flags) {
   ptrdiff_t st[2];
   if (!evenly_spaced(
           k, [dl, sl](size_t i, bool d) { return d ? dl[i] : sl[i]; }, [](size_t) { return true; },
@@ -227,7 +227,7 @@ template <bool kPut>
     void *d[1] = {dl[0].gex_addr}, *s[1] = {sl[0].gex_addr};
     return sl[0].gex_len == n && few<kPut, 1>(tm, rank, flags, d, s, n);
   }
-  if (dc > 2) return vector_row<kPut>(tm, rank, dc, dl, sl, flags);
+  if (dc > 2) return vector_as_row<kPut>(tm, rank, dc, dl, sl, flags);
   if (dc != 2 || sl[0].gex_len != n || dl[1].gex_len != n || sl[1].gex_len != n) return false;
   void *d[2] = {dl[0].gex_addr, dl[1].gex_addr}, *s[2] = {sl[0].gex_addr, sl[1].gex_addr};
   return few<kPut, 2>(tm, rank, flags, d, s, n);
@@ -239,7 +239,7 @@ template <bool kPut>
                                                void *const *sl, size_t slen, gex_Flags_t flags) {
   if (dc != sc || !dl || !sl || dlen != slen) return false;
   if (dc == 1) return few<kPut, 1>(tm, rank, flags, dl, sl, dlen);
-  if (dc > 2) return indexed_row<kPut>(tm, rank, dc, dl, sl, dlen, flags);
+  if (dc > 2) return indexed_as_row<kPut>(tm, rank, dc, dl, sl, dlen, flags);
   return dc == 2 && few<kPut, 2>(tm, rank, flags, dl, sl, dlen);
 }
 

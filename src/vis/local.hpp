@@ -594,16 +594,21 @@ struct TwoLoops {
     return true;
   }
 
+  // The bytes one side reaches from `base` with strides st0 (within a row)
+  // and st1 (between rows): [*lo, *lo + return value).
+  uintptr_t reach(const void *base, ptrdiff_t st0, ptrdiff_t st1, uintptr_t *lo) const {
+    const ptrdiff_t r0 = st0 * ptrdiff_t(c0 - 1), r1 = st1 * ptrdiff_t(c1 - 1);
+    *lo = reinterpret_cast<uintptr_t>(base) + uintptr_t((r0 < 0 ? r0 : 0) + (r1 < 0 ? r1 : 0));
+    return n + uintptr_t(r0 < 0 ? -r0 : r0) + uintptr_t(r1 < 0 ? -r1 : r1);
+  }
+
   // Whether the remote side (a put's destination, a get's source), based at
   // `base`, lies in the window.
   template <bool kPut>
   bool remote_in(const Window &w, const void *base) const {
-    const ptrdiff_t r0 = (kPut ? d0 : s0) * ptrdiff_t(c0 - 1);
-    const ptrdiff_t r1 = (kPut ? d1 : s1) * ptrdiff_t(c1 - 1);
-    const ptrdiff_t below = (r0 < 0 ? r0 : 0) + (r1 < 0 ? r1 : 0);
-    const ptrdiff_t span = ptrdiff_t(n) + (r0 < 0 ? -r0 : r0) + (r1 < 0 ? -r1 : r1);
-    return w.holds(reinterpret_cast<const void *>(reinterpret_cast<uintptr_t>(base) + below),
-                   size_t(span));
+    uintptr_t lo;
+    const uintptr_t size = reach(base, kPut ? d0 : s0, kPut ? d1 : s1, &lo);
+    return w.holds(reinterpret_cast<const void *>(lo), size);
   }
 
   // No two destination bytes the same byte, by the sufficient test (false:
@@ -647,16 +652,9 @@ struct TwoLoops {
   // s, in this process's addresses) lie in ranges apart: then no piece's
   // destination is inside its source.
   bool spans_apart(const char *d, const char *s) const {
-    auto span = [&](const char *base, ptrdiff_t st0, ptrdiff_t st1, uintptr_t *hi) {
-      const ptrdiff_t r0 = st0 * ptrdiff_t(c0 - 1), r1 = st1 * ptrdiff_t(c1 - 1);
-      const uintptr_t lo =
-          reinterpret_cast<uintptr_t>(base) + (r0 < 0 ? r0 : 0) + (r1 < 0 ? r1 : 0);
-      *hi = lo + n + uintptr_t(r0 < 0 ? -r0 : r0) + uintptr_t(r1 < 0 ? -r1 : r1);
-      return lo;
-    };
-    uintptr_t dhi, shi;
-    const uintptr_t dlo = span(d, d0, d1, &dhi), slo = span(s, s0, s1, &shi);
-    return dhi <= slo || shi <= dlo;
+    uintptr_t dlo, slo;
+    const uintptr_t dsize = reach(d, d0, d1, &dlo), ssize = reach(s, s0, s1, &slo);
+    return dlo + dsize <= slo || slo + ssize <= dlo;
   }
 };
 
