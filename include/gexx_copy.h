@@ -129,31 +129,35 @@ static inline __attribute__((always_inline)) void gexx_copy_fwd16_(void *dst, co
 }
 
 #if GEXX_COPY_X86_ && defined(__GNUC__)
-/* The same, n > 2 * W, in W-byte vector loads and stores of CPU extension
- * `isa`: called only when the CPU has it (a call, since a client built for
- * x86-64's baseline cannot inline that code; one per translation unit that
- * uses it). The last 2 * W bytes are loaded first (the loop's last block
- * may overlap them), then blocks of 2 * W from the start. */
+/* The same, n > 2 * W, in W-byte vectors of type vtype (char *d, const
+ * char *s): the last 2 * W bytes are loaded first (the loop's last block
+ * may overlap them), then blocks of 2 * W from the start. Also the body of
+ * the library's leaf copy loops (src/vis/local.hpp). */
+#define GEXX_COPY_VEC_BODY_(vtype, W, d, s, n)                       \
+  do {                                                               \
+    vtype gexx_t0_, gexx_t1_;                                        \
+    size_t gexx_i_;                                                  \
+    __builtin_memcpy(&gexx_t0_, (s) + (n)-2 * (W), W);               \
+    __builtin_memcpy(&gexx_t1_, (s) + (n) - (W), W);                 \
+    for (gexx_i_ = 0; gexx_i_ + 2 * (W) < (n); gexx_i_ += 2 * (W)) { \
+      vtype gexx_a_, gexx_b_;                                        \
+      __builtin_memcpy(&gexx_a_, (s) + gexx_i_, W);                  \
+      __builtin_memcpy(&gexx_b_, (s) + gexx_i_ + (W), W);            \
+      __asm__("" : "+v"(gexx_a_), "+v"(gexx_b_));                    \
+      __builtin_memcpy((d) + gexx_i_, &gexx_a_, W);                  \
+      __builtin_memcpy((d) + gexx_i_ + (W), &gexx_b_, W);            \
+    }                                                                \
+    __builtin_memcpy((d) + (n)-2 * (W), &gexx_t0_, W);               \
+    __builtin_memcpy((d) + (n) - (W), &gexx_t1_, W);                 \
+  } while (0)
+/* That copy in vectors of CPU extension `isa`, called only when the CPU
+ * has it (a call, since a client built for x86-64's baseline cannot inline
+ * that code; one per translation unit that uses it). */
 #define GEXX_COPY_VEC_LOOP_(name, isa, W)                                                     \
   typedef char name##v_ __attribute__((vector_size(W)));                                      \
   static __attribute__((target(isa), noinline, unused)) void name(void *dst, const void *src, \
                                                                   size_t n) {                 \
-    char *d = (char *)dst;                                                                    \
-    const char *s = (const char *)src;                                                        \
-    name##v_ t0, t1;                                                                          \
-    size_t i;                                                                                 \
-    __builtin_memcpy(&t0, s + n - 2 * (W), W);                                                \
-    __builtin_memcpy(&t1, s + n - (W), W);                                                    \
-    for (i = 0; i + 2 * (W) < n; i += 2 * (W)) {                                              \
-      name##v_ a, b;                                                                          \
-      __builtin_memcpy(&a, s + i, W);                                                         \
-      __builtin_memcpy(&b, s + i + (W), W);                                                   \
-      __asm__("" : "+v"(a), "+v"(b));                                                         \
-      __builtin_memcpy(d + i, &a, W);                                                         \
-      __builtin_memcpy(d + i + (W), &b, W);                                                   \
-    }                                                                                         \
-    __builtin_memcpy(d + n - 2 * (W), &t0, W);                                                \
-    __builtin_memcpy(d + n - (W), &t1, W);                                                    \
+    GEXX_COPY_VEC_BODY_(name##v_, W, (char *)dst, (const char *)src, n);                      \
   }
 /* 32-byte AVX2 vectors (n > 64); 64-byte AVX-512 ones (n > 128): half the
  * stores (the C library's memmove uses these there too, and was 15% faster

@@ -242,128 +242,106 @@ using Vec32 = char __attribute__((vector_size(32)));
 using Vec64 = char __attribute__((vector_size(64)));
 
 // One piece of GEXX_COPY_VEC16_MAX < n <= GEXX_COPY_INLINE_MAX bytes in
-// vectors of V (gexx_copy.h's loops, inline here, so that a loop of them
-// in a function compiled for V's extension is a leaf), forward: not for a
+// vectors of V (gexx_copy.h's loop, inline here, so that a loop of them in
+// a function compiled for V's extension is a leaf), forward: not for a
 // destination inside its own source range. No fence: ordinary stores
 // (util/copy.hpp).
 template <typename V>
 [[gnu::always_inline]] inline void vector_piece(char *d, const char *s, size_t n) {
-  constexpr size_t W = sizeof(V);
-  V t0, t1;
-  std::memcpy(&t0, s + n - 2 * W, W);
-  std::memcpy(&t1, s + n - W, W);
-  for (size_t b = 0; b + 2 * W < n; b += 2 * W) {
-    V x, y;
-    std::memcpy(&x, s + b, W);
-    std::memcpy(&y, s + b + W, W);
-    __asm__("" : "+v"(x), "+v"(y));  // kept as vector moves
-    std::memcpy(d + b, &x, W);
-    std::memcpy(d + b + W, &y, W);
-  }
-  std::memcpy(d + n - 2 * W, &t0, W);
-  std::memcpy(d + n - W, &t1, W);
+  GEXX_COPY_VEC_BODY_(V, sizeof(V), d, s, n);
 }
 #endif
 
-#if GEXX_COPY_X86_ && defined(__GNUC__)
-// Where list_pass's vector loop stopped: `at` (the count when it went
-// through), why (0: through, or at a piece that overlaps its source, which
-// the caller's loop takes from there; 1: the lengths of entry `at` are not
-// the pass's; 2: its remote range is outside the segment), and the range
-// the destination pieces so far lie in.
-struct VectorPass {
+// Where a pass over lists stopped: `at` (the count when it went through),
+// why (0: through, or at a piece its mover declined; 1: the lengths of
+// entry `at` are not the pass's; 2: its remote range is outside the
+// segment), and the range the destination pieces moved lie in.
+struct PassStop {
   size_t at;
   int why;
   uintptr_t lo, hi;
 };
-// list_pass's loop for pieces the vector loops move, with the copies
-// inline: a leaf (no call per piece, nothing spilled on the way), which
-// the store buffer, full of the previous pieces' stores, rewards
-// (TwoLoops below says more).
-template <bool kPut, typename V, typename Addr, typename Len>
-[[gnu::always_inline]] inline VectorPass vector_pass_loop(Window w, size_t c, Addr addr,
-                                                          Len lens_are, size_t n, uintptr_t lo,
-                                                          uintptr_t hi) {
-  for (size_t i = 0; i < c; ++i) {
-    if (!lens_are(i, n)) return VectorPass{i, 1, lo, hi};
+// The pass from entry i: each pair of entries of length n has its remote
+// range checked against the segment and is moved (move(d, s): false when
+// it leaves the piece to another loop), and the destination's range grows.
+template <bool kPut, typename Addr, typename Len, typename Move>
+[[gnu::always_inline]] inline PassStop pass_loop(Window w, size_t i, size_t c, Addr addr,
+                                                 Len lens_are, size_t n, uintptr_t lo, uintptr_t hi,
+                                                 Move move) {
+  for (; i < c; ++i) {
+    if (!lens_are(i, n)) return PassStop{i, 1, lo, hi};
     void *da = addr(i, true), *sa = addr(i, false);
     const uint64_t off = reinterpret_cast<uintptr_t>(kPut ? da : sa) - w.base;
-    if (!(off <= w.size && n <= w.size - off)) return VectorPass{i, 2, lo, hi};
-    char *d = dst_addr<kPut>(da, w.delta);
-    const char *s = src_addr<kPut>(sa, w.delta);
-    if (reinterpret_cast<uintptr_t>(d) - reinterpret_cast<uintptr_t>(s) < n) [[unlikely]]
-      return VectorPass{i, 0, lo, hi};
+    if (!(off <= w.size && n <= w.size - off)) return PassStop{i, 2, lo, hi};
+    if (!move(dst_addr<kPut>(da, w.delta), src_addr<kPut>(sa, w.delta)))
+      return PassStop{i, 0, lo, hi};
     const uintptr_t a = reinterpret_cast<uintptr_t>(da);
     lo = a < lo ? a : lo;
     hi = a + n > hi ? a + n : hi;
-    vector_piece<V>(d, s, n);
   }
-  return VectorPass{c, 0, lo, hi};
+  return PassStop{c, 0, lo, hi};
+}
+
+#if GEXX_COPY_X86_ && defined(__GNUC__)
+// Pieces the vector loops move, inline; a piece inside its own source
+// range is declined (the caller's loop gives it to memmove).
+template <typename V>
+struct VectorMover {
+  size_t n;
+  [[gnu::always_inline]] bool operator()(char *d, const char *s) const {
+    if (reinterpret_cast<uintptr_t>(d) - reinterpret_cast<uintptr_t>(s) < n) [[unlikely]]
+      return false;
+    vector_piece<V>(d, s, n);
+    return true;
+  }
+};
+// The pass with those copies: a leaf (no call per piece, nothing spilled
+// on the way), which the store buffer, full of the previous pieces'
+// stores, rewards (TwoLoops below says more).
+template <bool kPut, typename Addr, typename Len>
+[[gnu::noinline, gnu::target("avx512f")]] PassStop vector_pass_avx512(Window w, size_t c, Addr addr,
+                                                                      Len lens_are, size_t n,
+                                                                      uintptr_t lo, uintptr_t hi) {
+  return pass_loop<kPut>(w, 0, c, addr, lens_are, n, lo, hi, VectorMover<Vec64>{n});
 }
 template <bool kPut, typename Addr, typename Len>
-[[gnu::noinline, gnu::target("avx512f")]] VectorPass vector_pass_avx512(Window w, size_t c,
-                                                                        Addr addr, Len lens_are,
-                                                                        size_t n, uintptr_t lo,
-                                                                        uintptr_t hi) {
-  return vector_pass_loop<kPut, Vec64>(w, c, addr, lens_are, n, lo, hi);
-}
-template <bool kPut, typename Addr, typename Len>
-[[gnu::noinline, gnu::target("avx2")]] VectorPass vector_pass_avx2(Window w, size_t c, Addr addr,
-                                                                   Len lens_are, size_t n,
-                                                                   uintptr_t lo, uintptr_t hi) {
-  return vector_pass_loop<kPut, Vec32>(w, c, addr, lens_are, n, lo, hi);
+[[gnu::noinline, gnu::target("avx2")]] PassStop vector_pass_avx2(Window w, size_t c, Addr addr,
+                                                                 Len lens_are, size_t n,
+                                                                 uintptr_t lo, uintptr_t hi) {
+  return pass_loop<kPut>(w, 0, c, addr, lens_are, n, lo, hi, VectorMover<Vec32>{n});
 }
 #endif
 
-// Lists of the same count in one pass: each pair of entries of length n
-// (N when known at compile time) has its remote range checked against the
-// segment, joins the destination's scan (for the overlap check the caller
-// makes after), and moves. Stops at a pair of another length or a remote
-// range outside the segment, before moving it.
+// Lists of the same count in one pass (pass_loop), pieces of length N when
+// known at compile time; the destination's scan joins dscan for the
+// overlap check the caller makes after. Stops at a pair of another length
+// or a remote range outside the segment, before moving it.
 template <bool kPut, size_t N, typename Addr, typename Len>
 Pass list_pass(Window w, size_t c, Addr addr, Len lens_are, size_t n, ListScan &dscan) {
-  const uintptr_t base = w.base;
-  const uint64_t size = w.size;
-  const ptrdiff_t delta = w.delta;
-  uintptr_t lo = dscan.lo, hi = dscan.hi;
-  const PieceMover<kPut, N> move(n);
-  Pass r{c, false};
-  size_t i = 0;
+  PassStop p{0, 0, dscan.lo, dscan.hi};
 #if GEXX_COPY_X86_ && defined(__GNUC__)
   if constexpr (N == 0) {
-    if (n > GEXX_COPY_VEC16_MAX && n <= GEXX_COPY_INLINE_MAX && __builtin_cpu_supports("avx2")) {
-      const VectorPass v = __builtin_cpu_supports("avx512f")
-                               ? vector_pass_avx512<kPut>(w, c, addr, lens_are, n, lo, hi)
-                               : vector_pass_avx2<kPut>(w, c, addr, lens_are, n, lo, hi);
-      lo = v.lo;
-      hi = v.hi;
-      i = v.why ? c : v.at;  // stopped: past the loop below; an overlap: it goes on
-      if (v.why) r = Pass{v.at, v.why == 2};
-    }
+    if (n > GEXX_COPY_VEC16_MAX && n <= GEXX_COPY_INLINE_MAX && __builtin_cpu_supports("avx2"))
+      p = __builtin_cpu_supports("avx512f")
+              ? vector_pass_avx512<kPut>(w, c, addr, lens_are, n, p.lo, p.hi)
+              : vector_pass_avx2<kPut>(w, c, addr, lens_are, n, p.lo, p.hi);
   }
 #endif
-  for (; i < c; ++i) {
-    if (!lens_are(i, n)) {
-      r = Pass{i, false};
-      break;
-    }
-    void *da = addr(i, true), *sa = addr(i, false);
-    const uint64_t off = reinterpret_cast<uintptr_t>(kPut ? da : sa) - base;
-    if (!(off <= size && n <= size - off)) {
-      r = Pass{i, true};
-      break;
-    }
-    const uintptr_t a = reinterpret_cast<uintptr_t>(da);
-    lo = a < lo ? a : lo;
-    hi = a + n > hi ? a + n : hi;
-    move(dst_addr<kPut>(da, delta), src_addr<kPut>(sa, delta), n);
+  if (p.why == 0 && p.at < c) {  // the rest, or a piece the vector loop declined onward
+    const PieceMover<kPut, N> move(n);
+    p = pass_loop<kPut>(w, p.at, c, addr, lens_are, n, p.lo, p.hi,
+                        [&move, n](char *d, const char *s) {
+                          move(d, s, n);
+                          return true;
+                        });
   }
+  const Pass r{p.at, p.why == 2};
   uint64_t t;
   if (__builtin_mul_overflow(static_cast<uint64_t>(r.at), static_cast<uint64_t>(n), &t) ||
       __builtin_add_overflow(dscan.total, t, &dscan.total))
     dscan.total = UINT64_MAX;  // more bytes than any range holds: an overlap
-  dscan.lo = lo;
-  dscan.hi = hi;
+  dscan.lo = p.lo;
+  dscan.hi = p.hi;
   return r;
 }
 
