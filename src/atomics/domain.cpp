@@ -296,7 +296,8 @@ void not_my_rank(const char *api, gex_Rank_t jr, gex_Flags_t) {
 }
 
 int send(const char *api, const gex_AD_t ad, gex_Rank_t jr, void *addr, gex_OP_t op, uint64_t a,
-         uint64_t b, void *result, transport::RmaCompletion &done, gex_Flags_t flags) {
+         uint64_t b, void *result, transport::RmaCompletion &done, gex_Flags_t flags,
+         bool deferrable) {
   if (ad->path == gexx_ad_s::Path::kNative) {
     if (flags & GEX_FLAG_AD_REL) std::atomic_thread_fence(std::memory_order_seq_cst);
     core::Runtime::get(api).transport().atomic(
@@ -321,6 +322,7 @@ int send(const char *api, const gex_AD_t ad, gex_Rank_t jr, void *addr, gex_OP_t
   m.args = args;
   m.lc_opt = GEX_EVENT_NOW;
   m.flags = flags & GEX_FLAG_IMMEDIATE;
+  m.deferrable = deferrable;
   if (flags & GEX_FLAG_AD_REL) std::atomic_thread_fence(std::memory_order_seq_cst);
   done.pending.fetch_add(1, std::memory_order_release);  // see reply_handler
   if (core::Runtime::get(api).am().internal_request(jr, m) != 0) {

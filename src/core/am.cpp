@@ -316,6 +316,7 @@ transport::AmHeader Engine::header(const Message &m, Kind kind, uint32_t credits
   h.nargs = static_cast<uint8_t>(m.nargs);
   h.src = rank_;
   h.credits = credits;
+  if (m.deferrable && kind == kRequest) h.flags = transport::wire::kDeferrable;
   h.nbytes = m.nbytes;
   h.dest = reinterpret_cast<uint64_t>(m.dest);
   return h;

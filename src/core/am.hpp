@@ -51,6 +51,7 @@ struct Message {
   void *dest;
   gex_Event_t *lc_opt;
   gex_Flags_t flags;
+  bool deferrable = false;  // a request the transport may hold until a poll (wire::kDeferrable)
 };
 
 // What an engine is configured with. Credits: each rank holds

@@ -20,6 +20,12 @@
  *    order (team rank r is job rank n-1-r), each rank adds to a word of its
  *    right neighbour named by team rank and by job rank, inline and through
  *    the library's function, and checks the fetched values and the word.
+ * 5. Bursts: each rank adds 1 to a word of its right neighbour k times in a
+ *    row (NBI or NB; a network transport may carry a burst in bundles) and
+ *    waits as clients do (gex_NBI_Wait, a gex_NBI_Test loop,
+ *    gex_Event_WaitAll, a gex_Event_TestAll loop); the fetched values must
+ *    be exactly the k values from the word's start, each once, and a
+ *    blocking FADD after the wait must see the whole burst.
  * The misuse modes break one rule each; the job must stop with a message.
  * Each rank prints "atomiccheck rank R of N: PASS (K checks)".
  */
@@ -72,6 +78,7 @@ static int fetching(gex_OP_t op) {
 #define LOCK_OFF (SHARED_OFF + 64)
 #define COUNTER_OFF (LOCK_OFF + 64)
 #define JOBRANK_OFF (COUNTER_OFF + 64) /* two words: section 4 */
+#define BURST_OFF (JOBRANK_OFF + 64)   /* one word: section 5 */
 #define SEGSIZE (1u << 20)
 
 /* What the word holds after `op`, computed here without the library. The
@@ -356,6 +363,65 @@ static void jobrank_ops(void) {
   }
 }
 
+/* ---- bursts of NB and NBI operations toward one peer ---------------------- */
+#define BURST_MAX 2000
+static uint64_t burst_got[BURST_MAX];
+static gex_Event_t burst_ev[BURST_MAX];
+static char burst_seen[BURST_MAX];
+
+static void bursts(void) {
+  static const int sizes[] = {1, 2, 7, 64, 300, BURST_MAX};
+  static const char *ways[] = {"NBI + gex_NBI_Wait", "NBI + gex_NBI_Test loop",
+                               "NB + gex_Event_WaitAll", "NB + gex_Event_TestAll loop"};
+  gex_AD_t ad;
+  gex_AD_Create(&ad, tm, GEX_DT_U64, GEX_OP_FADD | GEX_OP_INC | GEX_OP_GET, 0);
+  uint64_t *word = (uint64_t *)(segs[peer] + BURST_OFF);
+  uint64_t start = 0, now = 0;
+  for (int way = 0; way < 4; ++way) {
+    for (size_t s = 0; s < sizeof sizes / sizeof *sizes; ++s) {
+      int k = sizes[s];
+      memset(burst_got, 0xff, sizeof burst_got);
+      memset(burst_seen, 0, sizeof burst_seen);
+      for (int i = 0; i < k; ++i) {
+        if (way < 2) {
+          CHECK(gex_AD_OpNBI_U64(ad, &burst_got[i], peer, word, GEX_OP_FADD, 1, 0, 0) == 0,
+                "burst NBI returned");
+        } else {
+          burst_ev[i] = gex_AD_OpNB_U64(ad, &burst_got[i], peer, word, GEX_OP_FADD, 1, 0, 0);
+        }
+      }
+      if (way == 0) gex_NBI_Wait(GEX_EC_RMW, 0);
+      while (way == 1 && gex_NBI_Test(GEX_EC_RMW, 0) != GASNET_OK) continue;
+      if (way == 2) gex_Event_WaitAll(burst_ev, (size_t)k, 0);
+      while (way == 3 && gex_Event_TestAll(burst_ev, (size_t)k, 0) != GASNET_OK) continue;
+      for (int i = 0; i < k; ++i) {
+        uint64_t off = burst_got[i] - start;
+        CHECK(off < (uint64_t)k && !burst_seen[off],
+              "burst of %d (%s): operation %d fetched %llu, expected each of %llu..%llu once", k,
+              ways[way], i, (unsigned long long)burst_got[i], (unsigned long long)start,
+              (unsigned long long)(start + (uint64_t)k - 1));
+        if (off < (uint64_t)k) burst_seen[off] = 1;
+      }
+      start += (uint64_t)k;
+      gex_AD_OpBlocking_U64(ad, &now, peer, word, GEX_OP_FADD, 0, 0, 0);
+      CHECK(now == start, "burst of %d (%s): the word holds %llu after it, expected %llu", k,
+            ways[way], (unsigned long long)now, (unsigned long long)start);
+    }
+  }
+  /* Non-fetching operations in a burst, then a GET. */
+  for (int i = 0; i < 300; ++i) gex_AD_OpNBI_U64(ad, NULL, peer, word, GEX_OP_INC, 0, 0, 0);
+  gex_NBI_Wait(GEX_EC_RMW, 0);
+  start += 300;
+  gex_AD_OpBlocking_U64(ad, &now, peer, word, GEX_OP_GET, 0, 0, 0);
+  CHECK(now == start, "a burst of 300 INCs: the word holds %llu, expected %llu",
+        (unsigned long long)now, (unsigned long long)start);
+  gex_Coll_BarrierBlocking(tm, 0);
+  uint64_t mine = *(volatile uint64_t *)(segs[me] + BURST_OFF);
+  CHECK(mine == start, "my own burst word holds %llu, expected %llu", (unsigned long long)mine,
+        (unsigned long long)start);
+  gex_AD_Destroy(ad);
+}
+
 int main(int argc, char **argv) {
   setvbuf(stdout, NULL, _IOLBF, 0);
   gex_Client_t client;
@@ -385,6 +451,8 @@ int main(int argc, char **argv) {
   lock_test();
   gex_Coll_BarrierBlocking(tm, 0);
   jobrank_ops();
+  gex_Coll_BarrierBlocking(tm, 0);
+  bursts();
   gex_Coll_BarrierBlocking(tm, 0);
   printf("atomiccheck rank %u of %u: PASS (%ld checks)\n", me, n, check_count);
   gasnet_exit(0);

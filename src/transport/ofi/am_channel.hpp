@@ -20,6 +20,16 @@
 // at the same time. A flood of requests read in one go (a stream provider
 // takes many off a socket per read) is answered with one send, not one each.
 //
+// Requests bundle too, when they are deferrable (wire::kDeferrable: NB and
+// NBI remote atomics, whose initiator learns of completion only by polling)
+// and come in a burst: one that follows another deferrable request toward
+// the same peer within kBurst opens a bundle, which the next ones join; it
+// leaves when it is full, when a joining request finds it older than
+// kMaxHold, when any other message goes to that peer, and at the start of
+// every poll (every wait polls). A lone request, or one after a pause,
+// leaves at once, so a round trip is the same message at the same time; a
+// flood of fetch-adds costs one send per bundle instead of one per request.
+//
 // Receive buffers are posted ahead. A completed receive is queued by lane
 // and a replacement is posted at once, before its handler runs; the buffer
 // is posted again once the handler returns. Flow control is core's: request
@@ -81,9 +91,11 @@ class AmChannel final : public CompletionSink {
     void *desc = nullptr;
     uint32_t peer = 0;  // a send's destination
     bool recv = false;
-    bool sent = false;  // a send's completion has been read
-    uint32_t len = 0;   // an open bundle's bytes
-    uint32_t last = 0;  // where its last message starts
+    bool sent = false;      // a send's completion has been read
+    uint32_t len = 0;       // an open bundle's bytes
+    uint32_t last = 0;      // where its last message starts
+    bool requests = false;  // an open bundle of requests (else of replies)
+    uint64_t opened = 0;    // a request bundle's poll_clock() when it opened
     alignas(64) char data[kBufferBytes];
   };
   struct Chunk;
@@ -106,9 +118,13 @@ class AmChannel final : public CompletionSink {
   // Posts the `len` bytes at the start of `b` to `peer`; `b` goes back to
   // the pool now (injected) or on its completion.
   void post(Buffer *b, uint32_t peer, size_t len);
-  // Adds the reply in `b` (`len` bytes) to `peer`'s open bundle: true if
-  // it was taken (and `b` is the bundle's or back in the pool).
-  bool bundle(Buffer *b, uint32_t peer, size_t len);
+  // Adds the message in `b` (`len` bytes; a request or a reply, as
+  // `requests` says) to `peer`'s open bundle of that kind, sending one of
+  // the other kind first: true if it was taken (and `b` is the bundle's or
+  // back in the pool).
+  bool bundle(Buffer *b, uint32_t peer, size_t len, bool requests);
+  // A deferrable request: true if it joined or opened a bundle (see above).
+  bool hold(Buffer *b, uint32_t peer, size_t len);
   void send_bundle(uint32_t peer);
   void flush_bundles();
 
@@ -123,9 +139,10 @@ class AmChannel final : public CompletionSink {
   uint64_t sends_ = 0;      // messages posted (poll: did a handler reply?)
   uint64_t last_poll_ = 0;  // poll_clock() at the last poll
   std::deque<Arrival> requests_, replies_;
-  int batching_ = 0;               // delivery loops running (replies bundle)
-  std::vector<Buffer *> bundles_;  // open bundle by destination
-  std::vector<uint32_t> bundled_;  // destinations with an open bundle
+  int batching_ = 0;                   // delivery loops running (replies bundle)
+  std::vector<Buffer *> bundles_;      // open bundle by destination
+  std::vector<uint32_t> bundled_;      // destinations with an open bundle
+  std::vector<uint64_t> deferred_at_;  // poll_clock() of the last deferrable request by peer
 };
 
 }  // namespace gexx::transport::ofi
