@@ -25,11 +25,23 @@ namespace gexx::vis {
 
 __thread bool t_pc_armed __attribute__((tls_model("initial-exec"))) = false;
 
+namespace {
+// A thread that exits with a peer completion armed takes itself out of the
+// count: this object's destructor runs at its exit (constructed on the
+// thread's first arming).
+struct ArmedAtExit {
+  ~ArmedAtExit() { set_pc_armed(false); }
+};
+}  // namespace
+
 // How many threads have a peer completion armed (gasnet_vis.h's inline
-// forms take the library's path while it is not 0; a thread that exits with
-// one armed leaves it above 0, which costs only speed).
+// forms take the library's path while it is not 0).
 void set_pc_armed(bool armed) {
   if (t_pc_armed == armed) return;
+  if (armed) {
+    static thread_local ArmedAtExit at_exit;
+    (void)at_exit;
+  }
   t_pc_armed = armed;
   __atomic_fetch_add(&gexx_vis_pc_armed, armed ? 1 : -1, __ATOMIC_SEQ_CST);
 }

@@ -1,12 +1,16 @@
 // VIS shapes (src/vis/shape.hpp): runs, folding, pairing and the checks.
 #include <gtest/gtest.h>
 
+#include <gasnet_vis.h>
+
 #include <cstring>
+#include <thread>
 #include <tuple>
 #include <vector>
 
 #include "vis/local.hpp"
 #include "vis/shape.hpp"
+#include "vis/vis.hpp"
 
 using gexx::vis::pair_runs;
 using gexx::vis::Run;
@@ -509,4 +513,27 @@ TEST(VisLocal, IndexedPassAndUnevenPairing) {
   std::memcpy(want.data() + 50, flat.data() + 12, 4);
   local::vectors<false>(0, 4, dv, 3, sv, 0);
   EXPECT_EQ(out, want);
+}
+
+// gasnet_vis.h's inline forms run only while no thread has a peer completion
+// armed (gexx_vis_pc_armed); a thread that exits with one armed must take
+// itself out of that count, or every later call takes the library's path.
+TEST(VisPeerCompletion, ThreadExitingArmedLeavesTheCount) {
+  ASSERT_EQ(gexx_vis_pc_armed, 0);
+  std::thread([] {
+    gexx::vis::set_pc_armed(true);
+    EXPECT_EQ(gexx_vis_pc_armed, 1);
+  }).join();
+  EXPECT_EQ(gexx_vis_pc_armed, 0);
+  std::thread([] {
+    gexx::vis::set_pc_armed(true);
+    gexx::vis::set_pc_armed(false);  // disarmed by a put: the exit takes nothing more
+    gexx::vis::set_pc_armed(true);
+    gexx::vis::set_pc_armed(false);
+  }).join();
+  EXPECT_EQ(gexx_vis_pc_armed, 0);
+  gexx::vis::set_pc_armed(true);
+  EXPECT_EQ(gexx_vis_pc_armed, 1);
+  gexx::vis::set_pc_armed(false);
+  EXPECT_EQ(gexx_vis_pc_armed, 0);
 }
