@@ -77,13 +77,9 @@ void request_handler(gex_Token_t token, gex_AM_Arg_t addr_lo, gex_AM_Arg_t addr_
                              join(b_lo, b_hi));
   gex_AM_Arg_t args[kReplyArgs] = {res_lo, res_hi, done_lo, done_hi, 0, 0, code};
   split(old, args + 4);
-  core::am::Message m{};
-  m.api = "a remote atomic (the target's reply)";
-  m.category = core::am::kShort;
-  m.handler = core::kAtomicReplyHandler;
-  m.nargs = kReplyArgs;
-  m.args = args;
-  m.lc_opt = GEX_EVENT_NOW;
+  core::am::Message m =
+      core::am::internal_message("a remote atomic (the target's reply)", core::am::kShort,
+                                 core::kAtomicReplyHandler, kReplyArgs, args);
   core::Runtime::get(m.api).am().internal_reply(token, m);
 }
 
@@ -314,13 +310,8 @@ int send(const char *api, const gex_AD_t ad, gex_Rank_t jr, void *addr, gex_OP_t
                                       (static_cast<uint32_t>(ad->type) << 8));
   split(reinterpret_cast<uint64_t>(result), args + 7);
   split(reinterpret_cast<uint64_t>(&done), args + 9);
-  core::am::Message m{};
-  m.api = api;
-  m.category = core::am::kShort;
-  m.handler = core::kAtomicRequestHandler;
-  m.nargs = kRequestArgs;
-  m.args = args;
-  m.lc_opt = GEX_EVENT_NOW;
+  core::am::Message m = core::am::internal_message(api, core::am::kShort,
+                                                   core::kAtomicRequestHandler, kRequestArgs, args);
   m.flags = flags & GEX_FLAG_IMMEDIATE;
   m.deferrable = deferrable;
   if (flags & GEX_FLAG_AD_REL) std::atomic_thread_fence(std::memory_order_seq_cst);

@@ -36,13 +36,9 @@ std::unique_ptr<AmBarrier> AmBarrier::over_am(core::am::Engine &engine,
   auto send = [&engine](uint32_t peer, const Message &m) {
     gex_AM_Arg_t args[4] = {static_cast<gex_AM_Arg_t>(m.gen), static_cast<gex_AM_Arg_t>(m.round),
                             m.value.id, static_cast<gex_AM_Arg_t>(m.value.flags)};
-    core::am::Message am{};
-    am.api = "the job barrier (an AM to a round's partner)";
-    am.category = core::am::kShort;
-    am.handler = core::kBarrierHandler;
-    am.nargs = 4;
-    am.args = args;
-    am.lc_opt = GEX_EVENT_NOW;
+    core::am::Message am =
+        core::am::internal_message("the job barrier (an AM to a round's partner)", core::am::kShort,
+                                   core::kBarrierHandler, 4, args);
     am.flags = GEX_FLAG_IMMEDIATE;
     return engine.internal_request(peer, am) == 0;
   };

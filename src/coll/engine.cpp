@@ -254,15 +254,8 @@ class Op {
                                 static_cast<gex_AM_Arg_t>(offset),
                                 static_cast<gex_AM_Arg_t>(root_),
                                 static_cast<gex_AM_Arg_t>(total_)};
-    core::am::Message am{};
-    am.api = api_;
-    am.category = core::am::kMedium;
-    am.handler = core::kCollHandler;
-    am.nargs = kArgs;
-    am.args = args;
-    am.src = data;
-    am.nbytes = len;
-    am.lc_opt = GEX_EVENT_NOW;
+    core::am::Message am = core::am::internal_message(api_, core::am::kMedium, core::kCollHandler,
+                                                      kArgs, args, data, len);
     am.flags = GEX_FLAG_IMMEDIATE;
     return g.am->internal_request(team_->to_job(to), am) == 0;
   }

@@ -54,6 +54,24 @@ struct Message {
   bool deferrable = false;  // a request the transport may hold until a poll (wire::kDeferrable)
 };
 
+// A message of gexx's own (to an internal handler): `nargs` arguments at
+// `args`, the payload at `src` if any, local completion at once
+// (GEX_EVENT_NOW); set flags or deferrable on the result as needed.
+inline Message internal_message(const char *api, Category category, gex_AM_Index_t handler,
+                                unsigned nargs, const gex_AM_Arg_t *args, const void *src = nullptr,
+                                size_t nbytes = 0) {
+  Message m{};
+  m.api = api;
+  m.category = category;
+  m.handler = handler;
+  m.nargs = nargs;
+  m.args = args;
+  m.src = src;
+  m.nbytes = nbytes;
+  m.lc_opt = GEX_EVENT_NOW;
+  return m;
+}
+
 // What an engine is configured with. Credits: each rank holds
 // `credits_per_peer` request credits toward every peer; a peer's requests
 // answered without a reply are banked and returned, `slack` at a time, in a

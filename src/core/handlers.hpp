@@ -20,6 +20,10 @@ enum InternalHandler : gex_AM_Index_t {
   kBarrierHandler = 1,
   kAtomicRequestHandler = 2,  // atomics/domain.cpp: an operation the target performs
   kAtomicReplyHandler = 3,    // ... and its prior value coming back
+  kRmaPutHandler = 4,         // rma/remote.cpp: a small put carried as an AM
+  kRmaPutAckHandler = 5,      // ... its acknowledgement
+  kRmaGetHandler = 6,         // a small get carried as an AM
+  kRmaGetReplyHandler = 7,    // ... its bytes coming back
   kCollHandler = 8,           // coll/engine.cpp: every team collective's messages
   kG1CollHandler = 100,       // the GASNet-1 collectives (legacy/gasnet1_coll.cpp)
   // VIS (src/vis/am.cpp): packed puts and their acks, packed gets and their

@@ -17,6 +17,7 @@
 #include "core/progress_thread.hpp"
 #include "legacy/gasnet1_coll.hpp"
 #include "rma/inline_table.hpp"
+#include "rma/remote.hpp"
 #include "vis/vis.hpp"
 #include "util/config.hpp"
 #include "util/debug.hpp"
@@ -152,6 +153,7 @@ void Runtime::start(const char *client_name, gex_Flags_t flags) {
   coll::open(*am_, handlers_);            // the collectives' handler, before any poll
   vis::register_handlers(handlers_);      // before any poll: a peer's packed VIS may come early
   atomics::register_handlers(handlers_);  // likewise a peer's first remote atomic
+  rma::register_handlers(handlers_);      // and its first small NB put or get
   barrier_ = std::make_unique<coll::Barrier>(job_barrier());
   legacy::register_g1coll_handler(handlers_);
 

@@ -244,15 +244,8 @@ class Engine {
     gex_AM_Arg_t args[4] = {static_cast<gex_AM_Arg_t>(type), static_cast<gex_AM_Arg_t>(op.seq),
                             static_cast<gex_AM_Arg_t>(offset & 0xffffffffu),
                             static_cast<gex_AM_Arg_t>(offset >> 32)};
-    gexx::core::am::Message am{};
-    am.api = op.api;
-    am.category = gexx::core::am::kMedium;
-    am.handler = gexx::core::kG1CollHandler;
-    am.nargs = 4;
-    am.args = args;
-    am.src = src;
-    am.nbytes = len;
-    am.lc_opt = GEX_EVENT_NOW;
+    gexx::core::am::Message am = gexx::core::am::internal_message(
+        op.api, gexx::core::am::kMedium, gexx::core::kG1CollHandler, 4, args, src, len);
     am.flags = GEX_FLAG_IMMEDIATE;
     return Runtime::get(op.api).am().internal_request(peer, am) == 0;
   }

@@ -11,7 +11,15 @@
 
 #include "transport/transport.hpp"
 
+namespace gexx::core {
+class HandlerTable;
+}
+
 namespace gexx::rma {
+
+// The internal AM handlers of small NB/NBI operations toward network peers
+// (Capabilities::am_rma_max), registered when the runtime starts.
+void register_handlers(core::HandlerTable &handlers);
 
 void remote_put(uint32_t rank, void *dest, const void *src, size_t nbytes);
 void remote_get(void *dest, uint32_t rank, const void *src, size_t nbytes);

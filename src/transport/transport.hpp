@@ -102,6 +102,11 @@ struct Capabilities {
   // Largest RMA put toward a peer that is not mapped here whose source is
   // copied at once (rma_put returns done); larger puts are posted.
   size_t inline_put = 0;
+  // NB and NBI puts and gets toward a peer that is not mapped here, of up
+  // to this many bytes, go as internal AMs marked wire::kDeferrable (the
+  // transport may carry a burst of them in one message) instead of the
+  // transport's rma_put/rma_get; 0: never (src/rma/remote.cpp).
+  size_t am_rma_max = 0;
   // Native remote atomics: for each operand type, the gex_OP_t bits the
   // transport performs itself (Transport::atomic); zero where it has none
   // (core then performs atomics with the CPU, at the target).

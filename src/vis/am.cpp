@@ -97,13 +97,8 @@ void put_handler(gex_Token_t token, void *buf, size_t nbytes, gex_AM_Arg_t lo, g
     move_pieces<true>(locate_pieces(rt, kPutApi, pc), const_cast<char *>(data), pc);
   });
   gex_AM_Arg_t args[2] = {lo, hi};
-  core::am::Message m{};
-  m.api = kPutApi;
-  m.category = core::am::kShort;
-  m.handler = core::kVisPutAckHandler;
-  m.nargs = 2;
-  m.args = args;
-  m.lc_opt = GEX_EVENT_NOW;
+  core::am::Message m =
+      core::am::internal_message(kPutApi, core::am::kShort, core::kVisPutAckHandler, 2, args);
   rt.am().internal_reply(token, m);
 }
 
@@ -125,15 +120,8 @@ void get_handler(gex_Token_t token, void *buf, size_t nbytes, gex_AM_Arg_t lo, g
     out += pc.len * pc.count;
   });
   gex_AM_Arg_t args[2] = {lo, hi};
-  core::am::Message m{};
-  m.api = kGetApi;
-  m.category = core::am::kMedium;
-  m.handler = core::kVisGetReplyHandler;
-  m.nargs = 2;
-  m.args = args;
-  m.src = t_gather.data();
-  m.nbytes = total;
-  m.lc_opt = GEX_EVENT_NOW;
+  core::am::Message m = core::am::internal_message(
+      kGetApi, core::am::kMedium, core::kVisGetReplyHandler, 2, args, t_gather.data(), total);
   rt.am().internal_reply(token, m);
 }
 

@@ -93,15 +93,8 @@ struct Counter {
 
 void send_peer_completion(const char *api, uint32_t rank, const PeerCompletion &pc) {
   gex_AM_Arg_t args[1] = {static_cast<gex_AM_Arg_t>(pc.handler)};
-  core::am::Message m{};
-  m.api = api;
-  m.category = core::am::kMedium;
-  m.handler = core::kVisPeerCompletionHandler;
-  m.nargs = 1;
-  m.args = args;
-  m.src = pc.bytes;
-  m.nbytes = pc.nbytes;
-  m.lc_opt = GEX_EVENT_NOW;
+  core::am::Message m = core::am::internal_message(
+      api, core::am::kMedium, core::kVisPeerCompletionHandler, 1, args, pc.bytes, pc.nbytes);
   core::Runtime::get(api).am().internal_request(rank, m);
 }
 
@@ -245,15 +238,8 @@ class PutPacker {
     c_->pending.fetch_add(1, std::memory_order_relaxed);
     gex_AM_Arg_t args[2];
     wire::split(c_, args);
-    core::am::Message m{};
-    m.api = api_;
-    m.category = core::am::kMedium;
-    m.handler = core::kVisPutHandler;
-    m.nargs = 2;
-    m.args = args;
-    m.src = t_pack.data();
-    m.nbytes = w_.used();
-    m.lc_opt = GEX_EVENT_NOW;
+    core::am::Message m = core::am::internal_message(api_, core::am::kMedium, core::kVisPutHandler,
+                                                     2, args, t_pack.data(), w_.used());
     core::Runtime::get(api_).am().internal_request(rank_, m);
     w_.reset();
   }
@@ -311,15 +297,8 @@ class GetPacker {
     c_->pending.fetch_add(1, std::memory_order_relaxed);
     gex_AM_Arg_t args[2];
     wire::split(chunk_, args);
-    core::am::Message m{};
-    m.api = api_;
-    m.category = core::am::kMedium;
-    m.handler = core::kVisGetHandler;
-    m.nargs = 2;
-    m.args = args;
-    m.src = t_pack.data();
-    m.nbytes = w_.used();
-    m.lc_opt = GEX_EVENT_NOW;
+    core::am::Message m = core::am::internal_message(api_, core::am::kMedium, core::kVisGetHandler,
+                                                     2, args, t_pack.data(), w_.used());
     chunk_ = nullptr;
     bytes_ = 0;
     w_.reset();

@@ -332,6 +332,37 @@ static void many_outstanding(void) {
   gex_NBI_Wait(GEX_EC_PUT, 0);
   peer_fetch(0, 4 * (size_t)COUNT);
   CHECK(memcmp(peer_local, words, 4 * (size_t)COUNT) == 0, "%d NBI puts outstanding", COUNT);
+  /* One source word, changed right after each call (GEX_EVENT_NOW: the
+   * source may be reused at return), and completion by a test loop. */
+  memset(peer_local, 0, 4 * (size_t)COUNT);
+  peer_store(0, 4 * (size_t)COUNT);
+  uint32_t w;
+  for (uint32_t i = 0; i < COUNT; ++i) {
+    w = words[i];
+    gex_RMA_PutNBI(tm, peer, remote + 4 * (size_t)i, &w, 4, GEX_EVENT_NOW, 0);
+    w = ~w;
+  }
+  while (gex_NBI_Test(GEX_EC_PUT, 0) != GASNET_OK) continue;
+  peer_fetch(0, 4 * (size_t)COUNT);
+  CHECK(memcmp(peer_local, words, 4 * (size_t)COUNT) == 0,
+        "%d NBI puts from one reused source word", COUNT);
+  /* A burst of pieces from 1000 to 1100 bytes (the ofi conduit carries NB
+   * and NBI ones of up to 1024 bytes as AMs by default, larger ones as RMA),
+   * put back to back and got back NBI into a cleared buffer. */
+  size_t span = 0;
+  for (size_t len = 1000; len <= 1100; ++len) {
+    gex_RMA_PutNBI(tm, peer, remote + span, local_src + span, len, GEX_EVENT_DEFER, 0);
+    span += len;
+  }
+  gex_NBI_Wait(GEX_EC_PUT, 0);
+  memset(local_dst, 0, span);
+  span = 0;
+  for (size_t len = 1000; len <= 1100; ++len) {
+    gex_RMA_GetNBI(tm, local_dst + span, peer, remote + span, len, 0);
+    span += len;
+  }
+  gex_NBI_Wait(GEX_EC_GET, 0);
+  CHECK(memcmp(local_dst, local_src, span) == 0, "a burst of 1000-1100-byte NBI puts and gets");
 }
 
 static void slicing(size_t span) {

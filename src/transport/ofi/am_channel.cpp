@@ -5,15 +5,12 @@
 
 #include <sched.h>
 #include <sys/uio.h>
-#include <time.h>
-#if defined(__x86_64__) || defined(__i386__)
-#include <x86intrin.h>
-#endif
 
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
 
+#include "util/cycle_clock.hpp"
 #include "util/log.hpp"
 
 namespace gexx::transport::ofi {
@@ -28,32 +25,19 @@ constexpr int kPollBudget = 64;
 // busy (a preempted read), so the count stays small.
 constexpr int kPauseReads = 16;
 
-// A cheap clock for telling a poll that follows a pause (a passive rank
-// between its sleeps, a rank computing) from one of a spinning wait, and a
-// progress call that read something from one that found nothing: the
-// time-stamp counter where there is one (no system call, a few ns), else
-// the monotonic clock in ns. kPause: about 50 us; kBusyRead: about 0.8 us,
-// twice an empty progress call of net or tcp (one epoll_wait) on the 2.6 GHz
-// VM of docs/performance.md, a tenth of reading a 64 KiB write.
-#if defined(__x86_64__) || defined(__i386__)
+// A poll that follows a pause (a passive rank between its sleeps, a rank
+// computing) against one of a spinning wait, and a progress call that read
+// something against one that found nothing: kPause is about 50 us;
+// kBusyRead about 0.8 us, twice an empty progress call of net or tcp (one
+// epoll_wait) on the VM of docs/performance.md, a tenth of reading a 64 KiB
+// write.
 uint64_t poll_clock() {
-  return __rdtsc();
+  return util::cycle_clock();
 }
-constexpr uint64_t kPause = uint64_t{1} << 17;
-constexpr uint64_t kBusyRead = uint64_t{1} << 11;
-constexpr uint64_t kBurst = uint64_t{1} << 12;
-constexpr uint64_t kMaxHold = uint64_t{1} << 15;
-#else
-uint64_t poll_clock() {
-  timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<uint64_t>(ts.tv_sec) * 1000000000u + static_cast<uint64_t>(ts.tv_nsec);
-}
-constexpr uint64_t kPause = 50000;
-constexpr uint64_t kBusyRead = 800;
-constexpr uint64_t kBurst = 1600;
-constexpr uint64_t kMaxHold = 12500;
-#endif
+constexpr uint64_t kPause = util::kClock50us;
+constexpr uint64_t kBusyRead = util::kClock800ns;
+constexpr uint64_t kBurst = util::kBurstGap;
+constexpr uint64_t kMaxHold = util::kBurstHold;
 // Deferrable requests (AmChannel::hold): one within kBurst (about 1.6 us)
 // of the previous one toward the same peer is held; a held bundle leaves by
 // kMaxHold (about 12 us) if requests keep coming, at the next poll if not.

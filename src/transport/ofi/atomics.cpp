@@ -121,21 +121,13 @@ uint64_t one(Capabilities::AtomicType t) {
   return 1;
 }
 
-// True when libfabric's name for the provider ("verbs", "tcp;ofi_rxm")
-// names a core provider whose atomics the NIC performs, with no utility
-// provider layered on it (those emulate atomics with messages).
-bool offloaded(const std::string &provider) {
-  if (provider.find(';') != std::string::npos) return false;
-  return provider == "cxi" || provider == "verbs" || provider == "efa" || provider == "opx";
-}
-
 }  // namespace
 
 void RmaChannel::atomic_ops(uint64_t ops[Capabilities::kAtomicTypes]) const {
   for (unsigned t = 0; t < Capabilities::kAtomicTypes; ++t) ops[t] = 0;
   if (!fabric_.atomics() || fabric_.mr_local()) return;
   if (fabric_.provider() == "shm") return;
-  if (config::get_string("GASNET_AD_PATH") == "auto" && !offloaded(fabric_.provider())) return;
+  if (config::get_string("GASNET_AD_PATH") == "auto" && !fabric_.offloaded()) return;
   for (unsigned t = 0; t < Capabilities::kAtomicTypes; ++t) {
     for (unsigned bit = 0; bit < 32; ++bit) {
       uint32_t op = 1u << bit;

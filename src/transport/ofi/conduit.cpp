@@ -34,6 +34,8 @@ class Network {
     am_ = std::make_unique<AmChannel>(fabric_, boot.size(), limits, sink);
     rma_ =
         std::make_unique<RmaChannel>(fabric_, config::get_bytes("GASNET_NONBULKPUT_BOUNCE_LIMIT"));
+    int64_t am_rma = config::get_int("GASNET_OFI_AM_RMA_MAX");
+    am_rma_max_ = am_rma >= 0 ? static_cast<size_t>(am_rma) : fabric_.offloaded() ? 0 : 1024;
   }
   ~Network() {
     rma_.reset();  // buffers and registrations before the endpoint
@@ -77,6 +79,10 @@ class Network {
     return net ? AmChannel::kMaxMedium : 12288;
   }
   size_t inline_put() const { return rma_->bounce_limit(); }
+  // Small NB/NBI RMA as AMs (src/rma/remote.cpp): where software at the
+  // target performs the provider's RMA anyway, a burst of AMs leaves in one
+  // send (AmChannel::hold) where each fi_write or fi_read costs one.
+  size_t am_rma_max() const { return am_rma_max_; }
   std::string describe() const {
     return util::format("libfabric provider %s (%sinject %zu bytes)", fabric_.provider().c_str(),
                         fabric_.chosen_by_default() ? "our default for Ethernet; " : "",
@@ -88,6 +94,7 @@ class Network {
   Fabric fabric_;
   std::unique_ptr<AmChannel> am_;
   std::unique_ptr<RmaChannel> rma_;
+  size_t am_rma_max_ = 0;
 };
 
 }  // namespace

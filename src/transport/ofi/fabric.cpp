@@ -327,4 +327,9 @@ MemoryRegion Fabric::register_memory(void *addr, size_t len, uint64_t access) {
   return region;
 }
 
+bool Fabric::offloaded() const {
+  if (provider_.find(';') != std::string::npos) return false;
+  return provider_ == "cxi" || provider_ == "verbs" || provider_ == "efa" || provider_ == "opx";
+}
+
 }  // namespace gexx::transport::ofi

@@ -79,6 +79,10 @@ class Fabric {
   fid_cq *cq() const { return cq_; }
   fi_addr_t addr(uint32_t rank) const { return addrs_[rank]; }
   const std::string &provider() const { return provider_; }
+  // A core provider whose RMA and atomics the NIC performs (cxi, verbs, efa,
+  // opx), with no utility provider layered on it; the others (net, tcp,
+  // shm, anything under ofi_rxm ...) perform them in software at the target.
+  bool offloaded() const;
   // True when nobody named the provider and we chose it over libfabric's first.
   bool chosen_by_default() const { return by_default_; }
   size_t inject_size() const { return inject_size_; }

@@ -18,6 +18,8 @@
 //   void rma_get(void *dest, uint32_t peer, uint64_t remote, size_t, RmaCompletion &);
 //   void attach_segment(void *base, uint64_t size);  // collective: registers ours
 //   size_t max_medium() const;  size_t inline_put() const;  size_t packed_medium() const;
+// optionally the small NB/NBI RMA it would rather carry as AMs (Capabilities::am_rma_max):
+//   size_t am_rma_max() const;
 // and optionally native atomics (Transport::atomic):
 //   void atomic_ops(uint64_t ops[Capabilities::kAtomicTypes]) const;
 //   void atomic(uint32_t peer, uint64_t remote, Capabilities::AtomicType, uint32_t op,
@@ -59,6 +61,8 @@ class Router final : public Transport {
       caps_.packed_medium = std::min(caps_.max_medium, net_->packed_medium());
       if constexpr (requires(const Net &n) { n.atomic_ops(caps_.atomic_ops); })
         net_->atomic_ops(caps_.atomic_ops);
+      if constexpr (requires(const Net &n) { n.am_rma_max(); })
+        caps_.am_rma_max = net_->am_rma_max();
     }
     for (uint32_t r = 0; r < ranks; ++r)
       if (routes_.through_network(r)) caps_.load_store[r] = 0;
