@@ -25,6 +25,7 @@
 #include <type_traits>
 
 #include "atomics/kernels.hpp"
+#include "core/burst.hpp"
 #include "core/events.hpp"
 #include "core/objects.hpp"
 #include "core/runtime.hpp"
@@ -77,9 +78,10 @@ gex_AD_t checked(const char *api, gex_AD_t ad);
 // The active-message path, or the transport's for a native domain. `done` counts the operation
 // until its reply has written the prior value to `result` (when not null). Returns 0, or 1 when
 // GEX_FLAG_IMMEDIATE was given and nothing was sent (then `done` is as it was).
-// `deferrable` (NB and NBI: the caller learns of completion only by polling):
-// a network transport may hold the request to send it with others toward the
-// same rank, until this rank's next poll at the latest.
+// `deferrable` (NB and NBI calls that continue a burst, core/burst.hpp: the
+// caller learns of completion only by polling): a network transport may
+// hold the request to send it with others toward the same rank, until this
+// rank's next poll at the latest.
 int send(const char *api, const gex_AD_t ad, gex_Rank_t jr, void *addr, gex_OP_t op, uint64_t a,
          uint64_t b, void *result, transport::RmaCompletion &done, gex_Flags_t flags,
          bool deferrable);
@@ -169,13 +171,15 @@ template <Form F, typename T>
     return Returns<F>{};  // GEX_EVENT_INVALID, or 0
   }
   if constexpr (F == Form::kNB) {
+    const core::burst::Scope call(jr);
     auto done = std::make_unique<transport::RmaCompletion>();
-    if (send(api, ad, jr, addr, op, to_bits(a), to_bits(b), result_p, *done, flags, true))
+    if (send(api, ad, jr, addr, op, to_bits(a), to_bits(b), result_p, *done, flags, call.burst))
       return GEX_EVENT_NO_OP;
     return core::events::for_rma(std::move(done));
   } else if constexpr (F == Form::kNBI) {
+    const core::burst::Scope call(jr);
     return send(api, ad, jr, addr, op, to_bits(a), to_bits(b), result_p,
-                core::events::nbi_get_counter(), flags, true);
+                core::events::nbi_get_counter(), flags, call.burst);
   } else {
     transport::RmaCompletion done;
     if (send(api, ad, jr, addr, op, to_bits(a), to_bits(b), result_p, done, flags, false)) return 1;

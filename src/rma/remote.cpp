@@ -5,11 +5,11 @@
 #include <vector>
 
 #include "core/am.hpp"
+#include "core/burst.hpp"
 #include "core/events.hpp"
 #include "core/handlers.hpp"
 #include "core/objects.hpp"
 #include "core/runtime.hpp"
-#include "util/cycle_clock.hpp"
 #include "util/log.hpp"
 
 namespace gexx::rma {
@@ -92,25 +92,10 @@ bool small(size_t nbytes) {
   return nbytes - 1 < tp().capabilities().am_rma_max && !core::am::detail::tl_token;
 }
 
-// A small operation goes as an AM only inside a burst: when this thread's
-// previous small operation toward the same rank returned less than
-// util::kBurstGap ago. A lone one takes the transport's RMA, whose round
-// trip is 0.2-0.4 us shorter over net (no AM layer on either side); the
-// rest of a burst leave bundled. Remembered per thread for the last rank
-// of each of 16 slots (rank mod 16).
-struct Recent {
-  uint32_t rank = UINT32_MAX;
-  uint64_t at = 0;
-};
-thread_local Recent t_recent[16];
-
-bool in_burst(uint32_t rank) {
-  const Recent &r = t_recent[rank % 16];
-  return r.rank == rank && util::cycle_clock() - r.at < util::kBurstGap;
-}
-void note_small(uint32_t rank) {
-  t_recent[rank % 16] = Recent{rank, util::cycle_clock()};
-}
+// A small operation goes as an AM only inside a burst (core/burst.hpp),
+// where it leaves bundled with the rest; a lone one takes the transport's
+// RMA, whose round trip is 0.2-0.4 us shorter over net (no AM layer on
+// either side).
 
 void am_put(uint32_t rank, void *dest, const void *src, size_t nbytes, RmaCompletion &c) {
   gex_AM_Arg_t args[4];
@@ -175,15 +160,13 @@ void remote_memset(uint32_t rank, void *dest, int value, size_t nbytes) {
 gex_Event_t remote_put_nb(uint32_t rank, void *dest, const void *src, size_t nbytes,
                           gex_Event_t *lc_opt) {
   auto c = std::make_unique<RmaCompletion>();
-  bool is_small = small(nbytes);
-  if (is_small && in_burst(rank)) {
+  core::burst::Scope op(rank);
+  if (op.burst && small(nbytes)) {
     am_put(rank, dest, src, nbytes, *c);
-    note_small(rank);
     if (is_event_pointer(lc_opt)) *lc_opt = GEX_EVENT_INVALID;
     return core::events::for_rma(std::move(c));
   }
   bool copied = tp().rma_put(rank, remote_addr(dest), src, nbytes, *c) == transport::Result::done;
-  if (is_small) note_small(rank);
   // The source is busy until the put completes: local completion now or as
   // an event of its own comes to waiting for it here.
   if (!copied && lc_opt != GEX_EVENT_DEFER) wait(*c);
@@ -193,39 +176,29 @@ gex_Event_t remote_put_nb(uint32_t rank, void *dest, const void *src, size_t nby
 
 gex_Event_t remote_get_nb(void *dest, uint32_t rank, const void *src, size_t nbytes) {
   auto c = std::make_unique<RmaCompletion>();
-  bool is_small = small(nbytes);
-  if (is_small && in_burst(rank)) {
+  core::burst::Scope op(rank);
+  if (op.burst && small(nbytes)) {
     am_get(dest, rank, src, nbytes, *c);
   } else {
     tp().rma_get(dest, rank, remote_addr(src), nbytes, *c);
   }
-  if (is_small) note_small(rank);
   return core::events::for_rma(std::move(c));
 }
 
 void remote_put_nbi(uint32_t rank, void *dest, const void *src, size_t nbytes,
                     gex_Event_t *lc_opt) {
   RmaCompletion &c = core::events::nbi_put_counter();
-  bool is_small = small(nbytes);
-  if (is_small && in_burst(rank)) {
-    am_put(rank, dest, src, nbytes, c);
-    note_small(rank);
-    return;
-  }
+  core::burst::Scope op(rank);
+  if (op.burst && small(nbytes)) return am_put(rank, dest, src, nbytes, c);
   bool copied = tp().rma_put(rank, remote_addr(dest), src, nbytes, c) == transport::Result::done;
-  if (is_small) note_small(rank);
   if (!copied && lc_opt == GEX_EVENT_NOW) wait(c);
 }
 
 void remote_get_nbi(void *dest, uint32_t rank, const void *src, size_t nbytes) {
   RmaCompletion &c = core::events::nbi_get_counter();
-  bool is_small = small(nbytes);
-  if (is_small && in_burst(rank)) {
-    am_get(dest, rank, src, nbytes, c);
-  } else {
-    tp().rma_get(dest, rank, remote_addr(src), nbytes, c);
-  }
-  if (is_small) note_small(rank);
+  core::burst::Scope op(rank);
+  if (op.burst && small(nbytes)) return am_get(dest, rank, src, nbytes, c);
+  tp().rma_get(dest, rank, remote_addr(src), nbytes, c);
 }
 
 }  // namespace gexx::rma

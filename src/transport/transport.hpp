@@ -29,9 +29,10 @@ enum Category : uint8_t { kShort = 0, kMedium = 1, kLong = 2 };
 // AmHeader::flags. kPackedLong: a Long whose payload travels in the message
 // (the receiving engine copies it to `dest`); any other Long's payload is
 // at `dest` before the message is published. kDeferrable: a request whose
-// initiator waits for its reply only by polling (an NB or NBI remote atomic),
-// which a network transport may hold back to send it with others toward the
-// same peer; the initiator's next poll sends it at the latest.
+// initiator waits for its reply only by polling, in a burst of such
+// requests (core/burst.hpp), which a network transport may hold back to
+// send it with others toward the same peer; the initiator's next poll sends
+// it at the latest.
 enum Flag : uint8_t { kPackedLong = 1, kDeferrable = 2 };
 constexpr uint8_t kFlagsMask = 0x0F;  // flags fit four bits (the smp queues pack them)
 // The four bits above kFlagsMask are a transport's own (the ofi conduit's

@@ -21,8 +21,7 @@ inline uint64_t cycle_clock() {
   return __rdtsc();
 }
 constexpr uint64_t kClock50us = uint64_t{1} << 17;
-constexpr uint64_t kClock12us = uint64_t{1} << 15;
-constexpr uint64_t kClock1600ns = uint64_t{1} << 12;
+constexpr uint64_t kClock6us = uint64_t{1} << 14;
 constexpr uint64_t kClock800ns = uint64_t{1} << 11;
 #else
 inline uint64_t cycle_clock() {
@@ -31,16 +30,17 @@ inline uint64_t cycle_clock() {
   return static_cast<uint64_t>(ts.tv_sec) * 1000000000u + static_cast<uint64_t>(ts.tv_nsec);
 }
 constexpr uint64_t kClock50us = 50000;
-constexpr uint64_t kClock12us = 12500;
-constexpr uint64_t kClock1600ns = 1600;
+constexpr uint64_t kClock6us = 6300;
 constexpr uint64_t kClock800ns = 800;
 #endif
 
 // An operation that follows the previous one toward the same peer within
-// this much is part of a burst (a network send's system call costs 5-10 us
-// there, so a loop's operations come faster than they could leave one by
-// one); a burst held for sending together leaves by kBurstHold.
-constexpr uint64_t kBurstGap = kClock1600ns;
-constexpr uint64_t kBurstHold = kClock12us;
+// this much is part of a burst: about one network send's system call there
+// (5-10 us), so holding it for the next costs it no more than sending it
+// alone costs the caller, and a loop's operations, small or large (a VIS
+// call packing 256 pieces takes a few us), leave together. A burst held for
+// sending together leaves by kBurstHold (about 50 us) while it lasts.
+constexpr uint64_t kBurstGap = kClock6us;
+constexpr uint64_t kBurstHold = kClock50us;
 
 }  // namespace gexx::util

@@ -2351,7 +2351,7 @@ MATRIX = [
     ("rma_2", lambda ofi: case_rma(2, ofi), ALL_CELLS),
     ("rma_3", lambda ofi: case_rma(3, ofi, max_bytes="1048576"), ("tcp",)),
     ("rma_5", lambda ofi: case_rma(5, ofi), (SMP,)),
-    # Small NB/NBI operations as libfabric RMA (not AMs), and as AMs up to the largest cut-over.
+    # Small NB/NBI operations as libfabric RMA (never AMs), and as AMs up to 4000 bytes only.
     ("rma_amrma0_2", lambda ofi: case_rma(2, ofi, knobs={"GASNET_OFI_AM_RMA_MAX": "0"}), ("net",)),
     ("rma_amrma4000_2", lambda ofi: case_rma(2, ofi, knobs={"GASNET_OFI_AM_RMA_MAX": "4000"}),
      ("tcp",)),

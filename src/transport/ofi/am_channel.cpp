@@ -36,13 +36,9 @@ uint64_t poll_clock() {
 }
 constexpr uint64_t kPause = util::kClock50us;
 constexpr uint64_t kBusyRead = util::kClock800ns;
-constexpr uint64_t kBurst = util::kBurstGap;
+// A held bundle of deferrable requests (AmChannel::hold) leaves by kMaxHold
+// (about 50 us) if requests keep coming, at the next poll if not.
 constexpr uint64_t kMaxHold = util::kBurstHold;
-// Deferrable requests (AmChannel::hold): one within kBurst (about 1.6 us)
-// of the previous one toward the same peer is held; a held bundle leaves by
-// kMaxHold (about 12 us) if requests keep coming, at the next poll if not.
-// A send costs 5-10 us of system time on the VM of docs/performance.md, so
-// a burst's requests come faster than they could leave one by one.
 static_assert(sizeof(AmHeader) == AmChannel::kHeaderBytes, "the wire header is 32 bytes");
 }  // namespace
 
@@ -52,12 +48,7 @@ struct AmChannel::Chunk {
 };
 
 AmChannel::AmChannel(Fabric &fabric, uint32_t ranks, const Limits &limits, AmSink &sink)
-    : fabric_(fabric),
-      sink_(sink),
-      limits_(limits),
-      in_flight_(ranks, 0),
-      bundles_(ranks),
-      deferred_at_(ranks, 0) {
+    : fabric_(fabric), sink_(sink), limits_(limits), in_flight_(ranks, 0), bundles_(ranks) {
   limits_.inline_limit = std::min(limits_.inline_limit, fabric.inject_size());
   // The client's memory is not registered: a provider that wants it
   // (FI_MR_LOCAL) gets every payload copied into a send buffer.
@@ -157,11 +148,10 @@ void AmChannel::commit(AmSlot &slot, const AmHeader &h, const int32_t *args) {
   // A bundled reply is counted in sends_ when its bundle leaves, which is
   // before poll compares the count (flush_bundles ends each delivery loop).
   if (slot.lane == AmLane::Reply && batching_ && bundle(b, slot.peer, len, false)) return;
-  bool deferrable = (h.flags & wire::kDeferrable) && slot.lane == AmLane::Request;
-  if (deferrable && hold(b, slot.peer, len)) return;
+  if ((h.flags & wire::kDeferrable) && slot.lane == AmLane::Request && hold(b, slot.peer, len))
+    return;
   if (bundles_[slot.peer]) send_bundle(slot.peer);  // in order behind it
   post(b, slot.peer, len);
-  if (deferrable) deferred_at_[slot.peer] = poll_clock();  // after the send's system call
 }
 
 void AmChannel::post(Buffer *b, uint32_t peer, size_t len) {
@@ -217,13 +207,8 @@ bool AmChannel::bundle(Buffer *b, uint32_t peer, size_t len, bool requests) {
 
 bool AmChannel::hold(Buffer *b, uint32_t peer, size_t len) {
   uint64_t now = poll_clock();
-  uint64_t previous = deferred_at_[peer];
-  deferred_at_[peer] = now;  // commit moves it past the send if this one leaves at once
-  Buffer *open = bundles_[peer];
-  bool joining = open && open->requests;
-  if (!joining && now - previous > kBurst) return false;  // alone, or after a pause: at once
   if (!bundle(b, peer, len, true)) return false;
-  open = bundles_[peer];
+  Buffer *open = bundles_[peer];
   if (open == b) {
     b->opened = now;
   } else if (now - open->opened > kMaxHold) {

@@ -35,7 +35,7 @@ class Network {
     rma_ =
         std::make_unique<RmaChannel>(fabric_, config::get_bytes("GASNET_NONBULKPUT_BOUNCE_LIMIT"));
     int64_t am_rma = config::get_int("GASNET_OFI_AM_RMA_MAX");
-    am_rma_max_ = am_rma >= 0 ? static_cast<size_t>(am_rma) : fabric_.offloaded() ? 0 : 1024;
+    am_rma_max_ = am_rma >= 0 ? static_cast<size_t>(am_rma) : fabric_.offloaded() ? 0 : 16000;
   }
   ~Network() {
     rma_.reset();  // buffers and registrations before the endpoint

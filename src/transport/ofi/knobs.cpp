@@ -37,9 +37,9 @@ GEXX_KNOB_GROUP_DEFINE(
         {"GASNET_OFI_AM_RMA_MAX", Kind::Int, "-1",
          "ofi conduit: non-blocking (NB and NBI) puts and gets toward network peers of up to "
          "this many bytes that a thread issues in a burst travel as active messages, which "
-         "leave bundled; -1: 1024 where the host's CPU performs the provider's RMA (net, tcp, "
+         "leave bundled; -1: 16000 where the host's CPU performs the provider's RMA (net, tcp, "
          "shm, ...), 0 where the NIC does (verbs, cxi, efa, opx); 0: always libfabric RMA.",
-         false, -1, 4000},
+         false, -1, 16000},
         {"GASNET_INLINESEND_LIMIT", Kind::Int, "-1",
          "ofi conduit: largest AM (header, arguments and payload, in bytes) sent inline (the "
          "provider copies it at once); -1: the provider's inject size, 0: none.",
