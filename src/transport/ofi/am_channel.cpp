@@ -56,7 +56,7 @@ AmChannel::AmChannel(Fabric &fabric, uint32_t ranks, const Limits &limits, AmSin
   for (size_t i = 0; i < kPostedRecvs; ++i) post_recv(take(free_recv_, true));
 }
 
-AmChannel::~AmChannel() = default;
+AmChannel::~AmChannel() = default;  // the endpoint closes first, cancelling receives
 
 AmChannel::Buffer *AmChannel::grow(bool recv) {
   auto chunk = std::make_unique<Chunk>();
@@ -305,6 +305,8 @@ bool AmChannel::poll(bool replies_only) {
   bool concurrent = fabric_.concurrent();
   std::unique_lock<std::mutex> lock(fabric_.mutex(), std::defer_lock);
   if (concurrent) lock.lock();
+  // Held requests (hold) leave first: every wait polls.
+  if (!bundled_.empty()) flush_bundles();
   // A poll after a pause also reads again while the reads keep finding
   // work: a peer's RMA on our memory (a put into our segment) leaves no
   // completion entry, and net and tcp take about one write off a socket
@@ -313,7 +315,6 @@ bool AmChannel::poll(bool replies_only) {
   // took (net's remote-write counter stays at 0 in libfabric 1.17). A
   // spinning wait's polls skip this: its extra read would cost a system
   // call each and delay the next message.
-  if (!bundled_.empty()) flush_bundles();  // held requests leave first
   uint64_t now = poll_clock();
   bool after_pause = now - last_poll_ > kPause;
   last_poll_ = now;
