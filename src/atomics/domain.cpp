@@ -34,13 +34,8 @@ std::string op_set_name(gex_OP_t ops) {
 // value (2), code.
 constexpr unsigned kRequestArgs = 11, kReplyArgs = 7;
 
-inline void split(uint64_t v, gex_AM_Arg_t *out) {
-  out[0] = static_cast<gex_AM_Arg_t>(static_cast<uint32_t>(v));
-  out[1] = static_cast<gex_AM_Arg_t>(static_cast<uint32_t>(v >> 32));
-}
-inline uint64_t join(gex_AM_Arg_t lo, gex_AM_Arg_t hi) {
-  return static_cast<uint32_t>(lo) | (static_cast<uint64_t>(static_cast<uint32_t>(hi)) << 32);
-}
+using core::am::join_arg;
+using core::am::split_arg;
 
 template <typename T>
 uint64_t apply_bits(uint64_t addr, gex_OP_t op, uint64_t a, uint64_t b) {
@@ -73,10 +68,10 @@ void request_handler(gex_Token_t token, gex_AM_Arg_t addr_lo, gex_AM_Arg_t addr_
                      gex_AM_Arg_t a_lo, gex_AM_Arg_t a_hi, gex_AM_Arg_t b_lo, gex_AM_Arg_t b_hi,
                      gex_AM_Arg_t code, gex_AM_Arg_t res_lo, gex_AM_Arg_t res_hi,
                      gex_AM_Arg_t done_lo, gex_AM_Arg_t done_hi) {
-  uint64_t old = apply_coded(static_cast<uint32_t>(code), join(addr_lo, addr_hi), join(a_lo, a_hi),
-                             join(b_lo, b_hi));
+  uint64_t old = apply_coded(static_cast<uint32_t>(code), join_arg(addr_lo, addr_hi),
+                             join_arg(a_lo, a_hi), join_arg(b_lo, b_hi));
   gex_AM_Arg_t args[kReplyArgs] = {res_lo, res_hi, done_lo, done_hi, 0, 0, code};
-  split(old, args + 4);
+  split_arg(old, args + 4);
   core::am::Message m =
       core::am::internal_message("a remote atomic (the target's reply)", core::am::kShort,
                                  core::kAtomicReplyHandler, kReplyArgs, args);
@@ -85,14 +80,14 @@ void request_handler(gex_Token_t token, gex_AM_Arg_t addr_lo, gex_AM_Arg_t addr_
 
 void reply_handler(gex_Token_t, gex_AM_Arg_t res_lo, gex_AM_Arg_t res_hi, gex_AM_Arg_t done_lo,
                    gex_AM_Arg_t done_hi, gex_AM_Arg_t v_lo, gex_AM_Arg_t v_hi, gex_AM_Arg_t code) {
-  auto *done = reinterpret_cast<transport::RmaCompletion *>(join(done_lo, done_hi));
+  auto *done = reinterpret_cast<transport::RmaCompletion *>(join_arg(done_lo, done_hi));
   // Pairs with the initiator's release in send(): what it wrote before the
   // request (the counter itself, the result buffer) happens before what this
   // thread writes now, in this process's terms. The chain through the
   // target is another process, which a checker such as TSan cannot follow.
   (void)done->pending.load(std::memory_order_acquire);
-  if (void *result = reinterpret_cast<void *>(join(res_lo, res_hi))) {
-    uint64_t value = join(v_lo, v_hi);
+  if (void *result = reinterpret_cast<void *>(join_arg(res_lo, res_hi))) {
+    uint64_t value = join_arg(v_lo, v_hi);
     unsigned type = static_cast<uint32_t>(code) >> 8;
     std::memcpy(result, &value, kTypeSize[type < kTypes ? type : 0]);
   }
@@ -303,13 +298,13 @@ int send(const char *api, const gex_AD_t ad, gex_Rank_t jr, void *addr, gex_OP_t
     return 0;
   }
   gex_AM_Arg_t args[kRequestArgs];
-  split(reinterpret_cast<uint64_t>(addr), args);
-  split(a, args + 2);
-  split(b, args + 4);
+  split_arg(reinterpret_cast<uint64_t>(addr), args);
+  split_arg(a, args + 2);
+  split_arg(b, args + 4);
   args[6] = static_cast<gex_AM_Arg_t>(static_cast<uint32_t>(__builtin_ctz(op)) |
                                       (static_cast<uint32_t>(ad->type) << 8));
-  split(reinterpret_cast<uint64_t>(result), args + 7);
-  split(reinterpret_cast<uint64_t>(&done), args + 9);
+  split_arg(reinterpret_cast<uint64_t>(result), args + 7);
+  split_arg(reinterpret_cast<uint64_t>(&done), args + 9);
   core::am::Message m = core::am::internal_message(api, core::am::kShort,
                                                    core::kAtomicRequestHandler, kRequestArgs, args);
   m.flags = flags & GEX_FLAG_IMMEDIATE;

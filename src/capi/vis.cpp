@@ -191,28 +191,33 @@ template <typename Addr, typename Ok>
 // sides (testvisperf's, a halo's rows listed one by one) are a strided
 // row: strided_fast's checks and leaf loops, and one copy when the pieces
 // are contiguous on both sides. False (nothing copied) for other lists.
+// Whether k list pairs of one length (dl[0]'s) step evenly; st: the steps.
+inline bool vector_steps(size_t k, const gex_Memvec_t *dl, const gex_Memvec_t *sl,
+                         ptrdiff_t st[2]) {
+  const size_t n = dl[0].gex_len;
+  return evenly_spaced(
+      k, [dl, sl](size_t i, bool d) { return d ? dl[i].gex_addr : sl[i].gex_addr; },
+      [dl, sl, n](size_t i) { return dl[i].gex_len == n && sl[i].gex_len == n; }, &st[0], &st[1]);
+}
+inline bool indexed_steps(size_t k, void *const *dl, void *const *sl, ptrdiff_t st[2]) {
+  return evenly_spaced(
+      k, [dl, sl](size_t i, bool d) { return d ? dl[i] : sl[i]; }, [](size_t) { return true; },
+      &st[0], &st[1]);
+}
 template <bool kPut>
 [[gnu::noinline]] bool vector_as_row(gex_TM_t tm, gex_Rank_t rank, size_t k, const gex_Memvec_t *dl,
                                      const gex_Memvec_t *sl, gex_Flags_t flags) {
-  const size_t n = dl[0].gex_len;
   ptrdiff_t st[2];
-  if (!evenly_spaced(
-          k, [dl, sl](size_t i, bool d) { return d ? dl[i].gex_addr : sl[i].gex_addr; },
-          [dl, sl, n](size_t i) { return dl[i].gex_len == n && sl[i].gex_len == n; }, &st[0],
-          &st[1]))
-    return false;
+  if (!vector_steps(k, dl, sl, st)) return false;
   const size_t cnt[1] = {k};
-  return strided_fast<kPut>(tm, rank, dl[0].gex_addr, &st[0], sl[0].gex_addr, &st[1], n, cnt, 1,
-                            flags);
+  return strided_fast<kPut>(tm, rank, dl[0].gex_addr, &st[0], sl[0].gex_addr, &st[1], dl[0].gex_len,
+                            cnt, 1, flags);
 }
 template <bool kPut>
 [[gnu::noinline]] bool indexed_as_row(gex_TM_t tm, gex_Rank_t rank, size_t k, void *const *dl,
                                       void *const *sl, size_t n, gex_Flags_t flags) {
   ptrdiff_t st[2];
-  if (!evenly_spaced(
-          k, [dl, sl](size_t i, bool d) { return d ? dl[i] : sl[i]; }, [](size_t) { return true; },
-          &st[0], &st[1]))
-    return false;
+  if (!indexed_steps(k, dl, sl, st)) return false;
   const size_t cnt[1] = {k};
   return strided_fast<kPut>(tm, rank, dl[0], &st[0], sl[0], &st[1], n, cnt, 1, flags);
 }
@@ -377,16 +382,7 @@ template <bool kPut>
     } else if (dstcount > 2) {
       const size_t n = dstlist[0].gex_len;
       ptrdiff_t st[2];
-      if (evenly_spaced(
-              dstcount,
-              [dstlist, srclist](size_t i, bool d) {
-                return d ? dstlist[i].gex_addr : srclist[i].gex_addr;
-              },
-              [dstlist, srclist, n](size_t i) {
-                return dstlist[i].gex_len == n && srclist[i].gex_len == n;
-              },
-              &st[0], &st[1]) &&
-          apart(st[0], n))
+      if (vector_steps(dstcount, dstlist, srclist, st) && apart(st[0], n))
         return as_strided<kPut>(api, sync, tm, rank, dstcount, dstlist[0].gex_addr, st,
                                 srclist[0].gex_addr, n, flags);
     }
@@ -463,11 +459,7 @@ template <bool kPut>
       return indexed_mapped<kPut>(api, jr, *ps, dstcount, dstlist, srclist, dstlen);
     } else if (dstcount > 2) {
       ptrdiff_t st[2];
-      if (evenly_spaced(
-              dstcount,
-              [dstlist, srclist](size_t i, bool d) { return d ? dstlist[i] : srclist[i]; },
-              [](size_t) { return true; }, &st[0], &st[1]) &&
-          apart(st[0], dstlen))
+      if (indexed_steps(dstcount, dstlist, srclist, st) && apart(st[0], dstlen))
         return as_strided<kPut>(api, sync, tm, rank, dstcount, dstlist[0], st, srclist[0], dstlen,
                                 flags);
     }

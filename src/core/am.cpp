@@ -316,7 +316,6 @@ transport::AmHeader Engine::header(const Message &m, Kind kind, uint32_t credits
   h.nargs = static_cast<uint8_t>(m.nargs);
   h.src = rank_;
   h.credits = credits;
-  if (m.deferrable && kind == kRequest) h.flags = transport::wire::kDeferrable;
   h.nbytes = m.nbytes;
   h.dest = reinterpret_cast<uint64_t>(m.dest);
   return h;
@@ -422,6 +421,7 @@ int Engine::internal_request(gex_Rank_t rank, const Message &m) {
   uint32_t owed = take_owed(rank);
   transport::AmHeader h = header(m, kRequest, owed);
   if (lp.packed) h.flags |= transport::wire::kPackedLong;
+  if (m.deferrable) h.flags |= transport::wire::kDeferrable;
   if (!inject(m, rank, transport::AmLane::Request, h)) {
     give_credit(rank);
     if (owed) add(peers_[rank].owed, owed);

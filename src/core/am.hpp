@@ -51,8 +51,19 @@ struct Message {
   void *dest;
   gex_Event_t *lc_opt;
   gex_Flags_t flags;
-  bool deferrable = false;  // a request the transport may hold until a poll (wire::kDeferrable)
+  // internal_request: the transport may hold it until a poll (wire::kDeferrable;
+  // Shorts and Mediums, which are all that use it)
+  bool deferrable = false;
 };
+
+// A 64-bit value (an address, an operand) as two handler arguments, and back.
+inline void split_arg(uint64_t v, gex_AM_Arg_t *out) {
+  out[0] = static_cast<gex_AM_Arg_t>(static_cast<uint32_t>(v));
+  out[1] = static_cast<gex_AM_Arg_t>(static_cast<uint32_t>(v >> 32));
+}
+inline uint64_t join_arg(gex_AM_Arg_t lo, gex_AM_Arg_t hi) {
+  return static_cast<uint32_t>(lo) | (static_cast<uint64_t>(static_cast<uint32_t>(hi)) << 32);
+}
 
 // A message of gexx's own (to an internal handler): `nargs` arguments at
 // `args`, the payload at `src` if any, local completion at once

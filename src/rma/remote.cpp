@@ -42,21 +42,17 @@ bool is_event_pointer(gex_Event_t *lc) {
 constexpr const char *kPutApi = "a small put carried as an AM (the target's side)";
 constexpr const char *kGetApi = "a small get carried as an AM (the target's side)";
 
-void split(uint64_t v, gex_AM_Arg_t *out) {
-  out[0] = static_cast<gex_AM_Arg_t>(static_cast<uint32_t>(v));
-  out[1] = static_cast<gex_AM_Arg_t>(static_cast<uint32_t>(v >> 32));
-}
-uint64_t join(gex_AM_Arg_t lo, gex_AM_Arg_t hi) {
-  return static_cast<uint32_t>(lo) | (static_cast<uint64_t>(static_cast<uint32_t>(hi)) << 32);
-}
+using core::am::join_arg;
+using core::am::split_arg;
 RmaCompletion *completion(gex_AM_Arg_t lo, gex_AM_Arg_t hi) {
-  return reinterpret_cast<RmaCompletion *>(join(lo, hi));
+  return reinterpret_cast<RmaCompletion *>(join_arg(lo, hi));
 }
 
 void put_handler(gex_Token_t token, void *buf, size_t nbytes, gex_AM_Arg_t d_lo, gex_AM_Arg_t d_hi,
                  gex_AM_Arg_t c_lo, gex_AM_Arg_t c_hi) {
   core::Runtime &rt = core::Runtime::get(kPutApi);
-  char *p = rt.translate(kPutApi, rt.rank(), reinterpret_cast<void *>(join(d_lo, d_hi)), nbytes);
+  char *p =
+      rt.translate(kPutApi, rt.rank(), reinterpret_cast<void *>(join_arg(d_lo, d_hi)), nbytes);
   std::memcpy(p, buf, nbytes);
   gex_AM_Arg_t args[2] = {c_lo, c_hi};
   core::am::Message m =
@@ -73,7 +69,7 @@ void get_handler(gex_Token_t token, gex_AM_Arg_t s_lo, gex_AM_Arg_t s_hi, gex_AM
   core::Runtime &rt = core::Runtime::get(kGetApi);
   size_t nbytes = static_cast<uint32_t>(len);
   const char *p =
-      rt.translate(kGetApi, rt.rank(), reinterpret_cast<void *>(join(s_lo, s_hi)), nbytes);
+      rt.translate(kGetApi, rt.rank(), reinterpret_cast<void *>(join_arg(s_lo, s_hi)), nbytes);
   gex_AM_Arg_t args[4] = {d_lo, d_hi, c_lo, c_hi};
   core::am::Message m = core::am::internal_message(kGetApi, core::am::kMedium,
                                                    core::kRmaGetReplyHandler, 4, args, p, nbytes);
@@ -82,7 +78,7 @@ void get_handler(gex_Token_t token, gex_AM_Arg_t s_lo, gex_AM_Arg_t s_hi, gex_AM
 
 void get_reply_handler(gex_Token_t, void *buf, size_t nbytes, gex_AM_Arg_t d_lo, gex_AM_Arg_t d_hi,
                        gex_AM_Arg_t c_lo, gex_AM_Arg_t c_hi) {
-  std::memcpy(reinterpret_cast<void *>(join(d_lo, d_hi)), buf, nbytes);
+  std::memcpy(reinterpret_cast<void *>(join_arg(d_lo, d_hi)), buf, nbytes);
   completion(c_lo, c_hi)->pending.fetch_sub(1, std::memory_order_release);
 }
 
@@ -99,8 +95,8 @@ bool small(size_t nbytes) {
 
 void am_put(uint32_t rank, void *dest, const void *src, size_t nbytes, RmaCompletion &c) {
   gex_AM_Arg_t args[4];
-  split(remote_addr(dest), args);
-  split(reinterpret_cast<uint64_t>(&c), args + 2);
+  split_arg(remote_addr(dest), args);
+  split_arg(reinterpret_cast<uint64_t>(&c), args + 2);
   // The source is copied into the message: free again when this returns.
   core::am::Message m =
       core::am::internal_message("a small put to a network peer", core::am::kMedium,
@@ -112,10 +108,10 @@ void am_put(uint32_t rank, void *dest, const void *src, size_t nbytes, RmaComple
 
 void am_get(void *dest, uint32_t rank, const void *src, size_t nbytes, RmaCompletion &c) {
   gex_AM_Arg_t args[7];
-  split(remote_addr(src), args);
+  split_arg(remote_addr(src), args);
   args[2] = static_cast<gex_AM_Arg_t>(static_cast<uint32_t>(nbytes));
-  split(reinterpret_cast<uint64_t>(dest), args + 3);
-  split(reinterpret_cast<uint64_t>(&c), args + 5);
+  split_arg(reinterpret_cast<uint64_t>(dest), args + 3);
+  split_arg(reinterpret_cast<uint64_t>(&c), args + 5);
   core::am::Message m = core::am::internal_message("a small get from a network peer",
                                                    core::am::kShort, core::kRmaGetHandler, 7, args);
   m.deferrable = true;

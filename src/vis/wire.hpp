@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "core/am.hpp"
 #include "transport/transport.hpp"
 #include "vis/shape.hpp"
 
@@ -46,15 +47,11 @@ struct GetChunk {
 
 // A pointer as two handler arguments and back.
 inline void split(const void *p, gex_AM_Arg_t *args) {
-  uint64_t v = reinterpret_cast<uint64_t>(p);
-  args[0] = static_cast<gex_AM_Arg_t>(static_cast<uint32_t>(v));
-  args[1] = static_cast<gex_AM_Arg_t>(static_cast<uint32_t>(v >> 32));
+  core::am::split_arg(reinterpret_cast<uint64_t>(p), args);
 }
 template <typename T>
 T *join(gex_AM_Arg_t lo, gex_AM_Arg_t hi) {
-  uint64_t v = static_cast<uint64_t>(static_cast<uint32_t>(lo)) |
-               (static_cast<uint64_t>(static_cast<uint32_t>(hi)) << 32);
-  return reinterpret_cast<T *>(v);
+  return reinterpret_cast<T *>(core::am::join_arg(lo, hi));
 }
 
 }  // namespace gexx::vis::wire
