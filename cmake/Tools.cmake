@@ -11,6 +11,7 @@ list(FILTER GEXX_TOOLS_SOURCES INCLUDE REGEX "^src/tools/")
 list(FILTER GEXX_TOOLS_SOURCES EXCLUDE REGEX "^src/tools/comm_diagnostics.cpp$")
 list(APPEND GEXX_TOOLS_SOURCES src/util/strings.cpp src/util/log.cpp src/util/config.cpp
      src/util/debug.cpp src/transport/smp/knobs.cpp src/transport/ofi/knobs.cpp
+     src/transport/udp/knobs.cpp
      src/atomics/knobs.cpp
      src/vis/knobs.cpp)
 set(GEXX_TOOLS_MODES seq par)

@@ -225,6 +225,7 @@ void exit_job(int exitcode) {
     std::fflush(nullptr);
     std::_Exit(exitcode);
   }
+  Runtime::get("gasnet_exit").transport().drain();
   core::leave_job(exitcode);
 }
 

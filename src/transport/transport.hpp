@@ -216,6 +216,11 @@ class Transport {
     (void)peer, (void)remote, (void)type, (void)op, (void)a, (void)b, (void)result, (void)done;
     no_native_atomics(name());
   }
+  // Called by gasnet_exit before the rank leaves: a transport that delivers
+  // reliably by sending again (udp) sends what is queued and waits, for a
+  // bounded time, for its peers to take it, since after this it sends
+  // nothing more. Others have nothing to do.
+  virtual void drain() {}
   // Why max_segment_size() is what it is: the limits that set it.
   virtual std::string segment_limits() const = 0;
   // One line for verbose output: where the segments live.

@@ -180,11 +180,13 @@ GEXX_KNOB_GROUP_DEFINE(
 // program links. A new conduit adds its knobs.cpp and one name here.
 GEXX_KNOB_GROUP_USE(smp);
 GEXX_KNOB_GROUP_USE(ofi);
+GEXX_KNOB_GROUP_USE(udp);
 GEXX_KNOB_GROUP_USE(atomics);
 GEXX_KNOB_GROUP_USE(vis);
 extern const void *const gexx_knob_group_anchors[];
 const void *const gexx_knob_group_anchors[] = {&gexx_knob_group_smp, &gexx_knob_group_ofi,
-                                               &gexx_knob_group_atomics, &gexx_knob_group_vis};
+                                               &gexx_knob_group_udp, &gexx_knob_group_atomics,
+                                               &gexx_knob_group_vis};
 
 namespace gexx::config {
 

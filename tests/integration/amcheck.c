@@ -31,6 +31,12 @@ enum { SHORT, MEDIUM, LONG };
 static const char *cat_name[] = {"Short", "Medium", "Long"};
 
 #define SEG_SIZE (16u << 20)
+/* The largest Medium payload: what one UDP datagram carries on the udp conduit. */
+#ifdef GASNET_CONDUIT_UDP
+#define MAX_MEDIUM 65000u
+#else
+#define MAX_MEDIUM 65536u
+#endif
 #define REGION (4u << 20) /* four regions: from-peer, peer-replies, loop req, loop rep */
 
 static gex_Rank_t me, n, next, prev;
@@ -273,8 +279,24 @@ static void exchange(gex_Rank_t to, int cat, unsigned nargs, size_t nbytes) {
 }
 
 static void conformance(void) {
-  static const size_t medium_sizes[] = {0,   1,   7,   8,    15,   16,   63,    64,    65,
-                                        511, 512, 513, 4095, 4096, 4097, 32768, 65535, 65536};
+  static const size_t medium_sizes[] = {0,
+                                        1,
+                                        7,
+                                        8,
+                                        15,
+                                        16,
+                                        63,
+                                        64,
+                                        65,
+                                        511,
+                                        512,
+                                        513,
+                                        4095,
+                                        4096,
+                                        4097,
+                                        32768,
+                                        MAX_MEDIUM - 1,
+                                        MAX_MEDIUM};
   static const size_t long_sizes[] = {0, 1, 8, 513, 4096, 65536, 65537, 1u << 20, REGION};
   gex_Rank_t targets[2] = {next, me}; /* a neighbour, then loopback */
   for (int ti = 0; ti < 2; ++ti) {
@@ -285,7 +307,7 @@ static void conformance(void) {
       exchange(to, LONG, k, k * 1000 + 5);
     }
     size_t maxm = gex_AM_MaxRequestMedium(tm, to, GEX_EVENT_NOW, 0, 16);
-    CHECK(maxm == 65536 && gex_AM_MaxReplyMedium(tm, to, GEX_EVENT_NOW, 0, 0) == maxm,
+    CHECK(maxm == MAX_MEDIUM && gex_AM_MaxReplyMedium(tm, to, GEX_EVENT_NOW, 0, 0) == maxm,
           "max Medium is %zu", maxm);
     for (size_t i = 0; i < sizeof medium_sizes / sizeof medium_sizes[0]; ++i) {
       exchange(to, MEDIUM, 0, medium_sizes[i]);
@@ -328,7 +350,7 @@ static void np_request_handler(gex_Token_t t, void *buf, size_t nbytes, gex_AM_A
     fill(gex_AM_SrcDescAddr(sd), nbytes, (uint64_t)rseed);
     gex_AM_CommitReplyMedium1(sd, h, nbytes, rseed);
   } else if (mode == NP_REPLY_CLIENT) { /* the client's buffer */
-    static unsigned char mine[65536];
+    static unsigned char mine[MAX_MEDIUM];
     fill(mine, nbytes, (uint64_t)rseed);
     gex_AM_SrcDesc_t sd =
         gex_AM_PrepareReplyMedium(t, mine, nbytes / 2, nbytes, GEX_EVENT_NOW, 0, 1);
@@ -352,7 +374,7 @@ static void np_round(gex_Rank_t to, int req_mode, int rep_mode, size_t nbytes) {
   static unsigned char buf[1u << 20];
   gex_AM_SrcDesc_t sd;
   if (req_mode == 0) { /* Medium, gexx buffer */
-    sd = gex_AM_PrepareRequestMedium(tm, to, NULL, nbytes, 65536, NULL, 0, 2);
+    sd = gex_AM_PrepareRequestMedium(tm, to, NULL, nbytes, MAX_MEDIUM, NULL, 0, 2);
     CHECK(sd && gex_AM_SrcDescSize(sd) >= nbytes, "PrepareRequestMedium");
     fill(gex_AM_SrcDescAddr(sd), nbytes, (uint64_t)seed);
     gex_AM_CommitRequestMedium2(sd, h, nbytes, seed, rep_mode);
@@ -392,7 +414,7 @@ static void negotiated(void) {
   CHECK(np_table[0].gex_index >= GEX_AM_INDEX_BASE && np_table[1].gex_index >= GEX_AM_INDEX_BASE,
         "RegisterHandlers wrote back indices %u, %u", np_table[0].gex_index, np_table[1].gex_index);
   gasnet_barrier(0, GASNET_BARRIERFLAG_ANONYMOUS); /* every rank has registered */
-  static const size_t sizes[] = {1, 64, 4096, 65536};
+  static const size_t sizes[] = {1, 64, 4096, MAX_MEDIUM};
   gex_Rank_t targets[2] = {next, me};
   for (int ti = 0; ti < 2; ++ti)
     for (int req = 0; req < 5; ++req)
@@ -413,7 +435,7 @@ static void local_completion(void) {
       {0, (gex_AM_Fn_t)lc_handler, GEX_FLAG_AM_MEDLONG | GEX_FLAG_AM_REQUEST, 1, NULL, "lc"}};
   gex_EP_RegisterHandlers(ep, e, 1);
   gasnet_barrier(0, GASNET_BARRIERFLAG_ANONYMOUS);
-  static unsigned char buf[65536];
+  static unsigned char buf[MAX_MEDIUM];
   for (int round = 0; round < 20; ++round) {
     long want = lc_seen + 4;
     gex_Event_t ev[2];
@@ -554,13 +576,13 @@ static void g1_reply_payload(gasnet_token_t t, void *buf, size_t nbytes, gasnet_
 }
 
 static void gasnet1(void) {
-  CHECK(gasnet_AMMaxArgs() == 16 && gasnet_AMMaxMedium() >= 65536 &&
+  CHECK(gasnet_AMMaxArgs() == 16 && gasnet_AMMaxMedium() >= MAX_MEDIUM &&
             gasnet_AMMaxLongRequest() >= SEG_SIZE && gasnet_AMMaxLongReply() >= SEG_SIZE,
         "gasnet_AMMax* queries");
   gasnet_hold_interrupts();
   gasnet_resume_interrupts();
   CHECK(gasnet_set_waitmode(GASNET_WAIT_BLOCK) == GASNET_OK, "set_waitmode");
-  static unsigned char buf[65536];
+  static unsigned char buf[MAX_MEDIUM];
   uintptr_t p = (uintptr_t)&g1_seen;
   for (int round = 0; round < 3; ++round) {
     gex_Rank_t to = round == 1 ? me : next;
@@ -871,7 +893,7 @@ static void loop_request(gex_Token_t t, void *buf, size_t nbytes, gex_AM_Arg_t s
   CHECK(bad == (size_t)-1, "loopback request of %zu bytes: byte %zu wrong", nbytes, bad);
   /* Reply with twice the payload (another copy, the same size class or the
    * next); this request's buffer must survive the reply. */
-  static unsigned char out[65536];
+  static unsigned char out[MAX_MEDIUM];
   size_t rn = nbytes * 2 > sizeof out ? sizeof out : nbytes * 2;
   fill(out, rn, (uint64_t)seed + 1);
   loop_req_running = 1;
@@ -914,8 +936,8 @@ static void loopback(void) {
   loop_table[3] = (gex_AM_Entry_t){
       0, (gex_AM_Fn_t)loop_short, GEX_FLAG_AM_SHORT | GEX_FLAG_AM_REQUEST, 2, NULL, "loop_short"};
   gex_EP_RegisterHandlers(ep, loop_table, 4);
-  static const size_t sizes[] = {0, 1, 15, 16, 128, 200, 256, 257, 4000, 32768, 65536};
-  static unsigned char src[65536], copy[65536];
+  static const size_t sizes[] = {0, 1, 15, 16, 128, 200, 256, 257, 4000, 32768, MAX_MEDIUM};
+  static unsigned char src[MAX_MEDIUM], copy[MAX_MEDIUM];
   for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; ++i) {
     size_t nb = sizes[i];
     uint64_t seed = 0x1000 + i * 77;
@@ -929,8 +951,8 @@ static void loopback(void) {
     CHECK(rc == 0, "loopback Medium refused (%d) with GEX_FLAG_IMMEDIATE", rc);
     CHECK(loop_rep_ran == before + 1,
           "loopback Medium of %zu bytes: handlers had not run at return", nb);
-    CHECK(loop_rep_nbytes == (long)(nb * 2 > 65536 ? 65536 : nb * 2), "reply of %ld bytes",
-          loop_rep_nbytes);
+    CHECK(loop_rep_nbytes == (long)(nb * 2 > MAX_MEDIUM ? MAX_MEDIUM : nb * 2),
+          "reply of %ld bytes", loop_rep_nbytes);
     CHECK(!(i % 2) || lc == GEX_EVENT_INVALID, "loopback Medium: local completion not complete");
     CHECK(memcmp(src, copy, nb) == 0, "loopback Medium: the sender's buffer changed");
     /* Long to oneself: lands in this rank's loopback region before the handler runs. */
@@ -1048,7 +1070,7 @@ int main(int argc, char **argv) {
               conf_table[CONF_ENTRIES - 1].gex_index == 199, /* 201 and 200 are taken */
           "RegisterHandlers assigned %u..%u", conf_table[0].gex_index,
           conf_table[CONF_ENTRIES - 1].gex_index);
-    CHECK(gex_AM_MaxArgs() == 16 && gex_AM_LUBRequestMedium() == 65536 &&
+    CHECK(gex_AM_MaxArgs() == 16 && gex_AM_LUBRequestMedium() == MAX_MEDIUM &&
               gex_AM_LUBReplyLong() >= SEG_SIZE,
           "AM limits");
     gasnet_barrier(0, GASNET_BARRIERFLAG_ANONYMOUS);

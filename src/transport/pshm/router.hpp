@@ -25,6 +25,8 @@
 //   void atomic(uint32_t peer, uint64_t remote, Capabilities::AtomicType, uint32_t op,
 //               uint64_t a, uint64_t b, void *result, RmaCompletion &);
 //   std::string describe() const;
+// and optionally what gasnet_exit asks before the rank leaves (Transport::drain):
+//   void drain();
 // and is absent (null) when no peer needs the network.
 #pragma once
 
@@ -147,6 +149,10 @@ class Router final : public Transport {
     } else {
       Transport::atomic(peer, remote, type, op, a, b, result, done);
     }
+  }
+  void drain() override {
+    if constexpr (requires(Net & n) { n.drain(); })
+      if (net_) net_->drain();
   }
   std::string segment_limits() const override { return smp_->segment_limits(); }
   std::string describe() const override {
