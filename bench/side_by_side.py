@@ -11,11 +11,12 @@ gexx/anchor for times (below 1: gexx faster) or gexx/anchor for rates (above
 1: gexx faster), and a verdict against the issue's target.
 
     python3 bench/side_by_side.py --gexx install [--anchor /tmp/gexx-anchor/install]
-        [--net] [--runs 5] [--provider net]
+        [--net] [--runs 5] [--provider net] [--conduit ofi|udp]
 
 Without --net both sides run their smp conduit with 2 ranks. With --net
 every peer is behind the network (GASNET_SUPERNODE_MAXSIZE=1): gexx's ofi
-conduit over --provider (default net) and the anchor's udp conduit.
+conduit over --provider (default net), or its udp conduit with --conduit udp,
+and the anchor's udp conduit.
 The script never fails on speed; it fails when a build or a run fails or a
 metric is missing from a program's output.
 """
@@ -129,6 +130,8 @@ def main():
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--net", action="store_true")
     ap.add_argument("--provider", default="net")
+    ap.add_argument("--conduit", default="ofi", choices=["ofi", "udp"],
+                    help="gexx's network conduit with --net (default ofi)")
     ap.add_argument("--only", default="", help="regex over the metric labels to run")
     ap.add_argument("--timeout", type=int, default=300)
     ap.add_argument("--suites", default=os.path.join(os.path.dirname(os.path.abspath(__file__)),
@@ -141,7 +144,7 @@ def main():
                if not a.only or re.search(a.only, m[0])]
     needed = sorted({m[1] for m in metrics})
     sides = {"gexx": os.path.abspath(a.gexx), "anchor": os.path.abspath(a.anchor)}
-    conduits = {"gexx": "ofi" if a.net else "smp", "anchor": "udp" if a.net else "smp"}
+    conduits = {"gexx": a.conduit if a.net else "smp", "anchor": "udp" if a.net else "smp"}
     work = tempfile.mkdtemp(prefix="gexx-side-by-side.")
     tests = vs_anchor.suite_tests(tar, work)
     progs = {}
@@ -157,7 +160,7 @@ def main():
             args = PROGRAMS[key][2 if a.net else 1].split()
             for side in order:
                 out = vs_anchor.run(side, progs[side, key], args, 2, a.net, a.provider,
-                                    sides[side], a.timeout)
+                                    sides[side], a.timeout, a.conduit)
                 for m in metrics:
                     if m[1] != key:
                         continue
@@ -166,7 +169,8 @@ def main():
                         vs_anchor.die("%s: no figure for '%s' in %s's output:\n%s"
                                       % (PROGRAMS[key][0], m[0], side, out[-3000:]))
                     got[side, m[0]].append(v)
-    where = ("gexx ofi/%s vs anchor udp, GASNET_SUPERNODE_MAXSIZE=1" % a.provider
+    gexx_net = "ofi/%s" % a.provider if a.conduit == "ofi" else a.conduit
+    where = ("gexx %s vs anchor udp, GASNET_SUPERNODE_MAXSIZE=1" % gexx_net
              if a.net else "smp conduits")
     print("# side_by_side: 2 ranks, %s, %d alternated runs each; medians (min-max)"
           % (where, a.runs))

@@ -15,8 +15,8 @@ gexx/anchor for rates.
         --test testcollperf --args "-szfactor 4 8 1 1000 0" --ranks 4 [--net] [--runs 5]
 
 --net puts every peer behind the network: gexx's ofi conduit over
-GASNET_OFI_PROVIDER (default tcp) and the anchor's udp conduit, both with
-GASNET_SUPERNODE_MAXSIZE=1. Without it both run their smp conduit.
+GASNET_OFI_PROVIDER (default tcp), or with --conduit udp its udp conduit, and
+the anchor's udp conduit, all with GASNET_SUPERNODE_MAXSIZE=1. Without it both run their smp conduit.
 --grep REGEX keeps only the lines that match (the figures of interest).
 
 Build the anchor with ../shared/anchors/build-gasnet-ex.sh. The script never
@@ -73,16 +73,19 @@ def build(prefix, conduit, tests, test, out):
         die("building %s against %s failed:\n%s%s" % (test, prefix, r.stdout, r.stderr[-3000:]))
 
 
-def run(side, prog, args, ranks, net, provider, prefix, timeout):
+def run(side, prog, args, ranks, net, provider, prefix, timeout, conduit="ofi"):
+    """One run; with `net`, gexx's side on its network `conduit` (ofi over
+    `provider`, or udp)."""
     env = dict(os.environ)
     if net:
         env["GASNET_SUPERNODE_MAXSIZE"] = "1"
         if side == "gexx":
-            if provider:
+            if conduit == "ofi" and provider:
                 env["GASNET_OFI_PROVIDER"] = provider
-            else:  # what users get: gexx's own choice (net on plain Ethernet)
+            elif conduit == "ofi":  # what users get: gexx's own choice (net on plain Ethernet)
                 env.pop("GASNET_OFI_PROVIDER", None)
-            cmd = [os.path.join(prefix, "bin", "gasnetrun_ofi"), "-n", str(ranks), prog] + args
+            cmd = [os.path.join(prefix, "bin", "gasnetrun_" + conduit), "-n", str(ranks),
+                   prog] + args
         else:
             env["GASNET_SPAWNFN"] = "L"
             cmd = [prog, str(ranks)] + args
@@ -122,6 +125,8 @@ def main():
     ap.add_argument("--ranks", type=int, default=2)
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--net", action="store_true")
+    ap.add_argument("--conduit", default="ofi", choices=["ofi", "udp"],
+                    help="gexx's network conduit with --net (default ofi)")
     ap.add_argument("--provider", default="",
                     help="GASNET_OFI_PROVIDER for gexx with --net (default: the conduit's own choice, net on Ethernet)")
     ap.add_argument("--grep", default="")
@@ -133,7 +138,7 @@ def main():
     if not os.path.exists(tar):
         die("no EX suite tarball at %s" % tar)
     sides = {"gexx": os.path.abspath(a.gexx), "anchor": os.path.abspath(a.anchor)}
-    conduits = {"gexx": "ofi" if a.net else "smp", "anchor": "udp" if a.net else "smp"}
+    conduits = {"gexx": a.conduit if a.net else "smp", "anchor": "udp" if a.net else "smp"}
     work = tempfile.mkdtemp(prefix="gexx-vs-anchor.")
     tests = suite_tests(tar, work)
     progs = {}
@@ -146,10 +151,12 @@ def main():
         order += ["gexx", "anchor"] if i % 2 == 0 else ["anchor", "gexx"]
     got = {"gexx": {}, "anchor": {}}
     for side in order:
-        out = run(side, progs[side], args, a.ranks, a.net, a.provider, sides[side], a.timeout)
+        out = run(side, progs[side], args, a.ranks, a.net, a.provider, sides[side], a.timeout,
+                  a.conduit)
         for key, fig in figures(out, a.grep).items():
             got[side].setdefault(key, []).append(fig)
-    where = ("net: gexx ofi/%s vs anchor udp" % (a.provider or "default")) if a.net else "smp"
+    gexx_net = ("ofi/%s" % (a.provider or "default")) if a.conduit == "ofi" else a.conduit
+    where = ("net: gexx %s vs anchor udp" % gexx_net) if a.net else "smp"
     print("# %s %s, %d ranks, %s, %d runs each, alternated; medians (min-max)"
           % (a.test, a.args, a.ranks, where, a.runs))
     print("# ratio: anchor/gexx for times, gexx/anchor for rates (above 1: gexx faster)")

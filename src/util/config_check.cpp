@@ -61,7 +61,6 @@ constexpr const char *kIgnoredGasnetNames[] = {
     "GASNET_THREAD_STACK_PAD",
     "GASNET_TRACENODES",
     "GASNET_USE_XPMEM",
-    "GASNET_WORKERIP",
 };
 
 // Variables a GASNet client's build or launcher exports to the programs it

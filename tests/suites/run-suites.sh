@@ -15,7 +15,8 @@
 # the rank counts of the smp runs (the whole EX suite at the first, the
 # expected list at the others; default 2); SUITES_OFI_PROVIDERS ("tcp net")
 # adds the EX list on ofi, every peer through the network, once per
-# provider, at SUITES_OFI_NODES ranks (default 2). SUITES_SUBSET (a file of
+# provider, at SUITES_OFI_NODES ranks (default 2); SUITES_UDP_NODES (e.g. 4)
+# adds it on the udp conduit, every peer through UDP. SUITES_SUBSET (a file of
 # lines TEST CONDUITS, e.g. tests/suites/ci-subset-ex.txt, as .ci/run asks)
 # narrows every run after the first smp one, and the variants there, to the
 # tests it names on that conduit. tests/suites/variants-ex.txt
@@ -151,6 +152,23 @@ if [ -z "$only" ] || [ "$only" = ex ]; then
     GASNET_SUPERNODE_MAXSIZE=1 GASNET_OFI_PROVIDER=$prov \
       run_variants ofi "$ofi_nodes" "ofi-$prov" "$prov"
   done
+  # Optional: the expected list on the udp conduit with every peer sent
+  # through UDP, at SUITES_UDP_NODES ranks (unset: no udp run).
+  if [ -n "${SUITES_UDP_NODES:-}" ]; then
+    if [ ! -d "$prefix/include/udp-conduit" ]; then
+      echo "run-suites: no udp conduit in $prefix"
+      failed=1
+    elif [ -z "$(listed_on udp)" ]; then
+      echo "run-suites: no EX test listed for udp"
+    else
+      echo "=== GASNet-EX suite (udp, GASNET_SUPERNODE_MAXSIZE=1, $SUITES_UDP_NODES ranks)"
+      GASNET_SUPERNODE_MAXSIZE=1 EXSUITE_WORK=$work/ex-udp EXSUITE_NODES=$SUITES_UDP_NODES \
+        EXSUITE_TESTS="$(expected_on udp | tr '\n' ' ')" \
+        bash "$suites/run-ex.sh" "$prefix" udp
+      check_ex "$work/ex-udp/results.tsv" "udp" $(expected_on udp)
+      GASNET_SUPERNODE_MAXSIZE=1 run_variants udp "$SUITES_UDP_NODES" udp
+    fi
+  fi
 fi
 
 if [ -z "$only" ] || [ "$only" = g1 ]; then

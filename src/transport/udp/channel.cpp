@@ -65,14 +65,38 @@ bool after(uint32_t a, uint32_t b) {
   return static_cast<int32_t>(a - b) > 0;
 }
 
-in_addr host_address() {
+// The address peers on other hosts reach this rank at: an interface's IPv4
+// address that starts with `want` (GASNET_WORKERIP, e.g. "10.1." or a whole
+// address) when set, else the host name's first non-loopback address, else
+// the first non-loopback interface that is up.
+in_addr host_address(const std::string &want) {
   char host[256] = {};
   gethostname(host, sizeof host - 1);
+  in_addr found{};
+  std::string seen;
+  ifaddrs *ifs = nullptr;
+  if (getifaddrs(&ifs) == 0) {
+    for (ifaddrs *i = ifs; i; i = i->ifa_next) {
+      if (!i->ifa_addr || i->ifa_addr->sa_family != AF_INET) continue;
+      in_addr ip = reinterpret_cast<sockaddr_in *>(i->ifa_addr)->sin_addr;
+      std::string dotted = inet_ntoa(ip);
+      seen += (seen.empty() ? "" : ", ") + std::string(i->ifa_name) + " " + dotted;
+      bool loopback = (ntohl(ip.s_addr) >> 24) == 127;
+      if (!found.s_addr && (want.empty() ? !loopback : dotted.rfind(want, 0) == 0)) found = ip;
+    }
+    freeifaddrs(ifs);
+  }
+  if (!want.empty()) {
+    if (!found.s_addr)
+      util::fatal("udp conduit: GASNET_WORKERIP='%s' matches no IPv4 address of this host (%s): "
+                  "name an address or prefix of one of them",
+                  want.c_str(), seen.empty() ? "none" : seen.c_str());
+    return found;
+  }
   addrinfo hints{};
   hints.ai_family = AF_INET;
   hints.ai_socktype = SOCK_DGRAM;
   addrinfo *res = nullptr;
-  in_addr found{};
   if (getaddrinfo(host, nullptr, &hints, &res) == 0) {
     for (addrinfo *a = res; a; a = a->ai_next) {
       in_addr ip = reinterpret_cast<sockaddr_in *>(a->ai_addr)->sin_addr;
@@ -83,24 +107,11 @@ in_addr host_address() {
     }
     freeaddrinfo(res);
   }
-  if (found.s_addr) return found;
-  ifaddrs *ifs = nullptr;
-  if (getifaddrs(&ifs) == 0) {
-    for (ifaddrs *i = ifs; i; i = i->ifa_next) {
-      if (!i->ifa_addr || i->ifa_addr->sa_family != AF_INET) continue;
-      in_addr ip = reinterpret_cast<sockaddr_in *>(i->ifa_addr)->sin_addr;
-      if ((ntohl(ip.s_addr) >> 24) != 127) {
-        found = ip;
-        break;
-      }
-    }
-    freeifaddrs(ifs);
-  }
   if (!found.s_addr)
     util::fatal(
         "udp conduit: this host (%s) has no IPv4 address other than loopback, and the job has "
         "ranks on other hosts; give the host an address its peers can reach (its name in "
-        "/etc/hosts or DNS, or an interface that is up)",
+        "/etc/hosts or DNS, or an interface that is up), or name one with GASNET_WORKERIP",
         host);
   return found;
 }
@@ -143,7 +154,7 @@ Channel::Channel(bootstrap::Bootstrap &boot, AmSink &sink, const Limits &limits)
     util::fatal("udp conduit: bind(): %s", strerror(errno));
   l = sizeof me;
   getsockname(fd_, reinterpret_cast<sockaddr *>(&me), &l);
-  if (!one_host) me.sin_addr = host_address();
+  if (!one_host) me.sin_addr = host_address(limits_.worker_ip);
 
   struct Card {
     uint64_t key;

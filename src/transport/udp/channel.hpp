@@ -65,6 +65,7 @@ class Channel {
     size_t copy_put = 65536;           // puts copied into datagrams up to this size
     int socket_buffer = 4 << 20;       // SO_RCVBUF / SO_SNDBUF asked for
     uint64_t drop_every = 0;           // tests: drop every Nth datagram read (0: none)
+    std::string worker_ip;             // GASNET_WORKERIP: the address (prefix) to publish
   };
 
   Channel(bootstrap::Bootstrap &boot, AmSink &sink, const Limits &limits);

@@ -53,6 +53,7 @@ class Network {
     l.socket_buffer = static_cast<int>(std::min<uint64_t>(buf, 1u << 30));
     l.copy_put = config::get_bytes("GASNET_NONBULKPUT_BOUNCE_LIMIT");
     l.drop_every = static_cast<uint64_t>(config::get_int("GASNET_UDP_TEST_DROP"));
+    l.worker_ip = config::get_string("GASNET_WORKERIP");
     return l;
   }
   Channel channel_;

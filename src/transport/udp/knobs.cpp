@@ -18,6 +18,10 @@ GEXX_KNOB_GROUP_DEFINE(
          "them at net.core.rmem_max and wmem_max); datagrams arriving at a full buffer are lost "
          "and sent again.",
          false},
+        {"GASNET_WORKERIP", Kind::String, "",
+         "udp conduit, jobs on several hosts: the IPv4 address, or the start of one (\"10.1.\"), "
+         "of the interface other hosts reach this rank at; empty: the host name's address.",
+         false},
         {"GASNET_UDP_TEST_DROP", Kind::Int, "0",
          "udp conduit, for tests: drop every Nth datagram this rank reads, as a lossy network "
          "would (0: none); the conduit sends them again.",
