@@ -58,6 +58,11 @@ std::vector<uint32_t> exchange(const char *api, gex_TM_t parent,
 
 constexpr gex_Flags_t kScratchQuery =
     GEX_FLAG_TM_SCRATCH_SIZE_MIN | GEX_FLAG_TM_SCRATCH_SIZE_RECOMMENDED;
+// What the scratch queries answer. gexx's collectives use no scratch, but
+// clients treat 0 as a failed query (UPC++ asserts the size of its local
+// team's scratch is non-zero), as GASNet always asks for some: one page,
+// which the client gives and gex_TM_Destroy hands back unused.
+constexpr size_t kScratchAnswer = 4096;
 
 }  // namespace
 
@@ -115,7 +120,7 @@ gex_TM_t gex_TM_Pair(gex_EP_t local_ep, gex_EP_Index_t remote_ep_index) {
 size_t gex_TM_Split(gex_TM_t *new_tm_p, gex_TM_t parent_tm, int color, int key, void *scratch_addr,
                     size_t scratch_size, gex_Flags_t flags) {
   checked(parent_tm, __func__);
-  if (flags & kScratchQuery) return 0;  // gexx's collectives use no scratch
+  if (flags & kScratchQuery) return kScratchAnswer;
   bool member = new_tm_p != nullptr && color >= 0;
   std::vector<uint32_t> mine = {member ? 1u : 0u, static_cast<uint32_t>(color),
                                 static_cast<uint32_t>(key), gexx::coll::next_team_counter()};
@@ -144,7 +149,7 @@ size_t gex_TM_Create(gex_TM_t *new_tms, size_t num_new_tms, gex_TM_t parent_tm,
                      gex_EP_Location_t *args, size_t numargs, gex_Addr_t *scratch_addrs,
                      size_t scratch_size, gex_Flags_t flags) {
   checked(parent_tm, __func__);
-  if (flags & kScratchQuery) return 0;  // gexx's collectives use no scratch
+  if (flags & kScratchQuery) return kScratchAnswer;
   if (num_new_tms != 1) {
     gexx::util::fatal("%s: num_new_tms is %zu; gexx creates one team per call", __func__,
                       num_new_tms);

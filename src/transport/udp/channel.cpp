@@ -26,7 +26,7 @@ namespace gexx::transport::udp {
 namespace {
 
 enum Type : uint8_t { kData = 1, kAck = 2 };
-enum Op : uint8_t { kAm = 1, kPut = 2, kGet = 3, kGetReply = 4 };
+enum Op : uint8_t { kAm = 1, kPut = 2, kGet = 3, kGetReply = 4, kAmBundle = 5 };
 enum WireFlag : uint8_t { kAckNow = 1, kNack = 2 };
 
 // Every datagram starts with this.
@@ -52,6 +52,9 @@ constexpr size_t kLargeBody = Channel::kMaxDatagram - Channel::kPacketHeader;
 static_assert(kAmHeader + 64 + Channel::kMaxMedium <= kLargeBody);
 static_assert(16 + Channel::kChunk <= kLargeBody);
 constexpr size_t kRecvBytes = 65536;
+// A bundle's records: an 8-byte length word, then the AM, padded to 16.
+constexpr size_t kRecordHeader = 16;
+constexpr size_t record_bytes(size_t am) { return kRecordHeader + (am + 15) / 16 * 16; }
 constexpr int kPollBudget = 64;
 constexpr uint32_t kAckEvery = 16;
 constexpr uint64_t kAckDelay = util::kClock6us * 4;
@@ -274,6 +277,7 @@ bool Channel::send_datagram(uint32_t peer, Out *o) {
 
 void Channel::transmit(uint32_t peer, int stream) {
   Stream &s = peers_[peer].out[stream];
+  if (s.held) return;
   while (s.sent < s.queue.size()) {
     Out *o = s.queue[s.sent];
     size_t bytes = o->len + o->ext_len;
@@ -288,6 +292,48 @@ void Channel::transmit(uint32_t peer, int stream) {
     if (s.sent == 0) s.progress_at = util::cycle_clock();
     ++s.sent;
     s.inflight_bytes += bytes;
+  }
+}
+
+bool Channel::join_tail(Stream &s, Out *o) {
+  if (s.queue.size() <= s.sent || o->len > kBundleItem) return false;
+  Out *tail = s.queue.back();
+  if (tail->op == kAm) {  // becomes a bundle of the two
+    if (tail->len > kBundleItem || record_bytes(tail->len) + record_bytes(o->len) > kLargeBody)
+      return false;
+    Out *b = new_out(kLargeBody);
+    b->len = 0;
+    b->op = kAmBundle;
+    b->seq = tail->seq;
+    b->ack_now = tail->ack_now;
+    std::memcpy(b->bytes(), tail->bytes(), kPacketHeader);
+    uint64_t n = tail->len;
+    std::memcpy(b->body(), &n, sizeof n);
+    std::memcpy(b->body() + kRecordHeader, tail->body(), tail->len);
+    b->len = record_bytes(tail->len);
+    free_out(tail);
+    s.queue.back() = b;
+    tail = b;
+  } else if (tail->op != kAmBundle || tail->len + record_bytes(o->len) > kLargeBody) {
+    return false;
+  }
+  uint64_t n = o->len;
+  std::memcpy(tail->body() + tail->len, &n, sizeof n);
+  std::memcpy(tail->body() + tail->len + kRecordHeader, o->body(), o->len);
+  tail->len += record_bytes(o->len);
+  Wire &w = *reinterpret_cast<Wire *>(tail->bytes());
+  w.op = kAmBundle;
+  w.len = static_cast<uint32_t>(tail->len);
+  free_out(o);
+  return true;
+}
+
+void Channel::release_held(uint32_t peer) {
+  for (int i = 0; i < 2; ++i) {
+    Stream &s = peers_[peer].out[i];
+    if (!s.held) continue;
+    s.held = false;
+    transmit(peer, i);
   }
 }
 
@@ -428,6 +474,23 @@ void Channel::deliver(char *body, size_t len) {
   sink_.deliver(h, reinterpret_cast<const int32_t *>(body + kAmHeader), body + at);
 }
 
+int Channel::deliver_bundle(char *body, size_t len, Lock &lock) {
+  int n = 0;
+  for (size_t at = 0; at < len;) {
+    uint64_t am = 0;
+    if (len - at < kRecordHeader) break;
+    std::memcpy(&am, body + at, sizeof am);
+    if (am > len - at - kRecordHeader)
+      util::fatal("udp conduit: a bundle of active messages whose record runs past its end");
+    if (lock.owns_lock()) lock.unlock();
+    deliver(body + at + kRecordHeader, am);
+    if (concurrent_) lock.lock();
+    ++n;
+    at += record_bytes(am);
+  }
+  return n;
+}
+
 Channel::Action Channel::receive(char *buf, size_t n, bool replies_only, uint64_t now,
                                  char **body_out, size_t *len_out) {
   if (n < kPacketHeader) {
@@ -499,14 +562,14 @@ Channel::Action Channel::receive(char *buf, size_t n, bool replies_only, uint64_
     }
   }
   char *body = buf + kPacketHeader;
-  if (w.op == kAm) {
+  if (w.op == kAm || w.op == kAmBundle) {
     if (s == 0 && replies_only) {
-      stash_.emplace_back(body, body + w.len);
+      stash_.push_back({w.op == kAmBundle, std::vector<char>(body, body + w.len)});
       return Action::none;
     }
     *body_out = body;
     *len_out = w.len;
-    return Action::deliver_am;
+    return w.op == kAm ? Action::deliver_am : Action::deliver_bundle;
   }
   apply(w.src, s, body, w.len);
   return Action::none;
@@ -530,12 +593,21 @@ bool Channel::poll(bool replies_only) {
   Lock lock = guard();
   uint64_t now = util::cycle_clock();
   int delivered = 0;
+  // Held requests leave first: every wait polls.
+  if (!held_.empty()) {
+    for (uint32_t peer : held_) release_held(peer);
+    held_.clear();
+  }
   if (!replies_only) {
     while (!stash_.empty()) {
-      std::vector<char> m = std::move(stash_.front());
+      Stashed m = std::move(stash_.front());
       stash_.pop_front();
+      if (m.bundle) {
+        delivered += deliver_bundle(m.body.data(), m.body.size(), lock);
+        continue;
+      }
       if (concurrent_) lock.unlock();
-      deliver(m.data(), m.size());
+      deliver(m.body.data(), m.body.size());
       if (concurrent_) lock.lock();
       ++delivered;
     }
@@ -562,12 +634,14 @@ bool Channel::poll(bool replies_only) {
     }
     char *body = nullptr;
     size_t len = 0;
-    if (receive(from, static_cast<size_t>(n), replies_only, now, &body, &len) ==
-        Action::deliver_am) {
+    Action a = receive(from, static_cast<size_t>(n), replies_only, now, &body, &len);
+    if (a == Action::deliver_am) {
       if (concurrent_) lock.unlock();
       deliver(body, len);
       if (concurrent_) lock.lock();
       ++delivered;
+    } else if (a == Action::deliver_bundle) {
+      delivered += deliver_bundle(body, len, lock);
     }
   }
   --depth;
@@ -637,8 +711,26 @@ void Channel::am_commit(AmSlot &slot, const AmHeader &h, const int32_t *args) {
   std::memcpy(o->body(), &h, kAmHeader);
   if (h.nargs) std::memcpy(o->body() + kAmHeader, args, h.nargs * 4u);
   o->len = kAmHeader + args_bytes(h.nargs) + payload;
+  int stream = slot.lane == AmLane::Request ? 0 : 1;
+  bool defer = (h.flags & wire::kDeferrable) && stream == 0;
   Lock lock = guard();
-  enqueue(slot.peer, slot.lane == AmLane::Request ? 0 : 1, o);
+  Peer &p = peers_[slot.peer];
+  Stream &s = p.out[stream];
+  if (!defer) release_held(slot.peer);  // what a burst held leaves before anything else
+  if (join_tail(s, o)) {
+    if (s.held && util::cycle_clock() - s.held_at > util::kBurstHold) release_held(slot.peer);
+    return;
+  }
+  if (defer && s.queue.size() == s.sent) {  // opens a datagram that waits for the burst
+    if (!s.held) {
+      s.held = true;
+      s.held_at = util::cycle_clock();
+      held_.push_back(slot.peer);
+    }
+  } else if (defer) {
+    release_held(slot.peer);
+  }
+  enqueue(slot.peer, stream, o);
 }
 
 void Channel::backlog_wait(uint32_t peer, int stream, Lock &lock) {

@@ -24,6 +24,16 @@
 // the job's key: a stray datagram (another job, another user on the host)
 // is dropped unread.
 //
+// Bundles: an AM committed while its stream has a datagram not yet sent
+// (the window is full, or the datagram is held) joins that datagram when
+// both are small enough (records of up to kBundleItem bytes, in one
+// datagram of at most kMaxDatagram), so a flood costs one system call per
+// datagram rather than per message. A request core marks deferrable
+// (wire::kDeferrable: part of a burst, core/burst.hpp) is held: it opens a
+// datagram that waits for more of the burst and leaves at the next poll,
+// when another message goes to that peer, when it is full, or when a
+// request joins it more than util::kBurstHold after it opened.
+//
 // RMA: a put travels as datagrams of up to kChunk bytes written into the
 // target's segment as they arrive, and completes when acknowledged (the
 // acknowledgement follows the write). A get is one request; the target
@@ -59,6 +69,8 @@ class Channel {
   static constexpr size_t kMaxMedium = 65000;
   // An RMA datagram's data: at most this many bytes.
   static constexpr size_t kChunk = 65024;
+  // Largest AM that joins a bundle.
+  static constexpr size_t kBundleItem = 16384;
 
   struct Limits {
     size_t window_bytes = 512 * 1024;  // per stream in flight
@@ -111,6 +123,8 @@ class Channel {
     uint64_t progress_at = 0;   // when `acked` last moved (or the window was empty)
     uint64_t rto = 0;           // retransmission timeout (clock units)
     uint64_t resend_at = 0;     // when we last sent the oldest again
+    bool held = false;          // its unsent tail waits for more of a burst
+    uint64_t held_at = 0;       // since when
   };
   struct Peer {
     sockaddr_in addr{};
@@ -140,6 +154,10 @@ class Channel {
   void free_out(Out *o);
   void enqueue(uint32_t peer, int stream, Out *o);
   void transmit(uint32_t peer, int stream);
+  // Adds an AM (an Out of op kAm) to the stream's unsent tail when it can
+  // join it; true if it did (`o` is then freed).
+  bool join_tail(Stream &s, Out *o);
+  void release_held(uint32_t peer);
   bool send_datagram(uint32_t peer, Out *o);
   void send_ack(uint32_t peer, bool nack, int stream);
   void take_acks(uint32_t peer, const uint32_t ack[2]);
@@ -147,11 +165,13 @@ class Channel {
   void timers(uint64_t now);
   // One datagram read from the socket; an AM to deliver comes back through
   // body_out/len_out (the caller drops the lock to run it).
-  enum class Action { none, deliver_am, stash };
+  enum class Action { none, deliver_am, deliver_bundle };
   Action receive(char *buf, size_t n, bool replies_only, uint64_t now, char **body_out,
                  size_t *len_out);
   void apply(uint32_t peer, int stream, char *body, size_t len);
   void deliver(char *body, size_t len);
+  // Every AM of a bundle, the lock dropped around each when `lock` owns it.
+  int deliver_bundle(char *body, size_t len, Lock &lock);
   void backlog_wait(uint32_t peer, int stream, Lock &lock);
   char *recv_buffer(unsigned depth);
 
@@ -168,7 +188,12 @@ class Channel {
   std::vector<uint32_t> owing_;          // peers we owe an acknowledgement
   std::vector<uint32_t> active_;         // peers with datagrams queued toward them
   std::vector<uint32_t> gaps_;           // peers whose streams miss a datagram (ahead[] in use)
-  std::deque<std::vector<char>> stash_;  // requests read by a replies-only poll
+  struct Stashed {
+    bool bundle;
+    std::vector<char> body;
+  };
+  std::deque<Stashed> stash_;             // requests read by a replies-only poll
+  std::vector<uint32_t> held_;            // peers with a held stream
   std::deque<std::vector<char>> ready_;  // kept datagrams whose turn has come
   std::vector<Out *> free_small_, free_large_;
   char *seg_base_ = nullptr;

@@ -41,6 +41,9 @@ class Network {
   size_t max_medium() const { return Channel::kMaxMedium; }
   size_t packed_medium() const { return Channel::kMaxMedium; }
   size_t inline_put() const { return channel_.copy_put(); }
+  // Small NB/NBI puts and gets in a burst travel as AMs (src/rma/remote.cpp),
+  // which leave bundled: a datagram for many rather than one each.
+  size_t am_rma_max() const { return 16000; }
   std::string describe() const { return channel_.describe(); }
   void drain() { channel_.drain(); }
 
