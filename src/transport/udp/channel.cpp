@@ -54,7 +54,9 @@ static_assert(16 + Channel::kChunk <= kLargeBody);
 constexpr size_t kRecvBytes = 65536;
 // A bundle's records: an 8-byte length word, then the AM, padded to 16.
 constexpr size_t kRecordHeader = 16;
-constexpr size_t record_bytes(size_t am) { return kRecordHeader + (am + 15) / 16 * 16; }
+constexpr size_t record_bytes(size_t am) {
+  return kRecordHeader + (am + 15) / 16 * 16;
+}
 constexpr int kPollBudget = 64;
 constexpr uint32_t kAckEvery = 16;
 constexpr uint64_t kAckDelay = util::kClock6us * 4;
@@ -91,9 +93,10 @@ in_addr host_address(const std::string &want) {
   }
   if (!want.empty()) {
     if (!found.s_addr)
-      util::fatal("udp conduit: GASNET_WORKERIP='%s' matches no IPv4 address of this host (%s): "
-                  "name an address or prefix of one of them",
-                  want.c_str(), seen.empty() ? "none" : seen.c_str());
+      util::fatal(
+          "udp conduit: GASNET_WORKERIP='%s' matches no IPv4 address of this host (%s): "
+          "name an address or prefix of one of them",
+          want.c_str(), seen.empty() ? "none" : seen.c_str());
     return found;
   }
   addrinfo hints{};
@@ -474,8 +477,15 @@ void Channel::deliver(char *body, size_t len) {
   sink_.deliver(h, reinterpret_cast<const int32_t *>(body + kAmHeader), body + at);
 }
 
+namespace {
+// Inside deliver_bundle on this thread: the replies its handlers send wait
+// for the bundle's end and leave together.
+thread_local int t_in_bundle = 0;
+}  // namespace
+
 int Channel::deliver_bundle(char *body, size_t len, Lock &lock) {
   int n = 0;
+  ++t_in_bundle;
   for (size_t at = 0; at < len;) {
     uint64_t am = 0;
     if (len - at < kRecordHeader) break;
@@ -487,6 +497,11 @@ int Channel::deliver_bundle(char *body, size_t len, Lock &lock) {
     if (concurrent_) lock.lock();
     ++n;
     at += record_bytes(am);
+  }
+  --t_in_bundle;
+  if (!held_.empty()) {  // the replies held above (and any burst) leave now
+    for (uint32_t peer : held_) release_held(peer);
+    held_.clear();
   }
   return n;
 }
@@ -712,7 +727,8 @@ void Channel::am_commit(AmSlot &slot, const AmHeader &h, const int32_t *args) {
   if (h.nargs) std::memcpy(o->body() + kAmHeader, args, h.nargs * 4u);
   o->len = kAmHeader + args_bytes(h.nargs) + payload;
   int stream = slot.lane == AmLane::Request ? 0 : 1;
-  bool defer = (h.flags & wire::kDeferrable) && stream == 0;
+  // Held: a request continuing a burst, or a reply to a request of a bundle.
+  bool defer = stream == 0 ? (h.flags & wire::kDeferrable) != 0 : t_in_bundle > 0;
   Lock lock = guard();
   Peer &p = peers_[slot.peer];
   Stream &s = p.out[stream];

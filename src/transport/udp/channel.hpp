@@ -185,15 +185,15 @@ class Channel {
   bool concurrent_ = false;
   std::mutex mu_;
   std::vector<Peer> peers_;
-  std::vector<uint32_t> owing_;          // peers we owe an acknowledgement
-  std::vector<uint32_t> active_;         // peers with datagrams queued toward them
-  std::vector<uint32_t> gaps_;           // peers whose streams miss a datagram (ahead[] in use)
+  std::vector<uint32_t> owing_;   // peers we owe an acknowledgement
+  std::vector<uint32_t> active_;  // peers with datagrams queued toward them
+  std::vector<uint32_t> gaps_;    // peers whose streams miss a datagram (ahead[] in use)
   struct Stashed {
     bool bundle;
     std::vector<char> body;
   };
-  std::deque<Stashed> stash_;             // requests read by a replies-only poll
-  std::vector<uint32_t> held_;            // peers with a held stream
+  std::deque<Stashed> stash_;            // requests read by a replies-only poll
+  std::vector<uint32_t> held_;           // peers with a held stream
   std::deque<std::vector<char>> ready_;  // kept datagrams whose turn has come
   std::vector<Out *> free_small_, free_large_;
   char *seg_base_ = nullptr;
