@@ -10,7 +10,7 @@ matcher does not read; this script builds and runs the two sides the same way
 it prints the median over the cells of gexx/anchor (above 1: gexx faster),
 the lowest cell ratio and where it is.
 
-    python3 bench/visperf_vs_anchor.py --gexx install [--net [--provider P]] [--runs 3] \\
+    python3 bench/visperf_vs_anchor.py --gexx install [--net [--provider P | --conduit udp]] [--runs 3] \\
         [--cells] [--args "-maxdata 131072 -maxcontig 512 10"]
 
 Never fails on speed; fails when a build or a run fails.
@@ -54,6 +54,8 @@ def main():
     ap.add_argument("--ranks", type=int, default=2)
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--net", action="store_true")
+    ap.add_argument("--conduit", default="ofi", choices=["ofi", "udp"],
+                    help="gexx's network conduit with --net (default ofi)")
     ap.add_argument("--provider", default="",
                     help="gexx's libfabric provider with --net (default: gexx's own choice, what "
                          "users get: net on plain Ethernet)")
@@ -65,7 +67,7 @@ def main():
     a = ap.parse_args()
     tar = os.path.join(a.suites, "gasnet-ex-2020.10.0-tests.tar.gz")
     sides = {"gexx": os.path.abspath(a.gexx), "anchor": os.path.abspath(a.anchor)}
-    conduits = {"gexx": "ofi" if a.net else "smp", "anchor": "udp" if a.net else "smp"}
+    conduits = {"gexx": a.conduit if a.net else "smp", "anchor": "udp" if a.net else "smp"}
     work = tempfile.mkdtemp(prefix="gexx-visperf.")
     tests = vs_anchor.suite_tests(tar, work)
     progs = {}
@@ -76,11 +78,12 @@ def main():
     for i in range(a.runs):
         for side in (["gexx", "anchor"] if i % 2 == 0 else ["anchor", "gexx"]):
             out = vs_anchor.run(side, progs[side], a.args.split(), a.ranks, a.net, a.provider,
-                                sides[side], a.timeout)
+                                sides[side], a.timeout, a.conduit)
             for key, v in tables(out).items():
                 got[side].setdefault(key, []).append(v)
-    where = ("net: gexx ofi/%s vs anchor udp" % (a.provider or "default provider")) if a.net \
-        else "smp"
+    gexx_net = ("ofi/%s" % (a.provider or "default provider")) if a.conduit == "ofi" \
+        else a.conduit
+    where = ("net: gexx %s vs anchor udp" % gexx_net) if a.net else "smp"
     print("# testvisperf %s, %d ranks, %s, %d runs each, alternated" % (a.args, a.ranks, where,
                                                                        a.runs))
     print("# per section: median over cells of gexx/anchor bandwidth (above 1: gexx faster), "

@@ -108,6 +108,9 @@ struct Capabilities {
   // transport may carry a burst of them in one message) instead of the
   // transport's rma_put/rma_get; 0: never (src/rma/remote.cpp).
   size_t am_rma_max = 0;
+  // VIS: contiguous pieces up to this many bytes are packed into messages
+  // rather than put by rma_put (src/vis/vis.cpp); 0: VIS's own rule.
+  size_t vis_pack_piece_max = 0;
   // Native remote atomics: for each operand type, the gex_OP_t bits the
   // transport performs itself (Transport::atomic); zero where it has none
   // (core then performs atomics with the CPU, at the target).

@@ -20,6 +20,8 @@
 //   size_t max_medium() const;  size_t inline_put() const;  size_t packed_medium() const;
 // optionally the small NB/NBI RMA it would rather carry as AMs (Capabilities::am_rma_max):
 //   size_t am_rma_max() const;
+// and the VIS pieces it would rather carry packed (Capabilities::vis_pack_piece_max):
+//   size_t vis_pack_piece_max() const;
 // and optionally native atomics (Transport::atomic):
 //   void atomic_ops(uint64_t ops[Capabilities::kAtomicTypes]) const;
 //   void atomic(uint32_t peer, uint64_t remote, Capabilities::AtomicType, uint32_t op,
@@ -65,6 +67,8 @@ class Router final : public Transport {
         net_->atomic_ops(caps_.atomic_ops);
       if constexpr (requires(const Net &n) { n.am_rma_max(); })
         caps_.am_rma_max = net_->am_rma_max();
+      if constexpr (requires(const Net &n) { n.vis_pack_piece_max(); })
+        caps_.vis_pack_piece_max = net_->vis_pack_piece_max();
     }
     for (uint32_t r = 0; r < ranks; ++r)
       if (routes_.through_network(r)) caps_.load_store[r] = 0;

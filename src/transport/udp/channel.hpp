@@ -70,7 +70,7 @@ class Channel {
   // An RMA datagram's data: at most this many bytes.
   static constexpr size_t kChunk = 65024;
   // Largest AM that joins a bundle.
-  static constexpr size_t kBundleItem = 16384;
+  static constexpr size_t kBundleItem = 32768;
 
   struct Limits {
     size_t window_bytes = 512 * 1024;  // per stream in flight

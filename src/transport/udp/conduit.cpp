@@ -44,6 +44,8 @@ class Network {
   // Small NB/NBI puts and gets in a burst travel as AMs (src/rma/remote.cpp),
   // which leave bundled: a datagram for many rather than one each.
   size_t am_rma_max() const { return 16000; }
+  // VIS packs every piece a message carries (see vis.cpp's cut-over).
+  size_t vis_pack_piece_max() const { return Channel::kMaxMedium; }
   std::string describe() const { return channel_.describe(); }
   void drain() { channel_.drain(); }
 
