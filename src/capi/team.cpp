@@ -120,7 +120,9 @@ gex_TM_t gex_TM_Pair(gex_EP_t local_ep, gex_EP_Index_t remote_ep_index) {
 size_t gex_TM_Split(gex_TM_t *new_tm_p, gex_TM_t parent_tm, int color, int key, void *scratch_addr,
                     size_t scratch_size, gex_Flags_t flags) {
   checked(parent_tm, __func__);
-  if (flags & kScratchQuery) return kScratchAnswer;
+  // A caller that joins no team needs none (and GASNet's testsplit checks
+  // that a null new_tm_p gets 0).
+  if (flags & kScratchQuery) return new_tm_p && color >= 0 ? kScratchAnswer : 0;
   bool member = new_tm_p != nullptr && color >= 0;
   std::vector<uint32_t> mine = {member ? 1u : 0u, static_cast<uint32_t>(color),
                                 static_cast<uint32_t>(key), gexx::coll::next_team_counter()};
@@ -149,7 +151,9 @@ size_t gex_TM_Create(gex_TM_t *new_tms, size_t num_new_tms, gex_TM_t parent_tm,
                      gex_EP_Location_t *args, size_t numargs, gex_Addr_t *scratch_addrs,
                      size_t scratch_size, gex_Flags_t flags) {
   checked(parent_tm, __func__);
-  if (flags & kScratchQuery) return kScratchAnswer;
+  // Members ask with new_tms null too (UPC++ does): a caller not in the new
+  // team (numargs 0) needs none.
+  if (flags & kScratchQuery) return numargs ? kScratchAnswer : 0;
   if (num_new_tms != 1) {
     gexx::util::fatal("%s: num_new_tms is %zu; gexx creates one team per call", __func__,
                       num_new_tms);
