@@ -80,6 +80,8 @@ static void make_teams(void) {
   CHECK(gex_TM_Split(&row_tm, world, (int)myrow, (int)mycol, NULL, 0,
                      GEX_FLAG_TM_SCRATCH_SIZE_RECOMMENDED) == 4096,
         "the scratch query asks for one page (clients take 0 as a failed query)");
+  CHECK(gex_TM_Split(NULL, world, 0, 1, NULL, 0, GEX_FLAG_TM_SCRATCH_SIZE_MIN) == 0,
+        "a scratch query that joins no team (null new_tm_p) gets 0");
   gex_TM_t before = row_tm;
   CHECK(gex_TM_Split(&row_tm, world, (int)myrow, (int)mycol, scratch_row, sizeof scratch_row,
                      GEX_FLAG_TM_LOCAL_SCRATCH) == 0,
@@ -133,8 +135,8 @@ static void make_teams(void) {
     members[i] = 2 * i;
   }
   CHECK(gex_TM_Create(NULL, 1, world, NULL, (me & 1) ? 0 : ne, NULL, 0,
-                      GEX_FLAG_TM_SCRATCH_SIZE_MIN) == 4096,
-        "create's scratch query");
+                      GEX_FLAG_TM_SCRATCH_SIZE_MIN) == ((me & 1) ? 0u : 4096u),
+        "create's scratch query (a page for a member, 0 for a caller not in the team)");
   even_tm = world;
   gex_Addr_t sa = scratch_even;
   gex_TM_Create(&even_tm, 1, world, (me & 1) ? NULL : locs, (me & 1) ? 0 : ne, &sa,
