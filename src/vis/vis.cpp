@@ -451,7 +451,9 @@ const Knobs &knobs() {
     // acknowledgement each, packed ones bundle; 16-32 KiB contiguous
     // testvisperf cells 1.4-2.0 GB/s by RMA).
     const auto &caps = rt.transport().capabilities();
-    v.rma_cutover = caps.vis_pack_piece_max ? std::min(v.maxchunk, caps.vis_pack_piece_max)
+    // (A packed piece needs room for its record, a run's tail and alignment.)
+    const size_t fits = v.maxchunk - sizeof(wire::Record) - sizeof(wire::RunTail) - 8;
+    v.rma_cutover = caps.vis_pack_piece_max ? std::min(fits, caps.vis_pack_piece_max)
                     : caps.am_rma_max       ? v.maxchunk / 4
                                             : std::min<size_t>(v.maxchunk / 4, 4096);
     return v;

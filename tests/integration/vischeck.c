@@ -30,6 +30,9 @@
 #include <time.h>
 
 #define AREA 16384
+/* Pieces near and past the largest Medium (what one message packs), in a
+ * region of the peer's segment after the two areas. */
+#define BIG (256u << 10)
 
 static gasnet_node_t me, n, peer;
 static gex_TM_t tm;
@@ -573,6 +576,55 @@ static void row_round(int put, int form) {
 
 /* ---- peer completion on one-piece puts ---- */
 #define PC_LEN 64
+static unsigned char big_out[BIG], big_in[BIG];
+
+/* One piece of each size near the largest Medium payload (a packed
+ * message's limit) and past it, as a vector, an indexed and a contiguous
+ * strided put, each read back whole, then got back by a vector get. */
+static void big_round(void) {
+  size_t m = gex_AM_MaxRequestMedium(tm, peer, GEX_EVENT_NOW, 0, 0);
+  size_t sizes[] = {m - 64, m - 9, m - 1, m, m + 1, 2 * m + 3, BIG - 8};
+  unsigned char *rbig = remote + 2 * AREA;
+  for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; ++i) {
+    size_t nb = sizes[i];
+    if (nb + 8 > BIG) continue;
+    for (int form = 0; form < 3; ++form) {
+      for (size_t j = 0; j < BIG; ++j) big_out[j] = (unsigned char)(j * 7 + nb + (size_t)form);
+      memset(big_in, 0xA5, BIG);
+      gex_RMA_PutBlocking(tm, peer, rbig, big_in, BIG, 0); /* a known background */
+      if (form == 0) {
+        gex_Memvec_t r = {rbig + 8, nb}, l = {big_out + 3, nb};
+        gex_VIS_VectorPutBlocking(tm, peer, 1, &r, 1, &l, 0);
+      } else if (form == 1) {
+        void *rl[1] = {rbig + 8}, *ll[1] = {big_out + 3};
+        gex_VIS_IndexedPutBlocking(tm, peer, 1, rl, nb, 1, ll, nb, 0);
+      } else {
+        size_t cnt[1] = {nb}; /* nb one-byte elements one after another: contiguous */
+        ptrdiff_t st[1] = {1};
+        gex_VIS_StridedPutBlocking(tm, peer, rbig + 8, st, big_out + 3, st, 1, cnt, 1, 0);
+      }
+      gex_RMA_GetBlocking(tm, big_in, peer, rbig, BIG, 0);
+      size_t bad = (size_t)-1;
+      for (size_t j = 0; j < BIG && bad == (size_t)-1; ++j) {
+        unsigned char want = j >= 8 && j < 8 + nb ? big_out[j - 8 + 3] : 0xA5;
+        if (big_in[j] != want) bad = j;
+      }
+      CHECK(bad == (size_t)-1, "big piece put (form %d, %zu bytes): remote byte %zu is %u", form,
+            nb, bad, bad == (size_t)-1 ? 0u : big_in[bad]);
+      memset(big_in, 0x5A, BIG);
+      gex_Memvec_t r = {rbig + 8, nb}, l = {big_in + 5, nb};
+      gex_VIS_VectorGetBlocking(tm, 1, &l, peer, 1, &r, 0);
+      bad = (size_t)-1;
+      for (size_t j = 0; j < BIG && bad == (size_t)-1; ++j) {
+        unsigned char want = j >= 5 && j < 5 + nb ? big_out[j - 5 + 3] : 0x5A;
+        if (big_in[j] != want) bad = j;
+      }
+      CHECK(bad == (size_t)-1, "big piece get (%zu bytes): local byte %zu is %u", nb, bad,
+            bad == (size_t)-1 ? 0u : big_in[bad]);
+    }
+  }
+}
+
 static volatile int pc_runs;
 static volatile int pc_bad;
 static volatile uint32_t pc_tag;
@@ -642,7 +694,7 @@ int main(int argc, char **argv) {
   gasnet_init(&argc, &argv);
   const char *misuse = argc > 1 && (argv[1][0] < '0' || argv[1][0] > '9') ? argv[1] : NULL;
   int rounds = argc > 1 && !misuse ? atoi(argv[1]) : 200;
-  gasnet_attach(NULL, 0, 2 * AREA, 0);
+  gasnet_attach(NULL, 0, 2 * AREA + BIG, 0);
   me = gasnet_mynode();
   n = gasnet_nodes();
   check_rank = me;
@@ -688,6 +740,7 @@ int main(int argc, char **argv) {
       row_round(put, i % 3);
     }
   }
+  big_round();
   gasnet_barrier_notify(0, GASNET_BARRIERFLAG_ANONYMOUS);
   gasnet_barrier_wait(0, GASNET_BARRIERFLAG_ANONYMOUS);
   my_seg = seg[me].addr;
