@@ -247,14 +247,14 @@ def case_rma(n, ofi=None, max_bytes="4194304", knobs=None):
 
 
 def case_barrier(n, mode=None, algorithm="auto", ofi=None):
-    """barrierconf; `ofi`: on the ofi conduit over that provider, every peer
-    through libfabric."""
+    """barrierconf; `ofi`: on that network cell (an ofi provider, or udp),
+    every peer through the network."""
     def run():
-        env = ofi_env(ofi) if ofi else {}
+        env = cell_env(ofi) if ofi else {}
         env.update({"GASNET_BARRIER": algorithm, "GASNET_VERBOSEENV": "1"})
         before = shm_entries()
-        prog = os.path.join(ARGS.bin_dir, "tests", "integration",
-                            "barrierconf_ofi" if ofi else "barrierconf")
+        prog = (cell_program("barrierconf", ofi) if ofi else
+                os.path.join(ARGS.bin_dir, "tests", "integration", "barrierconf"))
         job = Job([prog] + ([mode] if mode else []), ranks=n, env=env)
         job.wait(timeout=300).expect(0)
         if algorithm != "auto":
@@ -264,7 +264,7 @@ def case_barrier(n, mode=None, algorithm="auto", ofi=None):
             r"barrierconf rank (\d+) of %d: PASS \(\d+ cases\)" % n, job.stdout))
         check(ranks == list(range(n)), job.show())
         if ofi:
-            check("libfabric provider %s" % OFI_PROVIDERS[ofi] in job.stderr, job.show())
+            check(cell_banner(ofi) in job.stderr, job.show())
             check(AM_BARRIER_NOTE in job.stderr, job.show())
         else:
             check("am-dissem" not in job.stderr, job.show())
@@ -610,9 +610,11 @@ def exitcheck(conduit=None):
                         "exitcheck_ofi" if conduit == "ofi" else "exitcheck")
 
 
-def exit_job(n, args, pshm=False, env=None):
+def exit_job(n, args, pshm=False, env=None, cell=None):
+    """exitcheck ARGS on n ranks; `cell`: its build for that network cell (an
+    ofi provider, or udp; `env` then holds the cell's environment)."""
     env = dict(env or {})
-    prog = exitcheck("ofi" if "GASNET_OFI_PROVIDER" in env else None)
+    prog = cell_program("exitcheck", cell) if cell else exitcheck()
     if pshm:
         env["GASNET_PSHM_NODES"] = str(n)
         return Job([prog] + args, env=env, launcher=False)
@@ -634,15 +636,16 @@ def wait_all(jobs, timeout=60):
     return jobs
 
 
-def run_exits(runs):
+def run_exits(runs, cell=None):
     """Runs exitcheck jobs (n, args, code, pshm, env), side by side to keep the test short;
     checks each one's code, that every rank started, the time bound from the job's own
-    start and that nothing is left. Returns the jobs."""
+    start and that nothing is left; `cell`: the network cell they run on. Returns the
+    jobs."""
     before = shm_entries()
     jobs = []
     try:
         for n, args, _, pshm, env in runs:
-            jobs.append(exit_job(n, args, pshm, env))
+            jobs.append(exit_job(n, args, pshm, env, cell))
         wait_all(jobs)
     finally:
         for job in jobs:
@@ -683,31 +686,31 @@ def case_exit_noncollective():
 
 
 def case_ofi_exit(provider):
-    """exitcheck on 3 ranks, on the ofi conduit every peer through libfabric
-    (`provider`; None: the smp conduit): one rank exits (code 3) from a
-    barrier, a polling wait, a spin, a thread or a handler, and every rank
-    exits collectively (code 5)."""
+    """exitcheck on 3 ranks, every peer through the network of a network cell
+    (`provider`: an ofi provider, or udp; None: the smp conduit): one rank
+    exits (code 3) from a barrier, a polling wait, a spin, a thread or a
+    handler, and every rank exits collectively (code 5)."""
     def run():
-        env = ofi_env(provider) if provider else {}
+        env = cell_env(provider) if provider else {}
         modes = ("barrier", "wait", "spin", "thread", "handler")
         runs = [(3, [mode, "3", "2"], 3, False, env) for mode in modes]
         runs.append((3, ["collective", "5"], 5, False, env))
-        for mode, job in zip(modes, run_exits(runs)):
+        for mode, job in zip(modes, run_exits(runs, provider)):
             said = re.findall(r"rank (\d+) called gasnet_exit\(3\); ending the job", job.stderr)
             check(said == ["2"], "%s: %s%s" % (mode, said, job.show()))
     return run
 
 
 def case_ofi_kills(provider):
-    """On the ofi conduit, every peer through libfabric (`provider`; None: the
-    smp conduit): a rank killed with SIGKILL, or the launcher killed with
-    SIGKILL, while the ranks spin. The shm provider's endpoint files are gone
-    even though no endpoint closed."""
+    """Every peer through the network of a network cell (`provider`: an ofi
+    provider, or udp; None: the smp conduit): a rank killed with SIGKILL, or
+    the launcher killed with SIGKILL, while the ranks spin. The ofi shm
+    provider's endpoint files are gone even though no endpoint closed."""
     def run():
-        env = ofi_env(provider) if provider else {}
+        env = cell_env(provider) if provider else {}
         for what in ("rank", "SIGKILL"):
             before = shm_entries()
-            job = exit_job(3, ["ready", "0"], env=env)
+            job = exit_job(3, ["ready", "0"], env=env, cell=provider)
             ready = dict(job.wait_for_lines(r"exitcheck rank (\d+) of \d+: ready pid (\d+)", 3))
             if what == "rank":
                 os.kill(int(ready["1"]), signal.SIGKILL)
@@ -1067,6 +1070,54 @@ def ofi_env(short_name):
             "GASNET_VERBOSEENV": "1"}
 
 
+# The matrix's network cells (see MATRIX): an ofi provider (OFI_PROVIDERS), or
+# UDP, the udp conduit. Either sends every peer but the rank itself through the
+# network. The helpers below are the only places that tell them apart.
+UDP = "udp"
+
+
+def udp_env():
+    """Environment for a udp-conduit job that sends every peer through UDP;
+    skips the case when the udp programs are absent."""
+    if not os.path.exists(cell_program("amcheck", UDP)):
+        print("SKIP: the udp conduit is not built here (configured with GEXX_WITH_UDP=OFF)")
+        sys.exit(SKIP)
+    # Verbose: rank 0 names its UDP port, which the cases check.
+    return {"GASNET_SUPERNODE_MAXSIZE": "1", "GASNET_VERBOSEENV": "1"}
+
+
+def cell_env(cell):
+    """The environment of a job on a network cell (skips where it cannot run)."""
+    return udp_env() if cell == UDP else ofi_env(cell)
+
+
+def cell_conduit(cell):
+    """The conduit a network cell runs on."""
+    return "udp" if cell == UDP else "ofi"
+
+
+def cell_program(program, cell, par=False):
+    """Path of `program` built for a network cell's conduit: <program>_ofi or
+    <program>_udp, with _par for the GASNET_PAR build of a program that has
+    both."""
+    return os.path.join(ARGS.bin_dir, "tests", "integration", "%s_%s%s" % (
+        program, cell_conduit(cell), "_par" if par else ""))
+
+
+def lossy(every):
+    """Knobs of a loss-recovery row (udp cell only): each rank drops every
+    `every`th datagram it reads; run_ofi_check checks the drops were on."""
+    return {"GASNET_UDP_TEST_DROP": str(every)}
+
+
+def cell_banner(cell):
+    """What rank 0 prints on a network cell when verbose (cell_env sets it):
+    the libfabric provider it uses, or the udp conduit's socket."""
+    if cell == UDP:
+        return "conduit udp: UDP port"
+    return "libfabric provider %s" % OFI_PROVIDERS[cell]
+
+
 def case_ofi_default_provider():
     """Nobody names a provider: on a host whose only networks are Ethernet
     the conduit takes net (the fastest we measured) over libfabric's first
@@ -1101,34 +1152,37 @@ def case_ofi_default_provider():
 
 
 def case_ofi_am_flood(n, provider, par=False):
-    """case_am_flood on the ofi conduit, every peer through libfabric."""
+    """case_am_flood on a network cell (an ofi provider, or udp), every peer
+    through the network."""
     def run():
-        env = ofi_env(provider)
+        env = cell_env(provider)
         before = shm_entries()
-        prog = os.path.join(ARGS.bin_dir, "tests", "integration",
-                            "amcheck_ofi_par" if par else "amcheck_ofi")
+        prog = cell_program("amcheck", provider, par)
         job = Job([prog, "flood"], env=env, ranks=n).wait(timeout=100).expect(0)
         check(re.search(r"flood delivered %d messages from %d ranks" % (
             (100000 + n - 2) // (n - 1) * (n - 1), n - 1), job.stdout), job.show())
         check(len(re.findall(r"amcheck rank \d+ of %d: PASS" % n, job.stdout)) == n, job.show())
-        check("libfabric provider %s" % OFI_PROVIDERS[provider] in job.stderr, job.show())
+        check(cell_banner(provider) in job.stderr, job.show())
         job.assert_nothing_left(before)
     return run
 
 
 def run_ofi_check(program, args, n, provider, knobs, par=False):
     """Runs a conformance program (it prints "<program> rank R of N: PASS")
-    on the ofi conduit with extra variables `knobs`; returns the job."""
-    env = ofi_env(provider)
+    on a network cell (`provider`: an ofi provider, or udp) with extra
+    variables `knobs`; returns the job."""
+    env = cell_env(provider)
     env.update(knobs)
     before = shm_entries()
-    prog = os.path.join(ARGS.bin_dir, "tests", "integration",
-                        program + ("_ofi_par" if par else "_ofi"))
+    prog = cell_program(program, provider, par)
     job = Job([prog] + args, env=env, ranks=n).wait(timeout=110).expect(0)
     ranks = sorted(int(r) for r in re.findall(r"%s rank (\d+) of %d: PASS \(\d+ checks\)"
                                               % (program, n), job.stdout))
     check(ranks == list(range(n)), job.show())
-    check("libfabric provider %s" % OFI_PROVIDERS[provider] in job.stderr, job.show())
+    check(cell_banner(provider) in job.stderr, job.show())
+    if "GASNET_UDP_TEST_DROP" in knobs:  # a lossy() row: the drops were in effect
+        check("GASNET_UDP_TEST_DROP=%s (environment)" % knobs["GASNET_UDP_TEST_DROP"]
+              in job.stderr, job.show())
     job.assert_nothing_left(before)
     return job
 
@@ -1173,15 +1227,15 @@ def case_topo(n):
     return run
 
 
-def case_ofi_topo_supernodes(n):
-    """The ofi conduit with GASNET_SUPERNODE_MAXSIZE=2: one host, its ranks
-    in neighbourhoods of two (consecutive ranks) that share memory, the
-    rest through the network."""
+def case_ofi_topo_supernodes(n, cell="tcp"):
+    """A network cell's conduit (the ofi conduit over tcp, or udp) with
+    GASNET_SUPERNODE_MAXSIZE=2: one host, its ranks in neighbourhoods of two
+    (consecutive ranks) that share memory, the rest through the network."""
     def run():
-        env = ofi_env("tcp")
+        env = cell_env(cell)
         env["GASNET_SUPERNODE_MAXSIZE"] = "2"
         before = shm_entries()
-        job = Job([os.path.join(ARGS.bin_dir, "tests", "integration", "topocheck_ofi")],
+        job = Job([cell_program("topocheck", cell)],
                   env=env, ranks=n).wait(timeout=100).expect(0)
         every = "[%s]" % ",".join(str(r) for r in range(n))
         for r, line in topo_lines(job.stdout, n).items():
@@ -1291,17 +1345,16 @@ def case_am_pingpong_1cpu(ofi=None):
     case checks that every round trip and reply arrived, and the job's
     timeout catches a livelock."""
     def run():
-        env = ofi_env(ofi) if ofi else {}
+        env = cell_env(ofi) if ofi else {}
         before = shm_entries()
-        prog = os.path.join(ARGS.bin_dir, "tests", "integration",
-                            "amcheck_ofi" if ofi else "amcheck")
+        prog = cell_program("amcheck", ofi) if ofi else amcheck()
         job = Job([prog, "pingpong"], env=env, ranks=2, cpus={min(os.sched_getaffinity(0))})
         job.wait(timeout=120).expect(0)
         check(re.search(r"^amcheck: ping-pong of 3000 round trips in \d+\.\d{3} s$", job.stdout,
                         re.M), job.show())
         check(len(re.findall(r"amcheck rank \d+ of 2: PASS", job.stdout)) == 2, job.show())
         if ofi:
-            check("libfabric provider %s" % OFI_PROVIDERS[ofi] in job.stderr, job.show())
+            check(cell_banner(ofi) in job.stderr, job.show())
         job.assert_nothing_left(before)
     return run
 
@@ -1313,10 +1366,10 @@ def case_threads(n, threads, env=None, ops=None, ofi=None, barriers=0):
     GEXX_THREADSTRESS_OPS sets the operations per thread (fewer under ThreadSanitizer)
     unless the case fixes them."""
     def run():
-        job_env = dict(ofi_env(ofi) if ofi else {}, **(env or {}))
+        job_env = dict(cell_env(ofi) if ofi else {}, **(env or {}))
         before = shm_entries()
-        prog = os.path.join(ARGS.bin_dir, "tests", "integration",
-                            "threadstress_ofi" if ofi else "threadstress")
+        prog = (cell_program("threadstress", ofi) if ofi else
+                os.path.join(ARGS.bin_dir, "tests", "integration", "threadstress"))
         count = ops or os.environ.get("GEXX_THREADSTRESS_OPS", "3000")
         job = Job([prog, count, "1", str(threads), str(barriers)], ranks=n, env=job_env)
         job.wait(timeout=600).expect(0)
@@ -1327,7 +1380,7 @@ def case_threads(n, threads, env=None, ops=None, ofi=None, barriers=0):
         check(ranks == list(range(n)), job.show())
         check("ThreadSanitizer" not in job.stderr, job.show())
         if ofi:
-            check("libfabric provider %s" % OFI_PROVIDERS[ofi] in job.stderr, job.show())
+            check(cell_banner(ofi) in job.stderr, job.show())
             check(AM_BARRIER_NOTE in job.stderr, job.show())
         job.assert_nothing_left(before)
     return run
@@ -1398,15 +1451,18 @@ def case_ofi_legacy_nb(n, provider):
 
 # ---- the case x conduit x provider matrix ----------------------------------
 # One row per case: its name, how to build it for a cell, and its cells. A
-# cell is SMP (the smp conduit) or an ofi provider (OFI_PROVIDERS: the ofi
-# conduit with every peer through that provider). The builder receives the
-# provider, or None on smp. Test names: the row's name on smp,
-# ofi_<name>_<provider> on ofi. CMakeLists.txt registers what --list prints,
-# so a case is added in this table only. The rows on ALL_CELLS are the common
-# list, run on every conduit and provider; the other rows are variants (other
-# sizes, knobs, thread counts) on the cells that exercise what they vary.
+# cell is SMP (the smp conduit), an ofi provider (OFI_PROVIDERS: the ofi
+# conduit with every peer through that provider) or UDP (the udp conduit with
+# every peer through UDP datagrams). The builder receives the cell (its
+# argument is named `ofi` for history: an ofi provider or UDP), or None on
+# smp; cell_env, cell_program and cell_banner tell the network cells apart.
+# Test names: the row's name on smp, ofi_<name>_<provider> on ofi,
+# udp_<name> on udp. CMakeLists.txt registers what --list prints, so a case
+# is added in this table only. The rows on ALL_CELLS are the common list, run
+# on every conduit and provider; the other rows are variants (other sizes,
+# knobs, thread counts) on the cells that exercise what they vary.
 SMP = "smp"
-ALL_CELLS = (SMP, "tcp", "shm", "net", "sockets")
+ALL_CELLS = (SMP, "tcp", "shm", "net", "sockets", UDP)
 
 # ---- teams and the EX collectives (collcheck.c, docs/collectives.md) ----
 
@@ -2281,10 +2337,9 @@ def case_am_pollchain(ranks, one_cpu=False, ofi=None):
     every round arrived in order; asserts no time (the job's timeout catches
     a livelock)."""
     def run():
-        env = ofi_env(ofi) if ofi else {}
+        env = cell_env(ofi) if ofi else {}
         before = shm_entries()
-        prog = os.path.join(ARGS.bin_dir, "tests", "integration",
-                            "amcheck_ofi" if ofi else "amcheck")
+        prog = cell_program("amcheck", ofi) if ofi else amcheck()
         cpus = {min(os.sched_getaffinity(0))} if one_cpu else None
         job = Job([prog, "pollchain"], env=env, ranks=ranks, cpus=cpus)
         job.wait(timeout=120).expect(0)
@@ -2328,7 +2383,7 @@ MATRIX = [
     ("am_2", lambda ofi: case_am(2, ofi=ofi), (SMP, "shm")),
     ("am_3", lambda ofi: case_am(3, ofi=ofi), ALL_CELLS),
     ("am_5", lambda ofi: case_am(5, ofi=ofi), (SMP,)),
-    ("am_par_3", lambda ofi: case_am(3, par=True, ofi=ofi), (SMP, "tcp")),
+    ("am_par_3", lambda ofi: case_am(3, par=True, ofi=ofi), (SMP, "tcp", UDP)),
     ("am_packed0_2", lambda ofi: case_am(2, ofi=ofi, knobs={"GASNET_PACKEDLONG_LIMIT": "0"}),
      ("tcp",)),
     ("am_tight_3", lambda ofi: case_am(3, ofi=ofi, knobs={
@@ -2336,11 +2391,11 @@ MATRIX = [
         "GASNET_NETWORKDEPTH_PP": "2", "GASNET_NETWORKDEPTH_TOTAL": "3",
         "GASNET_INLINESEND_LIMIT": "0"}), ("tcp",)),
     ("am_flood_2", lambda ofi: case_am_flood(2, ofi=ofi), ALL_CELLS),
-    ("am_flood_4", lambda ofi: case_am_flood(4, ofi=ofi), ("tcp",)),
+    ("am_flood_4", lambda ofi: case_am_flood(4, ofi=ofi), ("tcp", UDP)),
     ("am_flood_8", lambda ofi: case_am_flood(8, ofi=ofi), (SMP,)),
     ("am_flood_par_3", lambda ofi: case_am_flood(3, par=True, ofi=ofi), ("tcp", "shm")),
     ("am_flood_par_4", lambda ofi: case_am_flood(4, par=True, ofi=ofi), (SMP,)),
-    ("am_replyflood_2", lambda ofi: case_am_replyflood(2, ofi), (SMP, "tcp", "net")),
+    ("am_replyflood_2", lambda ofi: case_am_replyflood(2, ofi), (SMP, "tcp", "net", UDP)),
     ("am_replyflood_3", lambda ofi: case_am_replyflood(3, ofi), ("net",)),
     ("am_replyflood_par_3", lambda ofi: case_am_replyflood(3, ofi, par=True), ("tcp",)),
     # Not on net: on one CPU it runs about 1.6 times as long as on tcp (18 s on a
@@ -2349,7 +2404,7 @@ MATRIX = [
     # Puts and gets.
     ("rma_1", lambda ofi: case_rma(1, ofi), (SMP,)),
     ("rma_2", lambda ofi: case_rma(2, ofi), ALL_CELLS),
-    ("rma_3", lambda ofi: case_rma(3, ofi, max_bytes="1048576"), ("tcp",)),
+    ("rma_3", lambda ofi: case_rma(3, ofi, max_bytes="1048576"), ("tcp", UDP)),
     ("rma_5", lambda ofi: case_rma(5, ofi), (SMP,)),
     # Small NB/NBI operations as libfabric RMA (never AMs), and as AMs up to 4000 bytes only.
     ("rma_amrma0_2", lambda ofi: case_rma(2, ofi, knobs={"GASNET_OFI_AM_RMA_MAX": "0"}), ("net",)),
@@ -2361,7 +2416,7 @@ MATRIX = [
     ("barrier_1", lambda ofi: case_barrier(1, ofi=ofi), (SMP,)),
     ("barrier_2", lambda ofi: case_barrier(2, ofi=ofi), ("shm",)),
     ("barrier_3", lambda ofi: case_barrier(3, ofi=ofi), ALL_CELLS),
-    ("barrier_5", lambda ofi: case_barrier(5, ofi=ofi), (SMP, "tcp")),
+    ("barrier_5", lambda ofi: case_barrier(5, ofi=ofi), (SMP, "tcp", UDP)),
     ("barrier_try_3", lambda ofi: case_barrier(3, "try", ofi=ofi), (SMP,)),
     ("barrier_try_5", lambda ofi: case_barrier(5, "try", ofi=ofi), (SMP, "tcp")),
     ("barrier_dissem_5", lambda ofi: case_barrier(5, None, "dissem", ofi=ofi), (SMP,)),
@@ -2380,43 +2435,43 @@ MATRIX = [
     ("exit", case_ofi_exit, ALL_CELLS),
     ("kills", case_ofi_kills, ALL_CELLS),
     # The GASNet-1 layer on the EX entry points: NB/NBI toward network peers.
-    ("legacy_nb_2", lambda ofi: case_ofi_legacy_nb(2, ofi), ("tcp",)),
+    ("legacy_nb_2", lambda ofi: case_ofi_legacy_nb(2, ofi), ("tcp", UDP)),
     ("legacy_nb_3", lambda ofi: case_ofi_legacy_nb(3, ofi), ("tcp",)),
     # Teams and the EX collectives (collcheck.c).
     ("coll_1", lambda ofi: case_coll(1, ofi=ofi), (SMP,)),
     ("coll_2", lambda ofi: case_coll(2, ofi=ofi), (SMP,)),
     ("coll_3", lambda ofi: case_coll(3, ofi=ofi), (SMP, "shm")),
-    ("coll_4", lambda ofi: case_coll(4, ofi=ofi), ("tcp",)),
+    ("coll_4", lambda ofi: case_coll(4, ofi=ofi), ("tcp", UDP)),
     ("coll_5", lambda ofi: case_coll(5, ofi=ofi), (SMP,)),
     ("coll_8", lambda ofi: case_coll(8, ofi=ofi), (SMP,)),
     ("coll_par_4", lambda ofi: case_coll(4, par=True, ofi=ofi), (SMP,)),
-    ("coll_par_3", lambda ofi: case_coll(3, par=True, ofi=ofi), ("tcp",)),
+    ("coll_par_3", lambda ofi: case_coll(3, par=True, ofi=ofi), ("tcp", UDP)),
     ("coll_tight_5", lambda ofi: case_coll(5, ofi=ofi, knobs={
         "GASNET_AM_CREDITS_PP": "2", "GASNET_AM_CREDITS_SLACK": "1"}), (SMP,)),
     # A pair: reduce-to-all of any size is one pipelined exchange (pieces
     # combined as they arrive), its sends refused and retried.
     ("coll_tight_2", lambda ofi: case_coll(2, ofi=ofi, knobs={
         "GASNET_AM_CREDITS_PP": "2", "GASNET_AM_CREDITS_SLACK": "1",
-        "GASNET_NETWORKDEPTH_PP": "2", "GASNET_NETWORKDEPTH_TOTAL": "3"}), ("tcp", "net")),
+        "GASNET_NETWORKDEPTH_PP": "2", "GASNET_NETWORKDEPTH_TOTAL": "3"}), ("tcp", "net", UDP)),
     ("coll_tight_par_4", lambda ofi: case_coll(4, par=True, ofi=ofi, knobs={
         "GASNET_AM_CREDITS_PP": "2", "GASNET_AM_CREDITS_SLACK": "1",
         "GASNET_NETWORKDEPTH_PP": "2", "GASNET_NETWORKDEPTH_TOTAL": "3"}), ("tcp",)),
     # Remote atomics (issue 19).
     ("atomics_2", lambda ofi: case_atomics(2, ofi), (SMP,)),
     ("atomics_unsynced_3", lambda ofi: case_atomics_unsynced(3, ofi), (SMP, "tcp")),
-    ("atomics_4", lambda ofi: case_atomics(4, ofi), (SMP, "tcp", "net")),
+    ("atomics_4", lambda ofi: case_atomics(4, ofi), (SMP, "tcp", "net", UDP)),
     ("atomics_am_4", lambda ofi: case_atomics(4, ofi, {"GASNET_AD_PATH": "am"}),
      (SMP, "tcp", "net")),
     # The GASNet-1 collectives (g1collcheck.c).
     ("g1coll_1", lambda ofi: case_g1coll(1, ofi), (SMP,)),
     ("g1coll_2", lambda ofi: case_g1coll(2, ofi), (SMP,)),
     ("g1coll_3", lambda ofi: case_g1coll(3, ofi), (SMP,)),
-    ("g1coll_4", lambda ofi: case_g1coll(4, ofi), ("tcp",)),
+    ("g1coll_4", lambda ofi: case_g1coll(4, ofi), ("tcp", UDP)),
     ("g1coll_5", lambda ofi: case_g1coll(5, ofi), (SMP,)),
     ("g1coll_8", lambda ofi: case_g1coll(8, ofi), (SMP,)),
     # VIS (gasnet_vis.h): default knobs, then the packing knobs varied.
-    ("vis_2", lambda ofi: case_vis(2, ofi), (SMP, "tcp")),
-    ("vis_4", lambda ofi: case_vis(4, ofi), (SMP, "tcp")),
+    ("vis_2", lambda ofi: case_vis(2, ofi), (SMP, "tcp", UDP)),
+    ("vis_4", lambda ofi: case_vis(4, ofi), (SMP, "tcp", UDP)),
     ("vis_noampipe_4", lambda ofi: case_vis(4, ofi, knobs={"GASNET_VIS_AMPIPE": "0"}), ("tcp",)),
     ("vis_smallchunk_4", lambda ofi: case_vis(4, ofi, knobs={
         "GASNET_VIS_MAXCHUNK": "64", "GASNET_VIS_REMOTECONTIG": "0"}), ("tcp",)),
@@ -2427,16 +2482,16 @@ MATRIX = [
     # Two ranks of each pair share memory: a native domain still sends them
     # through the network, an AM domain uses the CPU toward them.
     ("atomics_pshm_4", lambda ofi: case_atomics(4, ofi, {"GASNET_SUPERNODE_MAXSIZE": "2"}),
-     ("tcp", "net")),
+     ("tcp", "net", UDP)),
     # Collectives (issue 18): ranks in pairs that share memory, so a team
     # within a pair runs in the host area and the others over AMs.
     ("coll_pshm_4", lambda ofi: case_coll(4, ofi=ofi, knobs={"GASNET_SUPERNODE_MAXSIZE": "2"}),
-     ("tcp",)),
+     ("tcp", UDP)),
     ("coll_pshm_par_5", lambda ofi: case_coll(5, par=True, ofi=ofi, knobs={
         "GASNET_SUPERNODE_MAXSIZE": "2"}), ("tcp",)),
     # Same-host RMA inlined into the client (issue 23).
     ("inline_rma_3", lambda ofi: case_inline_rma(3, "mapped") if ofi is None
-     else case_inline_rma_ofi(3, ofi), (SMP, "tcp")),
+     else case_inline_rma_ofi(3, ofi), (SMP, "tcp", UDP)),
     # ofi AM sends (issue 23, net2): every non-empty payload sent from the
     # client's buffer (two-piece fi_sendmsg, the call waits for its completion).
     ("am_direct_3", lambda ofi: case_am(3, ofi=ofi, knobs={"GASNET_OFI_DIRECTSEND_MIN": "1"}),
@@ -2460,10 +2515,21 @@ MATRIX = [
      ("tcp", "sockets", "shm")),
     ("atomics_native_pshm_4", lambda ofi: case_atomics(4, ofi, {
         "GASNET_AD_PATH": "native", "GASNET_SUPERNODE_MAXSIZE": "2"}), ("tcp",)),
+    # Loss recovery (udp only): each rank drops every Nth datagram it reads
+    # (GASNET_UDP_TEST_DROP), and the conduit's acks, NACKs, reorder lists and
+    # retransmissions must still deliver every byte the programs check.
+    ("am_lossy_3", lambda ofi: case_am(3, ofi=ofi, knobs=lossy(7)), (UDP,)),
+    ("rma_lossy_2", lambda ofi: case_rma(2, ofi, max_bytes="1048576", knobs=lossy(11)),
+     (UDP,)),
+    ("coll_lossy_4", lambda ofi: case_coll(4, ofi=ofi, knobs=lossy(13)), (UDP,)),
+    ("atomics_lossy_4", lambda ofi: case_atomics(4, ofi, lossy(7)), (UDP,)),
+    ("vis_lossy_4", lambda ofi: case_vis(4, ofi, knobs=lossy(11)), (UDP,)),
 ]
 
 
 def matrix_name(name, cell):
+    if cell == UDP:
+        return "udp_%s" % name
     return name if cell == SMP else "ofi_%s_%s" % (name, cell)
 
 
@@ -2508,6 +2574,7 @@ CASES = {
     "rogue_client": case_rogue_client, "examples": case_examples,
     "am_credits_wire": case_am_credits_wire,
     "ofi_topo_supernodes_5": case_ofi_topo_supernodes(5),
+    "udp_topo_supernodes_5": case_ofi_topo_supernodes(5, UDP),
     "ofi_default_provider": case_ofi_default_provider(),
     # Teams and the EX collectives.
     "coll_misuse": case_coll_misuse(),
@@ -2545,12 +2612,15 @@ CASES = {
 }
 # Run by other cases (in a private /dev/shm), not registered as tests.
 HELPER_CASES = {"inner_small_shm", "inner_absent_shm", "harden_inner_segmax"}
-# Cases that need the ofi conduit (CTest label "ofi").
+# Cases that need the ofi conduit (CTest label "ofi"), the udp conduit (label "udp").
 OFI_CASES = {"ofi_topo_supernodes_5", "ofi_default_provider", "harden_kill_startup_ofi_shm"}
+UDP_CASES = {"udp_topo_supernodes_5"}
 for _name, _run, _cell in matrix_cases():
     check(_name not in CASES, "case %s is defined twice" % _name)
     CASES[_name] = _run
-    if _cell != SMP:
+    if _cell == UDP:
+        UDP_CASES.add(_name)
+    elif _cell != SMP:
         OFI_CASES.add(_name)
 
 
@@ -2558,7 +2628,9 @@ def list_cases():
     """`jobtests.py --list`: one line per test, "NAME LABELS" (CMakeLists.txt reads it)."""
     for name in sorted(CASES):
         if name not in HELPER_CASES:
-            print("%s %s" % (name, "integration,ofi" if name in OFI_CASES else "integration"))
+            labels = ("integration,ofi" if name in OFI_CASES else
+                      "integration,udp" if name in UDP_CASES else "integration")
+            print("%s %s" % (name, labels))
 
 
 def run_case(cases, take_args):

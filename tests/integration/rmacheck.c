@@ -280,6 +280,10 @@ static void events(void) {
   CHECK(gasnet_try_syncnb_some(h, 3) == GASNET_OK && gasnet_try_syncnb(h[0]) == GASNET_OK,
         "try_syncnb_some");
   gasnet_put_nbi(peer, remote + 24, &word, 4);
+  /* GASNet orders no two outstanding NBI operations: the put must complete
+   * before a get of the same bytes is sure to see it (over udp a lone put
+   * and a get in a burst travel on different streams). */
+  gasnet_wait_syncnbi_puts();
   gasnet_get_nbi(&word, peer, remote + 24, 4);
   while (gasnet_try_syncnbi_all() != GASNET_OK) continue;
   CHECK(gasnet_try_syncnbi_gets() == GASNET_OK && gasnet_try_syncnbi_puts() == GASNET_OK,

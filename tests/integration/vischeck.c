@@ -714,7 +714,7 @@ int main(int argc, char **argv) {
       gex_Memvec_t dv[2] = {{remote, 8}, {remote + 4, 8}}, sv[2] = {{local, 8}, {local + 8, 8}};
       gex_VIS_VectorPutNBI(tm, peer, 2, dv, 2, sv, 0);
     } else if (!strcmp(misuse, "outside2")) { /* a second piece past the segment's end */
-      void *dl[2] = {remote, remote + 2 * AREA}, *sl[2] = {local, local + 8};
+      void *dl[2] = {remote, remote + 2 * AREA + BIG}, *sl[2] = {local, local + 8};
       gex_VIS_IndexedPutBlocking(tm, peer, 2, dl, 8, 2, sl, 8, 0);
     } else if (!strcmp(misuse, "overflow")) {
       void *list[1] = {remote};
