@@ -146,9 +146,28 @@ grep -q '^CMAKE_BUILD_TYPE:STRING=Release$' "$work/opt/gexx-build/CMakeCache.txt
   fail "--disable-debug is not a Release build"
 passed
 
+path="the udp conduit as UPC++ asks for it (--enable-udp)"
+mkdir "$work/udp"
+(cd "$work/udp" && "$tree/configure" --disable-auto-conduit-detect --enable-udp --disable-parsync \
+  --with-cc=gcc --with-cxx=g++ >"$work/udp.log" 2>&1) ||
+  fail "configure --enable-udp failed: $(cat "$work/udp.log")"
+grep -q 'conduits: smp udp;' "$work/udp.log" || fail "configure --enable-udp says: $(cat "$work/udp.log")"
+for target in seq par udp-seq.mak udp-par.mak; do
+  make -n -C "$work/udp/udp-conduit" "$target" >/dev/null ||
+    fail "udp-conduit/Makefile has no working '$target'"
+done
+# UPC++ builds GASNet's udp launcher with `make -C <build>/other/amudp amudprun`.
+amudp=$(make -n -C "$work/udp/other/amudp" amudprun) || fail "other/amudp has no amudprun target"
+grep -q -- "--target gasnetrun" <<<"$amudp" && grep -qF "gexx-build/amudprun amudprun" <<<"$amudp" ||
+  fail "other/amudp's amudprun does not link the launcher: $amudp"
+out=$(cd "$work/udp" && "$tree/configure" --disable-udp --disable-auto-conduit-detect 2>&1) ||
+  fail "configure --disable-udp failed: $out"
+grep -q 'conduits: smp;' <<<"$out" || fail "configure --disable-udp still builds udp: $out"
+passed
+
 path="options gexx cannot honour fail, naming themselves"
 mkdir "$work/bad"
-for bad in --enable-udp --enable-segment-everything; do
+for bad in --enable-ibv --enable-segment-everything; do
   out=$(cd "$work/bad" && "$tree/configure" "$bad" 2>&1) && fail "configure $bad succeeded"
   grep -qF -- "${bad#--enable-}" <<<"$out" || fail "configure $bad says: $out"
 done
