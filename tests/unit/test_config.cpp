@@ -392,8 +392,8 @@ TEST(Registry, GroupsRegisterStaticallyInAFixedOrder) {
     std::string g = group_of(v.name);
     if (order.empty() || order.back() != g) order.push_back(g);
   }
-  EXPECT_EQ(order,
-            (std::vector<std::string>{"core", "atomics", "ofi", "smp", "udp", "vis", "zz_unit_test"}));
+  EXPECT_EQ(order, (std::vector<std::string>{"core", "atomics", "ofi", "smp", "udp", "vis",
+                                             "zz_unit_test"}));
   EXPECT_STREQ(group_of("GASNET_AD_PATH"), "atomics");
   EXPECT_EQ(std::string(registry().front().name), "GASNET_PSHM_NODES");
 }

@@ -38,8 +38,10 @@
 #include <string>
 #include <vector>
 
+#include "bootstrap/bootstrap.hpp"
 #include "transport/pshm/routes.hpp"
 #include "transport/transport.hpp"
+#include "util/config.hpp"
 
 namespace gexx::transport::pshm {
 
@@ -176,5 +178,21 @@ class Router final : public Transport {
   Capabilities caps_;
   std::vector<PeerSegment> segs_;
 };
+
+// A network conduit's transport (open_conduit): the smp transport for the
+// neighbourhood GASNET_SUPERNODE_MAXSIZE allows, and `Net(boot, sink)` for
+// every other peer. Every rank computes the same routes (the variable must
+// agree), so either all open the network, collectively, or none does.
+template <typename Net>
+std::unique_ptr<Transport> open_routed(const char *conduit, bootstrap::Bootstrap &boot,
+                                       AmSink &sink, uint64_t host_area_bytes) {
+  auto smp = smp::open(boot, false, sink, host_area_bytes);
+  auto routes = Routes::compute(boot.size(), boot.host_ranks(), boot.rank(),
+                                static_cast<uint64_t>(config::get_int("GASNET_SUPERNODE_MAXSIZE")));
+  std::unique_ptr<Net> net;
+  if (routes.any_network) net = std::make_unique<Net>(boot, sink);
+  return std::make_unique<Router<Net>>(conduit, boot.rank(), boot.size(), std::move(smp),
+                                       std::move(routes), std::move(net));
+}
 
 }  // namespace gexx::transport::pshm

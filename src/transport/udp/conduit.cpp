@@ -69,16 +69,7 @@ class Network {
 
 std::unique_ptr<Transport> open_conduit(bootstrap::Bootstrap &boot, AmSink &sink,
                                         uint64_t host_area_bytes) {
-  auto smp = smp::open(boot, false, sink, host_area_bytes);
-  auto routes =
-      pshm::Routes::compute(boot.size(), boot.host_ranks(), boot.rank(),
-                            static_cast<uint64_t>(config::get_int("GASNET_SUPERNODE_MAXSIZE")));
-  // Every rank computes the same answer (the variables must agree), so
-  // either all open their sockets, collectively, or none does.
-  std::unique_ptr<udp::Network> net;
-  if (routes.any_network) net = std::make_unique<udp::Network>(boot, sink);
-  return std::make_unique<pshm::Router<udp::Network>>(
-      "udp", boot.rank(), boot.size(), std::move(smp), std::move(routes), std::move(net));
+  return pshm::open_routed<udp::Network>("udp", boot, sink, host_area_bytes);
 }
 
 }  // namespace gexx::transport
