@@ -346,28 +346,34 @@ def case_cut_ofi(hosts, bin_dir):
     cut_and_check(hosts, p, before)
 
 
-def run_ofi_job(hosts, bin_dir, program, args, provider="tcp;ofi_rxm"):
-    """Runs tests/integration/<program> (the ofi build) on 4 ranks over the
-    two hosts, placed round-robin (ranks 0 and 2 on host a, 1 and 3 on b):
-    peers on one host share memory, the others talk over `provider` across
-    the veth link (None: nobody names one, and the conduit's Ethernet
-    default, net, is expected). Returns stdout."""
+def run_net_job(hosts, bin_dir, program, args, env, said):
+    """Runs tests/integration/<program> (a network conduit's build:
+    <name>_ofi or <name>_udp) on 4 ranks over the two hosts, placed
+    round-robin (ranks 0 and 2 on host a, 1 and 3 on b): peers on one host
+    share memory (unless `env` says otherwise), the others talk across the
+    veth link. Checks every rank passed and rank 0's verbose line `said`
+    (GASNET_VERBOSEENV is set); returns stdout."""
     prog = os.path.join(bin_dir, "tests", "integration", program)
     if not os.path.exists(prog):
-        raise Skip("the ofi conduit is not built here (no libfabric found at configure time)")
-    env = {"GASNET_VERBOSEENV": "1"}
-    if provider:
-        env["GASNET_OFI_PROVIDER"] = provider
-    p = launch(hosts, bin_dir, ["-n", "4", prog] + args, env_extra=env)
+        raise Skip("%s is not built here (its conduit was not configured)" % program)
+    p = launch(hosts, bin_dir, ["-n", "4", prog] + args,
+               env_extra=dict(env, GASNET_VERBOSEENV="1"))
     out, err = p.communicate(timeout=3 * HANG_BOUND)  # slow under load, never hung
     check(p.returncode == 0, "%s failed (%d): %s%s" % (program, p.returncode, out, err))
-    base = program[:-len("_ofi")]
+    base = program.rsplit("_", 1)[0]
     passed = sorted(int(r) for r in re.findall(r"^%s rank (\d+) of 4: PASS" % base, out, re.M))
     check(passed == [0, 1, 2, 3], "%s: ranks passed %s: %s%s" % (program, passed, out, err))
+    check(said in err, "%s: no %r in what the ranks said: %s" % (program, said, err))
+    return out
+
+
+def run_ofi_job(hosts, bin_dir, program, args, provider="tcp;ofi_rxm"):
+    """run_net_job for the ofi conduit over `provider` (None: nobody names
+    one, and the conduit's Ethernet default, net, is expected)."""
+    env = {"GASNET_OFI_PROVIDER": provider} if provider else {}
     said = ("libfabric provider %s (" % provider if provider else
             "libfabric provider net (our default for Ethernet;")
-    check(said in err, "%s: provider not named (%r): %s" % (program, said, err))
-    return out
+    return run_net_job(hosts, bin_dir, program, args, env, said)
 
 
 def case_ofi(hosts, bin_dir):
@@ -394,6 +400,27 @@ def case_ofi(hosts, bin_dir):
     check(p.returncode == 3, "sigquit job ended %d: %s%s" % (p.returncode, out, err))
     caught = sorted(int(r) for r in re.findall(r"exitcheck rank (\d+): caught SIGQUIT", out))
     check(caught == [0, 2, 3], "ranks that caught SIGQUIT: %s: %s%s" % (caught, out, err))
+    settle(hosts)
+    check_no_new_shm_files(before)
+
+
+def case_udp(hosts, bin_dir):
+    """The udp conduit across the two hosts: each rank publishes its host's
+    own address (not loopback) and the ranks of the other host reach it over
+    the veth link; locality, then the AM, RMA and barrier conformance
+    programs with data checked, the last with every peer through UDP
+    (GASNET_SUPERNODE_MAXSIZE=1: same-host peers over loopback, the others
+    across the link)."""
+    before = shm_files()
+    said = "conduit udp: UDP port"
+    out = run_net_job(hosts, bin_dir, "topocheck_udp", [], {}, said)
+    want = {0: "host 0 of 2 [0,2] nbrhd 0 of 2 [0,2]", 1: "host 1 of 2 [1,3] nbrhd 1 of 2 [1,3]",
+            2: "host 0 of 2 [0,2] nbrhd 0 of 2 [0,2]", 3: "host 1 of 2 [1,3] nbrhd 1 of 2 [1,3]"}
+    for r, line in want.items():
+        check("topo rank %d: %s" % (r, line) in out, "rank %d placement: %s" % (r, out))
+    run_net_job(hosts, bin_dir, "amcheck_udp", [], {}, said)
+    run_net_job(hosts, bin_dir, "rmacheck_udp", ["262144"], {}, said)
+    run_net_job(hosts, bin_dir, "barrierconf_udp", [], {"GASNET_SUPERNODE_MAXSIZE": "1"}, said)
     settle(hosts)
     check_no_new_shm_files(before)
 
@@ -440,7 +467,7 @@ def case_fake_ssh(bin_dir):
 
 
 CASES = {"hosts": case_hosts, "job": case_job, "cut": case_cut, "ofi": case_ofi,
-         "cut_ofi": case_cut_ofi}
+         "cut_ofi": case_cut_ofi, "udp": case_udp}
 
 
 def main():
