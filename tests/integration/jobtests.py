@@ -1183,6 +1183,10 @@ def run_ofi_check(program, args, n, provider, knobs, par=False):
     if "GASNET_UDP_TEST_DROP" in knobs:  # a lossy() row: the drops were in effect
         check("GASNET_UDP_TEST_DROP=%s (environment)" % knobs["GASNET_UDP_TEST_DROP"]
               in job.stderr, job.show())
+        # ... and recovered from: some rank sent datagrams again (each rank
+        # says what its datagrams did as it leaves, GASNET_VERBOSEENV).
+        check(re.search(r"udp conduit: \d+ datagrams sent, [1-9]\d* sent again", job.stderr),
+              job.show())
     job.assert_nothing_left(before)
     return job
 

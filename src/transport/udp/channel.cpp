@@ -549,6 +549,7 @@ Channel::Action Channel::receive(char *buf, size_t n, bool replies_only, uint64_
   if (ahead > 0) {  // one before it was lost: keep this one, ask for that one again
     auto &kept = p.ahead[s];
     if (static_cast<size_t>(ahead) <= 2 * window_packets_) {
+      ++stats_.kept;
       if (kept.size() < static_cast<size_t>(ahead)) kept.resize(static_cast<size_t>(ahead));
       if (kept[ahead - 1].empty()) kept[ahead - 1].assign(buf, buf + n);
       if (!p.gap) {
@@ -819,11 +820,19 @@ void Channel::drain() {
       bool queued = false;
       for (uint32_t peer : active_)
         queued = queued || !peers_[peer].out[0].queue.empty() || !peers_[peer].out[1].queue.empty();
-      if (!queued) return;
+      if (!queued) break;
     }
     poll(true);
-    if (util::cycle_clock() - start > util::kClock50us * 4000) return;
+    if (util::cycle_clock() - start > util::kClock50us * 4000) break;
   }
+  util::note(
+      "udp conduit: %llu datagrams sent, %llu sent again, %llu acknowledgements of their own; "
+      "received %llu ahead of their turn (kept), %llu too far ahead, %llu twice, %llu strays",
+      static_cast<unsigned long long>(stats_.sent), static_cast<unsigned long long>(stats_.resent),
+      static_cast<unsigned long long>(stats_.acks), static_cast<unsigned long long>(stats_.kept),
+      static_cast<unsigned long long>(stats_.dropped),
+      static_cast<unsigned long long>(stats_.duplicates),
+      static_cast<unsigned long long>(stats_.strays));
 }
 
 Channel::Stats Channel::stats() const {

@@ -95,7 +95,7 @@ class Channel {
   void attach_segment(void *base, uint64_t size);
   // Before the rank leaves (gasnet_exit): sends what is queued and what it
   // owes, and polls until the peers have acknowledged every datagram, for
-  // at most about 200 ms.
+  // at most about 200 ms; then, verbose, says what its datagrams did.
   void drain();
   size_t copy_put() const { return limits_.copy_put; }
   // Where this rank's socket is and how large its buffers came out.
@@ -106,7 +106,8 @@ class Channel {
     uint64_t sent = 0;        // data datagrams, first sends
     uint64_t resent = 0;      // data datagrams sent again
     uint64_t acks = 0;        // acknowledgements of their own
-    uint64_t dropped = 0;     // arrived ahead of their turn (dropped)
+    uint64_t kept = 0;        // arrived ahead of their turn (kept in a reorder list)
+    uint64_t dropped = 0;     // arrived too far ahead (dropped)
     uint64_t duplicates = 0;  // arrived again
     uint64_t strays = 0;      // not from this job
   };
