@@ -13,9 +13,10 @@
 // Reliability: the sender keeps every datagram until the receiver's
 // cumulative acknowledgement covers it, in a window per stream (packets and
 // bytes in flight). Acknowledgements ride on every datagram toward the
-// peer; one of its own goes out when a poll ends owing one for long enough
-// (kAckDelay), for enough datagrams, or when the sender asked (kAckNow: a put
-// waiting for completion, a window half full). A datagram that arrives
+// peer; one of its own goes out at once after kAckEvery datagrams or when
+// the sender asked (kAckNow: a put waiting for completion, a window half
+// full), and when a poll ends owing one for long enough (kAckDelay). A
+// datagram that arrives
 // ahead of the one expected is kept aside (a copy, in the stream's reorder
 // list) and answered with a negative acknowledgement naming the one
 // missing, which the sender sends again at once; the kept ones follow it in
