@@ -88,7 +88,8 @@ test-tsan: deps-test $(TSAN_DIR)/CMakeCache.txt
 
 # Issue 23's side-by-side table: GASNet's testsmall/testlarge/testam/
 # testbarrier against gexx's install and the anchor (GASNet-EX 2020.10),
-# alternated runs, medians (bench/side_by_side.py; docs/performance.md).
+# alternated runs, medians (bench/side_by_side.py; docs/performance.md): smp,
+# then the network (the anchor's udp conduit against gexx's udp, then ofi).
 ANCHOR ?= /tmp/gexx-anchor/install
 BENCH_RUNS ?= 5
 bench-anchor: install
@@ -96,9 +97,15 @@ bench-anchor: install
 	  echo "bench-anchor: skipped: no anchor install at $(ANCHOR) (build it with ../shared/anchors/build-gasnet-ex.sh, or pass ANCHOR=prefix)"; \
 	else \
 	  python3 bench/side_by_side.py --gexx $(INSTALL_DIR) --anchor $(ANCHOR) --runs $(BENCH_RUNS) && \
-	  if [ -f $(ANCHOR)/include/udp-conduit/udp-seq.mak ] && [ -f $(INSTALL_DIR)/include/ofi-conduit/ofi-seq.mak ]; then \
-	    python3 bench/side_by_side.py --gexx $(INSTALL_DIR) --anchor $(ANCHOR) --runs $(BENCH_RUNS) --net; \
-	  else echo "bench-anchor: network half skipped (no udp conduit in the anchor or no ofi conduit in gexx)"; fi; \
+	  if [ ! -f $(ANCHOR)/include/udp-conduit/udp-seq.mak ]; then \
+	    echo "bench-anchor: network half skipped (no udp conduit in the anchor)"; \
+	  else \
+	    for c in udp ofi; do \
+	      if [ -f $(INSTALL_DIR)/include/$$c-conduit/$$c-seq.mak ]; then \
+	        python3 bench/side_by_side.py --gexx $(INSTALL_DIR) --anchor $(ANCHOR) --runs $(BENCH_RUNS) --net --conduit $$c || exit 1; \
+	      else echo "bench-anchor: gexx has no $$c conduit: its network half skipped"; fi; \
+	    done; \
+	  fi; \
 	fi
 
 clean:
