@@ -58,6 +58,8 @@ constexpr size_t record_bytes(size_t am) {
   return kRecordHeader + (am + 15) / 16 * 16;
 }
 constexpr int kPollBudget = 64;
+// Datagrams in flight per stream (and bytes: Limits::window_bytes).
+constexpr size_t kWindowPackets = 64;
 constexpr uint32_t kAckEvery = 16;
 constexpr uint64_t kAckDelay = util::kClock6us * 4;
 constexpr uint64_t kNackGap = util::kClock50us;
@@ -140,7 +142,6 @@ struct alignas(16) Channel::Out {
 
 Channel::Channel(bootstrap::Bootstrap &boot, AmSink &sink, const Limits &limits)
     : boot_(boot), sink_(sink), limits_(limits), rank_(boot.rank()), peers_(boot.size()) {
-  drop_every_ = limits_.drop_every;
   fd_ = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
   if (fd_ < 0) util::fatal("udp conduit: socket(): %s", strerror(errno));
   int want = limits_.socket_buffer;
@@ -284,12 +285,11 @@ void Channel::transmit(uint32_t peer, int stream) {
   while (s.sent < s.queue.size()) {
     Out *o = s.queue[s.sent];
     size_t bytes = o->len + o->ext_len;
-    if (s.sent > 0 &&
-        (s.sent >= window_packets_ || s.inflight_bytes + bytes > limits_.window_bytes))
+    if (s.sent > 0 && (s.sent >= kWindowPackets || s.inflight_bytes + bytes > limits_.window_bytes))
       break;
     Wire &w = *reinterpret_cast<Wire *>(o->bytes());
     bool half =
-        s.sent + 1 >= window_packets_ / 2 || s.inflight_bytes + bytes >= limits_.window_bytes / 2;
+        s.sent + 1 >= kWindowPackets / 2 || s.inflight_bytes + bytes >= limits_.window_bytes / 2;
     w.flags = (o->ack_now || half) ? kAckNow : 0;
     if (!send_datagram(peer, o)) break;  // the socket is full: the next poll sends it
     if (s.sent == 0) s.progress_at = util::cycle_clock();
@@ -478,45 +478,51 @@ void Channel::deliver(char *body, size_t len) {
 }
 
 namespace {
-// Inside deliver_bundle on this thread: the replies its handlers send wait
-// for the bundle's end and leave together.
+// Inside run() of a bundle on this thread: the replies its handlers send
+// wait for the bundle's end and leave together.
 thread_local int t_in_bundle = 0;
 }  // namespace
 
-int Channel::deliver_bundle(char *body, size_t len, Lock &lock) {
+void Channel::release_all_held() {
+  for (uint32_t peer : held_) release_held(peer);
+  held_.clear();
+}
+
+int Channel::run(const Ams &ams, Lock &lock) {
+  if (!ams.bundle) {
+    if (concurrent_) lock.unlock();
+    deliver(ams.body, ams.len);
+    if (concurrent_) lock.lock();
+    return 1;
+  }
   int n = 0;
   ++t_in_bundle;
-  for (size_t at = 0; at < len;) {
+  for (size_t at = 0; at + kRecordHeader <= ams.len;) {
     uint64_t am = 0;
-    if (len - at < kRecordHeader) break;
-    std::memcpy(&am, body + at, sizeof am);
-    if (am > len - at - kRecordHeader)
+    std::memcpy(&am, ams.body + at, sizeof am);
+    if (am > ams.len - at - kRecordHeader)
       util::fatal("udp conduit: a bundle of active messages whose record runs past its end");
-    if (lock.owns_lock()) lock.unlock();
-    deliver(body + at + kRecordHeader, am);
+    if (concurrent_) lock.unlock();
+    deliver(ams.body + at + kRecordHeader, am);
     if (concurrent_) lock.lock();
     ++n;
     at += record_bytes(am);
   }
   --t_in_bundle;
-  if (!held_.empty()) {  // the replies held above (and any burst) leave now
-    for (uint32_t peer : held_) release_held(peer);
-    held_.clear();
-  }
+  release_all_held();  // the replies held above (and any burst) leave now
   return n;
 }
 
-Channel::Action Channel::receive(char *buf, size_t n, bool replies_only, uint64_t now,
-                                 char **body_out, size_t *len_out) {
+bool Channel::receive(char *buf, size_t n, bool replies_only, uint64_t now, Ams &out) {
   if (n < kPacketHeader) {
     ++stats_.strays;
-    return Action::none;
+    return false;
   }
   Wire w;
   std::memcpy(&w, buf, sizeof w);
   if (w.key != key_ || w.src >= peers_.size() || w.src == rank_ || w.len != n - kPacketHeader) {
     ++stats_.strays;
-    return Action::none;
+    return false;
   }
   Peer &p = peers_[w.src];
   take_acks(w.src, w.ack);
@@ -525,11 +531,11 @@ Channel::Action Channel::receive(char *buf, size_t n, bool replies_only, uint64_
     // The datagram it names is missing there; ours is the oldest unacknowledged.
     if ((w.flags & kNack) && !p.out[s].queue.empty() && p.out[s].queue.front()->seq == w.ack[s])
       resend_oldest(w.src, s, now, false);
-    return Action::none;
+    return false;
   }
   if (w.type != kData) {
     ++stats_.strays;
-    return Action::none;
+    return false;
   }
   auto owe = [&](bool at_once) {
     if (p.owed == 0) p.owed_since = now;
@@ -544,11 +550,11 @@ Channel::Action Channel::receive(char *buf, size_t n, bool replies_only, uint64_
   if (ahead < 0) {  // again: our acknowledgement was lost or late
     ++stats_.duplicates;
     owe(true);
-    return Action::none;
+    return false;
   }
   if (ahead > 0) {  // one before it was lost: keep this one, ask for that one again
     auto &kept = p.ahead[s];
-    if (static_cast<size_t>(ahead) <= 2 * window_packets_) {
+    if (static_cast<size_t>(ahead) <= 2 * kWindowPackets) {
       ++stats_.kept;
       if (kept.size() < static_cast<size_t>(ahead)) kept.resize(static_cast<size_t>(ahead));
       if (kept[ahead - 1].empty()) kept[ahead - 1].assign(buf, buf + n);
@@ -563,7 +569,7 @@ Channel::Action Channel::receive(char *buf, size_t n, bool replies_only, uint64_
       p.nack_at[s] = now;
       send_ack(w.src, true, s);
     }
-    return Action::none;
+    return false;
   }
   ++p.expect[s];
   owe(w.flags & kAckNow);
@@ -585,14 +591,13 @@ Channel::Action Channel::receive(char *buf, size_t n, bool replies_only, uint64_
   if (w.op == kAm || w.op == kAmBundle) {
     if (s == 0 && replies_only) {
       stash_.push_back({w.op == kAmBundle, std::vector<char>(body, body + w.len)});
-      return Action::none;
+      return false;
     }
-    *body_out = body;
-    *len_out = w.len;
-    return w.op == kAm ? Action::deliver_am : Action::deliver_bundle;
+    out = {body, w.len, w.op == kAmBundle};
+    return true;
   }
   apply(w.src, s, body, w.len);
-  return Action::none;
+  return false;
 }
 
 char *Channel::recv_buffer(unsigned depth) {
@@ -614,22 +619,12 @@ bool Channel::poll(bool replies_only) {
   uint64_t now = util::cycle_clock();
   int delivered = 0;
   // Held requests leave first: every wait polls.
-  if (!held_.empty()) {
-    for (uint32_t peer : held_) release_held(peer);
-    held_.clear();
-  }
+  if (!held_.empty()) release_all_held();
   if (!replies_only) {
     while (!stash_.empty()) {
       Stashed m = std::move(stash_.front());
       stash_.pop_front();
-      if (m.bundle) {
-        delivered += deliver_bundle(m.body.data(), m.body.size(), lock);
-        continue;
-      }
-      if (concurrent_) lock.unlock();
-      deliver(m.body.data(), m.body.size());
-      if (concurrent_) lock.lock();
-      ++delivered;
+      delivered += run({m.body.data(), m.body.size(), m.bundle}, lock);
     }
   }
   char *buf = recv_buffer(depth);
@@ -650,19 +645,11 @@ bool Channel::poll(bool replies_only) {
         if (errno == EINTR) continue;
         break;
       }
-      if (drop_every_ && ++received_ % drop_every_ == 0) continue;  // GASNET_UDP_TEST_DROP
+      if (limits_.drop_every && ++received_ % limits_.drop_every == 0)
+        continue;  // GASNET_UDP_TEST_DROP
     }
-    char *body = nullptr;
-    size_t len = 0;
-    Action a = receive(from, static_cast<size_t>(n), replies_only, now, &body, &len);
-    if (a == Action::deliver_am) {
-      if (concurrent_) lock.unlock();
-      deliver(body, len);
-      if (concurrent_) lock.lock();
-      ++delivered;
-    } else if (a == Action::deliver_bundle) {
-      delivered += deliver_bundle(body, len, lock);
-    }
+    Ams ams;
+    if (receive(from, static_cast<size_t>(n), replies_only, now, ams)) delivered += run(ams, lock);
   }
   --depth;
   if (!active_.empty()) timers(util::cycle_clock());
@@ -713,7 +700,7 @@ Result Channel::am_reserve(uint32_t peer, AmLane lane, unsigned nargs, size_t pa
   int stream = lane == AmLane::Request ? 0 : 1;
   Lock lock = guard();
   Stream &s = peers_[peer].out[stream];
-  if (s.queue.size() - s.sent >= window_packets_ * 2) return Result::retry;
+  if (s.queue.size() - s.sent >= kWindowPackets * 2) return Result::retry;
   Out *o = new_out(kAmHeader + args_bytes(nargs) + payload);
   o->op = kAm;
   slot.payload = o->body() + kAmHeader + args_bytes(nargs);
@@ -757,7 +744,7 @@ void Channel::am_commit(AmSlot &slot, const AmHeader &h, const int32_t *args) {
 void Channel::backlog_wait(uint32_t peer, int stream, Lock &lock) {
   for (;;) {
     Stream &s = peers_[peer].out[stream];
-    if (s.queue.size() - s.sent < window_packets_ * 4) return;
+    if (s.queue.size() - s.sent < kWindowPackets * 4) return;
     if (concurrent_) lock.unlock();
     poll(true);
     if (concurrent_) lock.lock();
@@ -833,10 +820,6 @@ void Channel::drain() {
       static_cast<unsigned long long>(stats_.dropped),
       static_cast<unsigned long long>(stats_.duplicates),
       static_cast<unsigned long long>(stats_.strays));
-}
-
-Channel::Stats Channel::stats() const {
-  return stats_;
 }
 
 std::string Channel::describe() const {

@@ -102,7 +102,7 @@ class Channel {
   // Where this rank's socket is and how large its buffers came out.
   std::string describe() const;
 
-  // Counts for tests and tools.
+  // What this rank's datagrams did (drain() reports it, verbose).
   struct Stats {
     uint64_t sent = 0;        // data datagrams, first sends
     uint64_t resent = 0;      // data datagrams sent again
@@ -112,7 +112,6 @@ class Channel {
     uint64_t duplicates = 0;  // arrived again
     uint64_t strays = 0;      // not from this job
   };
-  Stats stats() const;
 
  private:
   struct Out;
@@ -165,15 +164,21 @@ class Channel {
   void take_acks(uint32_t peer, const uint32_t ack[2]);
   void resend_oldest(uint32_t peer, int stream, uint64_t now, bool force);
   void timers(uint64_t now);
-  // One datagram read from the socket; an AM to deliver comes back through
-  // body_out/len_out (the caller drops the lock to run it).
-  enum class Action { none, deliver_am, deliver_bundle };
-  Action receive(char *buf, size_t n, bool replies_only, uint64_t now, char **body_out,
-                 size_t *len_out);
+  // An AM or a bundle of AMs to run: the body of one datagram.
+  struct Ams {
+    char *body = nullptr;
+    size_t len = 0;
+    bool bundle = false;
+  };
+  // One datagram read from the socket; the AMs it brings for this poll to
+  // run come back in `out` (true).
+  bool receive(char *buf, size_t n, bool replies_only, uint64_t now, Ams &out);
   void apply(uint32_t peer, int stream, char *body, size_t len);
   void deliver(char *body, size_t len);
-  // Every AM of a bundle, the lock dropped around each when `lock` owns it.
-  int deliver_bundle(char *body, size_t len, Lock &lock);
+  // Runs every AM of `ams`, the lock dropped around each (concurrent), and
+  // then sends the replies a bundle's handlers held; how many ran.
+  int run(const Ams &ams, Lock &lock);
+  void release_all_held();
   void backlog_wait(uint32_t peer, int stream, Lock &lock);
   char *recv_buffer(unsigned depth);
 
@@ -201,9 +206,7 @@ class Channel {
   char *seg_base_ = nullptr;
   uint64_t seg_size_ = 0;
   Stats stats_;
-  size_t window_packets_ = 64;
-  uint64_t drop_every_ = 0;
-  uint64_t received_ = 0;
+  uint64_t received_ = 0;  // datagrams read (GASNET_UDP_TEST_DROP counts them)
 };
 
 }  // namespace gexx::transport::udp

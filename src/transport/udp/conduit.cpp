@@ -18,36 +18,20 @@ namespace gexx::transport {
 namespace udp {
 namespace {
 
-class Network {
+// The router's network transport: the channel itself, built from the
+// variables, and what it tells the router.
+class Network : public Channel {
  public:
-  Network(bootstrap::Bootstrap &boot, AmSink &sink) : channel_(boot, sink, limits()) {}
+  Network(bootstrap::Bootstrap &boot, AmSink &sink) : Channel(boot, sink, limits()) {}
 
-  Result am_reserve(uint32_t peer, AmLane lane, unsigned nargs, size_t payload, AmSlot &slot) {
-    return channel_.am_reserve(peer, lane, nargs, payload, slot);
-  }
-  void am_commit(AmSlot &slot, const AmHeader &h, const int32_t *args) {
-    channel_.am_commit(slot, h, args);
-  }
-  bool poll(bool replies_only) { return channel_.poll(replies_only); }
-  void set_concurrent(bool concurrent) { channel_.set_concurrent(concurrent); }
-  Result rma_put(uint32_t peer, uint64_t remote, const void *src, size_t nbytes,
-                 RmaCompletion &done) {
-    return channel_.rma_put(peer, remote, src, nbytes, done);
-  }
-  void rma_get(void *dest, uint32_t peer, uint64_t remote, size_t nbytes, RmaCompletion &done) {
-    channel_.rma_get(dest, peer, remote, nbytes, done);
-  }
-  void attach_segment(void *base, uint64_t size) { channel_.attach_segment(base, size); }
-  size_t max_medium() const { return Channel::kMaxMedium; }
-  size_t packed_medium() const { return Channel::kMaxMedium; }
-  size_t inline_put() const { return channel_.copy_put(); }
+  size_t max_medium() const { return kMaxMedium; }
+  size_t packed_medium() const { return kMaxMedium; }
+  size_t inline_put() const { return copy_put(); }
   // Small NB/NBI puts and gets in a burst travel as AMs (src/rma/remote.cpp),
   // which leave bundled: a datagram for many rather than one each.
   size_t am_rma_max() const { return 16000; }
   // VIS packs every piece a message carries (see vis.cpp's cut-over).
-  size_t vis_pack_piece_max() const { return Channel::kMaxMedium; }
-  std::string describe() const { return channel_.describe(); }
-  void drain() { channel_.drain(); }
+  size_t vis_pack_piece_max() const { return kMaxMedium; }
 
  private:
   static Channel::Limits limits() {
@@ -61,7 +45,6 @@ class Network {
     l.worker_ip = config::get_string("GASNET_WORKERIP");
     return l;
   }
-  Channel channel_;
 };
 
 }  // namespace
