@@ -431,6 +431,26 @@ int Engine::internal_request(gex_Rank_t rank, const Message &m) {
   return 0;
 }
 
+void Engine::internal_prepare(const char *api, gex_Rank_t rank, unsigned nargs, size_t payload,
+                              transport::AmSlot &slot) {
+  check_request(api, rank);
+  Message m{};
+  m.api = api;
+  m.nargs = nargs;
+  acquire_credit(rank, 0, api);
+  reserve(m, rank, transport::AmLane::Request, payload, slot);
+}
+
+void Engine::internal_commit(gex_Rank_t rank, const Message &m, transport::AmSlot &slot) {
+  if (m.category != kMedium || m.nbytes > slot.capacity) [[unlikely]]
+    util::fatal("%s: an in-place request of %zu bytes in a slot of %zu (a gexx bug)", m.api,
+                m.nbytes, slot.capacity);
+  transport::AmHeader h = header(m, kRequest, take_owed(rank));
+  if (m.deferrable) h.flags |= transport::wire::kDeferrable;
+  tp_.am_commit(slot, h, m.args);
+  sent(m, rank, kRequest);
+}
+
 int Engine::reply(gex_Token_t token, const Message &m) {
   check_client_handler(m.api, m.handler);
   return internal_reply(token, m);

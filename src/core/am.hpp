@@ -134,6 +134,14 @@ class Engine {
   int internal_request(gex_Rank_t rank, const Message &m);
   // A reply of gexx itself (from one of its handlers), to an InternalHandler index.
   int internal_reply(gex_Token_t token, const Message &m);
+  // A Medium request of gexx itself whose payload the caller writes in
+  // place: internal_prepare claims a credit toward `rank` and room for up
+  // to `payload` bytes at slot.payload (polling until both are free);
+  // internal_commit publishes it as `m` describes it (m.nbytes at most the
+  // room claimed; m.src is not read). Nothing may poll in between.
+  void internal_prepare(const char *api, gex_Rank_t rank, unsigned nargs, size_t payload,
+                        transport::AmSlot &slot);
+  void internal_commit(gex_Rank_t rank, const Message &m, transport::AmSlot &slot);
 
   // Runs incoming messages; fatal inside a handler (handlers do not poll).
   bool poll(const char *api);  // true if any AM arrived

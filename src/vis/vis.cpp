@@ -99,7 +99,7 @@ void send_peer_completion(const char *api, uint32_t rank, const PeerCompletion &
   core::Runtime::get(api).am().internal_request(rank, m);
 }
 
-// Writes the records of a packed request into t_pack (wire.hpp): a piece
+// Writes the records of a packed request into a buffer (wire.hpp): a piece
 // as long as the open record's, at the next step of its stride, joins it as
 // a run (one header for a strided shape's row, not one a piece); any other
 // piece closes the record and opens the next. With data (puts), a piece's
@@ -108,6 +108,8 @@ class RecordWriter {
  public:
   explicit RecordWriter(bool with_data) : data_(with_data) {}
   size_t used() const { return used_; }
+  // Where the records go: t_pack, or a reserved message's payload.
+  void set_buffer(char *buf) { buf_ = buf; }
   // Adds the piece if it fits in `cap` bytes (with the padding still to
   // come); false when it does not (flush and add again).
   bool add(uint64_t addr, const char *src, size_t n, size_t cap) {
@@ -117,7 +119,7 @@ class RecordWriter {
       if (used_ + tail + bytes + 7 > cap) return false;
       if (count_ == 1) {  // becomes a run: room for its tail before the data
         stride_ = addr - addr_;
-        char *first = t_pack.data() + rec_ + sizeof(wire::Record);
+        char *first = buf_ + rec_ + sizeof(wire::Record);
         if (data_) std::memmove(first + tail, first, len_);
         used_ += tail;
       }
@@ -159,7 +161,7 @@ class RecordWriter {
       if (data_) m = used_ + 7 < cap ? std::min(m, (cap - 7 - used_) / n) : 0;
       if (m == 0) return done;
       if (from) {  // with data (puts pass their source)
-        char *to = t_pack.data() + used_;
+        char *to = buf_ + used_;
         if (n == 8) {
           for (size_t i = 0; i < m; ++i, to += 8, from += sstride) std::memcpy(to, from, 8);
         } else {
@@ -176,7 +178,7 @@ class RecordWriter {
   void close() {
     if (!open_) return;
     open_ = false;
-    char *at = t_pack.data() + rec_;
+    char *at = buf_ + rec_;
     wire::Record r{addr_, len_ | (count_ > 1 ? wire::kRun : 0)};
     std::memcpy(at, &r, sizeof r);
     if (count_ > 1) {
@@ -184,7 +186,7 @@ class RecordWriter {
       std::memcpy(at + sizeof r, &t, sizeof t);
     }
     size_t pad = wire::padded(used_) - used_;
-    std::memset(t_pack.data() + used_, 0, pad);
+    std::memset(buf_ + used_, 0, pad);
     used_ += pad;
   }
   void reset() { used_ = 0; }
@@ -192,41 +194,54 @@ class RecordWriter {
  private:
   void copy(const char *src, size_t bytes) {
     if (!bytes) return;
-    std::memcpy(t_pack.data() + used_, src, bytes);
+    std::memcpy(buf_ + used_, src, bytes);
     used_ += bytes;
   }
   bool data_;
+  char *buf_ = nullptr;
   bool open_ = false;
   size_t used_ = 0, rec_ = 0;
   uint64_t addr_ = 0, len_ = 0, count_ = 0, stride_ = 0;
 };
 
-// Packs put pieces into Medium requests the target unpacks (vis/am.cpp).
+// Packs put pieces into Medium requests the target unpacks (vis/am.cpp),
+// written straight into the message's room in the transport (claimed when
+// the first piece comes, published by flush): the pieces are copied once
+// on this side.
 class PutPacker {
  public:
   // `burst`: the call continues a burst (core/burst.hpp): its messages may
   // be held to leave with the next; a call's later messages may always be.
   PutPacker(const char *api, uint32_t rank, RmaCompletion *c, size_t cap, bool burst)
-      : api_(api), rank_(rank), c_(c), cap_(cap), defer_(burst) {
-    t_pack.resize(cap);
+      : api_(api),
+        rank_(rank),
+        c_(c),
+        cap_(cap),
+        defer_(burst),
+        am_(core::Runtime::get(api).am()) {}
+  ~PutPacker() {
+    if (open_) util::fatal("VIS: a packed put was left unsent (a gexx bug)");
   }
   void add(uint64_t dest, const char *src, size_t n) {
-    if (!w_.add(dest, src, n, cap_)) {
+    open();
+    if (!w_.add(dest, src, n, room_)) {
       flush();
-      if (!w_.add(dest, src, n, cap_))
+      open();
+      if (!w_.add(dest, src, n, room_))
         util::fatal("VIS: a %zu-byte piece does not fit a packed message of %zu (a gexx bug)", n,
-                    cap_);
+                    room_);
     }
   }
   // k pieces of n bytes: to dest + i * dstride from src + i * sstride.
   void add_row(uint64_t dest, int64_t dstride, const char *src, int64_t sstride, size_t n,
                size_t k) {
     while (k) {
-      size_t m = w_.add_row(dest, dstride, src, sstride, n, k, cap_);
+      open();
+      size_t m = w_.add_row(dest, dstride, src, sstride, n, k, room_);
       if (m == 0) {
         if (!w_.used())
           util::fatal("VIS: a %zu-byte piece does not fit a packed message of %zu (a gexx bug)", n,
-                      cap_);
+                      room_);
         flush();
         continue;
       }
@@ -236,25 +251,37 @@ class PutPacker {
     }
   }
   void flush() {
+    if (!open_) return;
     w_.close();
-    if (!w_.used()) return;
+    open_ = false;
     c_->pending.fetch_add(1, std::memory_order_relaxed);
     gex_AM_Arg_t args[2];
     wire::split(c_, args);
     core::am::Message m = core::am::internal_message(api_, core::am::kMedium, core::kVisPutHandler,
-                                                     2, args, t_pack.data(), w_.used());
+                                                     2, args, slot_.payload, w_.used());
     m.deferrable = defer_;
     defer_ = true;
-    core::Runtime::get(api_).am().internal_request(rank_, m);
+    am_.internal_commit(rank_, m, slot_);
     w_.reset();
   }
 
  private:
+  // Claims the next message's room unless one is open.
+  void open() {
+    if (open_) return;
+    am_.internal_prepare(api_, rank_, 2, cap_, slot_);
+    room_ = std::min(cap_, slot_.capacity);
+    w_.set_buffer(static_cast<char *>(slot_.payload));
+    open_ = true;
+  }
   const char *api_;
   uint32_t rank_;
   RmaCompletion *c_;
-  size_t cap_;
+  size_t cap_, room_ = 0;
   bool defer_;
+  bool open_ = false;
+  core::am::Engine &am_;
+  transport::AmSlot slot_;
   RecordWriter w_{true};
 };
 
@@ -265,6 +292,7 @@ class GetPacker {
   GetPacker(const char *api, uint32_t rank, RmaCompletion *c, size_t cap, bool burst)
       : api_(api), rank_(rank), c_(c), cap_(cap), defer_(burst) {
     t_pack.resize(cap);
+    w_.set_buffer(t_pack.data());
   }
   void add(char *dest, uint64_t src, size_t n) {
     if (chunk_ && (bytes_ + n > cap_ || !w_.add(src, nullptr, n, cap_))) flush();
