@@ -11,7 +11,7 @@ barrier beside them, on the job team (--team split: the team gex_TM_Split
 makes of every rank).
 
     python3 bench/coll_vs_anchor.py --gexx install [--net] [--ranks 2,4,8]
-        [--runs 3] [--reps 200] [--pairs]
+        [--runs 3] [--reps 200] [--pairs] [--conduit ofi|udp]
 
 --pairs times each metric by itself (coll_bench's third argument): per rank
 count and metric, --runs pairs of runs, one of each side back to back (the
@@ -24,7 +24,8 @@ Without --net both sides run their smp conduit (GASNET_PSHM_NODES=N for the
 anchor, gasnetrun for gexx). --net puts every peer behind the network:
 gexx's ofi conduit over GASNET_OFI_PROVIDER (default net: the provider the
 conduit picks by itself on an Ethernet-only host, docs/ofi.md; --provider tcp
-for tcp;ofi_rxm) and the anchor's udp conduit, both with GASNET_SUPERNODE_MAXSIZE=1 (--supernode M for
+for tcp;ofi_rxm), or gexx's udp conduit with --conduit udp, and the anchor's
+udp conduit, both with GASNET_SUPERNODE_MAXSIZE=1 (--supernode M for
 another neighbourhood size on both sides).
 
 Figures only: the script fails when a build or a run fails, never on speed.
@@ -74,7 +75,8 @@ def run(side, prog, a, ranks, prefix, only=None):
         env["GASNET_SUPERNODE_MAXSIZE"] = str(a.supernode)
         if side == "gexx":
             env["GASNET_OFI_PROVIDER"] = a.provider
-            cmd = [os.path.join(prefix, "bin", "gasnetrun_ofi"), "-n", str(ranks), prog] + args
+            cmd = [os.path.join(prefix, "bin", "gasnetrun_" + a.conduit), "-n", str(ranks),
+                   prog] + args
         else:
             env["GASNET_SPAWNFN"] = "L"
             cmd = [prog, str(ranks)] + args
@@ -164,6 +166,8 @@ def main():
     ap.add_argument("--net", action="store_true")
     ap.add_argument("--supernode", type=int, default=1)
     ap.add_argument("--provider", default="net")
+    ap.add_argument("--conduit", default="ofi", choices=["ofi", "udp"],
+                    help="gexx's network conduit with --net (default ofi)")
     ap.add_argument("--timeout", type=int, default=120, help="seconds per run")
     ap.add_argument("--markdown", action="store_true", help="print the table as markdown")
     ap.add_argument("--pairs", action="store_true",
@@ -171,14 +175,15 @@ def main():
                     "pairs')")
     a = ap.parse_args()
     sides = {"gexx": os.path.abspath(a.gexx), "anchor": os.path.abspath(a.anchor)}
-    conduits = {"gexx": "ofi" if a.net else "smp", "anchor": "udp" if a.net else "smp"}
+    conduits = {"gexx": a.conduit if a.net else "smp", "anchor": "udp" if a.net else "smp"}
     work = tempfile.mkdtemp(prefix="gexx-coll-vs-anchor.")
     progs = {}
     for side, prefix in sides.items():
         progs[side] = os.path.join(work, "coll_bench-" + side)
         build(prefix, conduits[side], progs[side])
-    where = ("net: gexx ofi/%s vs anchor udp, GASNET_SUPERNODE_MAXSIZE=%d"
-             % (a.provider, a.supernode)) if a.net else "smp: gexx smp vs anchor smp"
+    gexx_net = "ofi/%s" % a.provider if a.conduit == "ofi" else a.conduit
+    where = ("net: gexx %s vs anchor udp, GASNET_SUPERNODE_MAXSIZE=%d"
+             % (gexx_net, a.supernode)) if a.net else "smp: gexx smp vs anchor smp"
     load = os.getloadavg()[0]
     print("# coll_bench, %s team, %s; %d runs each, alternated, medians; %d reps (1 MiB: %d)"
           % (a.team, where, a.runs, a.reps, max(5, a.reps // 20)))

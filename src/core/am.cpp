@@ -354,7 +354,8 @@ Engine::LongPlan Engine::plan_long(const Message &m, uint32_t peer) {
 
 void Engine::write_long(const Message &m, uint32_t peer) {
   transport::RmaCompletion done;
-  tp_.rma_put(peer, reinterpret_cast<uint64_t>(m.dest), m.src, m.nbytes, done);
+  tp_.rma_put(peer, reinterpret_cast<uint64_t>(m.dest), m.src, m.nbytes, done,
+              transport::PutSource::stable);
   // Replies only: this may run inside a handler, and a reply's handler
   // sends nothing, so this wait cannot close a cycle.
   uint32_t spins = 0;

@@ -136,9 +136,15 @@ void register_handlers(core::HandlerTable &handlers) {
 
 using core::events::wait;
 
+// A put whose local completion the client defers to its sync leaves its
+// source alone until then: the transport may send from it.
+transport::PutSource source_of(gex_Event_t *lc_opt) {
+  return lc_opt == GEX_EVENT_DEFER ? transport::PutSource::stable : transport::PutSource::transient;
+}
+
 void remote_put(uint32_t rank, void *dest, const void *src, size_t nbytes) {
   RmaCompletion c;
-  tp().rma_put(rank, remote_addr(dest), src, nbytes, c);
+  tp().rma_put(rank, remote_addr(dest), src, nbytes, c, transport::PutSource::stable);
   wait(c);
 }
 
@@ -162,7 +168,8 @@ gex_Event_t remote_put_nb(uint32_t rank, void *dest, const void *src, size_t nby
     if (is_event_pointer(lc_opt)) *lc_opt = GEX_EVENT_INVALID;
     return core::events::for_rma(std::move(c));
   }
-  bool copied = tp().rma_put(rank, remote_addr(dest), src, nbytes, *c) == transport::Result::done;
+  bool copied = tp().rma_put(rank, remote_addr(dest), src, nbytes, *c, source_of(lc_opt)) ==
+                transport::Result::done;
   // The source is busy until the put completes: local completion now or as
   // an event of its own comes to waiting for it here.
   if (!copied && lc_opt != GEX_EVENT_DEFER) wait(*c);
@@ -186,7 +193,8 @@ void remote_put_nbi(uint32_t rank, void *dest, const void *src, size_t nbytes,
   RmaCompletion &c = core::events::nbi_put_counter();
   core::burst::Scope op(rank);
   if (op.burst && small(nbytes)) return am_put(rank, dest, src, nbytes, c);
-  bool copied = tp().rma_put(rank, remote_addr(dest), src, nbytes, c) == transport::Result::done;
+  bool copied = tp().rma_put(rank, remote_addr(dest), src, nbytes, c, source_of(lc_opt)) ==
+                transport::Result::done;
   if (!copied && lc_opt == GEX_EVENT_NOW) wait(c);
 }
 

@@ -60,6 +60,13 @@ static_assert(sizeof(AmHeader) == 32, "flags sit in what was padding");
 // can always drain, which is what makes sending them deadlock-free.
 enum class AmLane : uint8_t { Request = 0, Reply = 1 };
 
+// How long an RMA put's source stays as it is. transient: the caller may
+// change it as soon as rma_put returns done. stable: the caller leaves it
+// alone until the put's RmaCompletion completes (a blocking put, a put
+// whose local completion is deferred: GEX_EVENT_DEFER), so the transport
+// may send from it where it would otherwise copy it.
+enum class PutSource : uint8_t { transient, stable };
+
 // What a call that may not finish at once did:
 //   done    finished (an AM is out; a put's source may be reused),
 //   posted  started: wait for its RmaCompletion (a put's source is busy until then),
@@ -201,10 +208,11 @@ class Transport {
   // RMA toward a peer whose segment is not mapped here (segment(peer).local
   // is null); `remote` is an address in that segment as its owner sees it.
   // rma_put returns done when `src` may be reused at once (it was copied),
-  // posted when that waits for `done`. Transports that map every segment
+  // posted when that waits for `done` (never done for a stable source that
+  // the transport sends from). Transports that map every segment
   // (capabilities().all_segments_mapped) never get these calls.
   virtual Result rma_put(uint32_t peer, uint64_t remote, const void *src, size_t nbytes,
-                         RmaCompletion &done) = 0;
+                         RmaCompletion &done, PutSource source) = 0;
   virtual void rma_get(void *dest, uint32_t peer, uint64_t remote, size_t nbytes,
                        RmaCompletion &done) = 0;
   // A native remote atomic (capabilities().atomic_ops[type] has `op`, one

@@ -370,7 +370,9 @@ class PutGather {
       return false;
     }
     flush();
-    if (n >= cap_) return tp_.rma_put(rank_, dest, src, n, *c_) != transport::Result::done;
+    if (n >= cap_)
+      return tp_.rma_put(rank_, dest, src, n, *c_, transport::PutSource::transient) !=
+             transport::Result::done;
     start_ = dest;
     std::memcpy(t_pack.data(), src, n);
     used_ = n;
@@ -379,7 +381,8 @@ class PutGather {
   void flush() {
     if (!used_) return;
     // At most the inline put: copied at once, so the buffer is free again.
-    if (tp_.rma_put(rank_, start_, t_pack.data(), used_, *c_) != transport::Result::done)
+    if (tp_.rma_put(rank_, start_, t_pack.data(), used_, *c_, transport::PutSource::transient) !=
+        transport::Result::done)
       util::fatal("VIS: a gathered put of %zu bytes was not copied at once (a gexx bug)", used_);
     used_ = 0;
   }
@@ -518,7 +521,7 @@ gex_Event_t put(const Call &c, uint32_t rank, Runs &dst, Runs &src, uint64_t tot
       p += s.len;
     }
     RmaCompletion done;
-    tp.rma_put(rank, addr_of(r.addr), bounce.data(), total, done);
+    tp.rma_put(rank, addr_of(r.addr), bounce.data(), total, done, transport::PutSource::stable);
     core::events::wait(done);
     if (pc.armed) send_peer_completion(c.api, rank, pc);
     return GEX_EVENT_INVALID;
@@ -530,7 +533,8 @@ gex_Event_t put(const Call &c, uint32_t rank, Runs &dst, Runs &src, uint64_t tot
     auto piece = [&](char *d, char *s, size_t n) {
       if (n <= k.rma_cutover) {
         packer.add(addr_of(d), s, n);
-      } else if (tp.rma_put(rank, addr_of(d), s, n, *counter.c) != transport::Result::done) {
+      } else if (tp.rma_put(rank, addr_of(d), s, n, *counter.c, transport::PutSource::transient) !=
+                 transport::Result::done) {
         posted = true;
       }
     };

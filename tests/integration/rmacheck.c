@@ -350,6 +350,29 @@ static void many_outstanding(void) {
   peer_fetch(0, 4 * (size_t)COUNT);
   CHECK(memcmp(peer_local, words, 4 * (size_t)COUNT) == 0,
         "%d NBI puts from one reused source word", COUNT);
+  /* One 20000-byte source (above a burst's AM size: network puts proper),
+   * refilled right after each GEX_EVENT_NOW call: a conduit that read it
+   * after the call returned (a datagram queued behind a full window, or
+   * sent again after a loss) would carry a later fill. */
+  enum { BIG = 20000, NBIG = 24 };
+  unsigned char *one = malloc(BIG);
+  memset(peer_local, 0, (size_t)BIG * NBIG);
+  peer_store(0, (size_t)BIG * NBIG);
+  for (int i = 0; i < NBIG; ++i) {
+    memset(one, 0x40 + i, BIG);
+    gex_RMA_PutNBI(tm, peer, remote + (size_t)BIG * (size_t)i, one, BIG, GEX_EVENT_NOW, 0);
+  }
+  memset(one, 0xFF, BIG);
+  gex_NBI_Wait(GEX_EC_PUT, 0);
+  peer_fetch(0, (size_t)BIG * NBIG);
+  for (int i = 0; i < NBIG; ++i) {
+    size_t bad = BIG;
+    for (size_t b = 0; b < BIG && bad == BIG; ++b)
+      if (peer_local[(size_t)BIG * (size_t)i + b] != 0x40 + i) bad = b;
+    CHECK(bad == BIG, "NBI put %d of %d from one reused %d-byte source: byte %zu is 0x%02x", i,
+          NBIG, BIG, bad, bad == BIG ? 0 : peer_local[(size_t)BIG * (size_t)i + bad]);
+  }
+  free(one);
   /* A burst of pieces from 990 to about 17000 bytes, each 10% longer than
    * the one before (the ofi conduit carries a burst's NB and NBI operations
    * of up to GASNET_OFI_AM_RMA_MAX bytes as AMs, larger ones as RMA: the

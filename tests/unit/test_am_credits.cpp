@@ -56,7 +56,8 @@ class FakeTransport final : public tp::Transport {
   }
   bool poll(bool) override { return false; }
   void am_set_concurrent(bool) override {}
-  tp::Result rma_put(uint32_t, uint64_t, const void *, size_t, tp::RmaCompletion &) override {
+  tp::Result rma_put(uint32_t, uint64_t, const void *, size_t, tp::RmaCompletion &,
+                     tp::PutSource) override {
     ADD_FAILURE() << "rma_put";
     return tp::Result::done;
   }

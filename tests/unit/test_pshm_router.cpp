@@ -126,7 +126,8 @@ class FakeSmp final : public tp::Transport {
     return false;
   }
   void am_set_concurrent(bool on) override { c_.concurrent = on; }
-  tp::Result rma_put(uint32_t peer, uint64_t, const void *, size_t, tp::RmaCompletion &) override {
+  tp::Result rma_put(uint32_t peer, uint64_t, const void *, size_t, tp::RmaCompletion &,
+                     tp::PutSource) override {
     c_.put.push_back(peer);
     return tp::Result::done;
   }
@@ -166,7 +167,8 @@ class FakeNet {
     return true;
   }
   void set_concurrent(bool on) { c_.concurrent = on; }
-  tp::Result rma_put(uint32_t peer, uint64_t, const void *, size_t, tp::RmaCompletion &done) {
+  tp::Result rma_put(uint32_t peer, uint64_t, const void *, size_t, tp::RmaCompletion &done,
+                     tp::PutSource) {
     c_.put.push_back(peer);
     done.pending.fetch_add(1);
     return tp::Result::posted;
@@ -249,7 +251,8 @@ TEST(PshmRouter, RmaGoesToTheNetworkAndSaysWhetherItWasPosted) {
   Split s;
   tp::RmaCompletion done;
   char buf[8] = {};
-  EXPECT_EQ(s.router->rma_put(3, 0x30000, buf, 8, done), tp::Result::posted);
+  EXPECT_EQ(s.router->rma_put(3, 0x30000, buf, 8, done, tp::PutSource::transient),
+            tp::Result::posted);
   s.router->rma_get(buf, 2, 0x20000, 8, done);
   EXPECT_EQ(s.net.put, (std::vector<uint32_t>{3}));
   EXPECT_EQ(s.net.get, (std::vector<uint32_t>{2}));

@@ -148,7 +148,8 @@ class OneQueue final : public tp::Transport {
   bool oversubscribed() const override { return unexpected<bool>(); }
   bool poll(bool) override { return unexpected<bool>(); }
   void am_set_concurrent(bool) override { unexpected<int>(); }
-  tp::Result rma_put(uint32_t, uint64_t, const void *, size_t, tp::RmaCompletion &) override {
+  tp::Result rma_put(uint32_t, uint64_t, const void *, size_t, tp::RmaCompletion &,
+                     tp::PutSource) override {
     return unexpected<tp::Result>();
   }
   void rma_get(void *, uint32_t, uint64_t, size_t, tp::RmaCompletion &) override {

@@ -55,8 +55,10 @@ class Network {
   // The completion queue is shared: this also completes RMA.
   bool poll(bool replies_only) { return am_->poll(replies_only); }
   void set_concurrent(bool concurrent) { fabric_.set_concurrent(concurrent); }
+  // (A stable source changes nothing here: sources up to the bounce limit
+  // are copied for the provider's small-write path.)
   Result rma_put(uint32_t peer, uint64_t remote, const void *src, size_t nbytes,
-                 RmaCompletion &done) {
+                 RmaCompletion &done, PutSource) {
     return rma_->put(peer, remote, src, nbytes, done);
   }
   void rma_get(void *dest, uint32_t peer, uint64_t remote, size_t nbytes, RmaCompletion &done) {

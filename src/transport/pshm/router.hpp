@@ -14,7 +14,8 @@
 //                               const void *payload, size_t nbytes);  // Transport::am_send
 //   bool poll(bool replies_only);          // AM delivery and RMA completion
 //   void set_concurrent(bool);
-//   Result rma_put(uint32_t peer, uint64_t remote, const void *src, size_t, RmaCompletion &);
+//   Result rma_put(uint32_t peer, uint64_t remote, const void *src, size_t, RmaCompletion &,
+//                  PutSource);
 //   void rma_get(void *dest, uint32_t peer, uint64_t remote, size_t, RmaCompletion &);
 //   void attach_segment(void *base, uint64_t size);  // collective: registers ours
 //   size_t max_medium() const;  size_t inline_put() const;  size_t packed_medium() const;
@@ -136,9 +137,9 @@ class Router final : public Transport {
   }
   // Core sends RMA here only toward peers it does not map: network peers.
   Result rma_put(uint32_t peer, uint64_t remote, const void *src, size_t nbytes,
-                 RmaCompletion &done) override {
+                 RmaCompletion &done, PutSource source) override {
     if (!net_) no_network(conduit_, peer);
-    return net_->rma_put(peer, remote, src, nbytes, done);
+    return net_->rma_put(peer, remote, src, nbytes, done, source);
   }
   void rma_get(void *dest, uint32_t peer, uint64_t remote, size_t nbytes,
                RmaCompletion &done) override {

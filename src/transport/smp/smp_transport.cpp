@@ -175,7 +175,8 @@ class SmpTransport final : public Transport {
   std::string segment_limits() const override { return limits_; }
 
   // Every segment is mapped here: core copies and never calls these.
-  Result rma_put(uint32_t peer, uint64_t, const void *, size_t, RmaCompletion &) override {
+  Result rma_put(uint32_t peer, uint64_t, const void *, size_t, RmaCompletion &,
+                 PutSource) override {
     unmapped(peer);
   }
   void rma_get(void *, uint32_t peer, uint64_t, size_t, RmaCompletion &) override {

@@ -14,10 +14,10 @@
 // cumulative acknowledgement covers it, in a window per stream (packets and
 // bytes in flight). Acknowledgements ride on every datagram toward the
 // peer; one of its own goes out at once after kAckEvery datagrams or when
-// the sender asked (kAckNow: a put waiting for completion, a window half
-// full), and when a poll ends owing one for long enough (kAckDelay). A
-// datagram that arrives
-// ahead of the one expected is kept aside (a copy, in the stream's reorder
+// the sender asked (kAckNow: the last datagram of a put alone in its
+// stream, the datagram that fills half the window), and when a poll ends
+// owing one for long enough (kAckDelay). A datagram that arrives ahead of
+// the one expected is kept aside (a copy, in the stream's reorder
 // list) and answered with a negative acknowledgement naming the one
 // missing, which the sender sends again at once; the kept ones follow it in
 // order. A stream with nothing acknowledged for its retransmission timeout
@@ -40,8 +40,9 @@
 // acknowledgement follows the write). A get is one request; the target
 // answers with datagrams sent from its segment, written at the initiator's
 // destination; it completes with the last byte. Puts up to the copy limit
-// are copied into the datagrams (the source is free at once); larger ones
-// are sent from the source (posted: busy until acknowledged).
+// are copied into the datagrams (the source is free at once); larger ones,
+// and those whose source is stable (PutSource), are sent from the source
+// (posted: busy until acknowledged).
 #pragma once
 
 #include <netinet/in.h>
@@ -91,7 +92,7 @@ class Channel {
   bool poll(bool replies_only);
   void set_concurrent(bool concurrent) { concurrent_ = concurrent; }
   Result rma_put(uint32_t peer, uint64_t remote, const void *src, size_t nbytes,
-                 RmaCompletion &done);
+                 RmaCompletion &done, PutSource source);
   void rma_get(void *dest, uint32_t peer, uint64_t remote, size_t nbytes, RmaCompletion &done);
   void attach_segment(void *base, uint64_t size);
   // Before the rank leaves (gasnet_exit): sends what is queued and what it
