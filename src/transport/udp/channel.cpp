@@ -27,7 +27,10 @@ namespace {
 
 enum Type : uint8_t { kData = 1, kAck = 2 };
 enum Op : uint8_t { kAm = 1, kPut = 2, kGet = 3, kGetReply = 4, kAmBundle = 5 };
-enum WireFlag : uint8_t { kAckNow = 1, kNack = 2 };
+// kAckSoon: acknowledge by the end of the poll that reads it (the last
+// datagram of a put in a burst: fewer acknowledgements than one a put, and
+// none waits for a later poll of the target).
+enum WireFlag : uint8_t { kAckNow = 1, kNack = 2, kAckSoon = 4 };
 
 // Every datagram starts with this.
 struct Wire {
@@ -143,6 +146,7 @@ struct alignas(16) Channel::Out {
   uint32_t seq = 0;
   uint8_t op = 0;
   bool ack_now = false;
+  bool ack_soon = false;
   uint16_t sends = 0;
   char *bytes() { return reinterpret_cast<char *>(this + 1); }  // Wire, then the body
   char *body() { return bytes() + kPacketHeader; }
@@ -229,6 +233,7 @@ Channel::Out *Channel::new_out(size_t body) {
   o->ext_len = 0;
   o->done = nullptr;
   o->ack_now = false;
+  o->ack_soon = false;
   o->sends = 0;
   return o;
 }
@@ -288,6 +293,7 @@ bool Channel::send_datagram(uint32_t peer, Out *o) {
   }
   p.owed = 0;  // the acknowledgement went with it
   p.ack_now = false;
+  p.ack_soon = false;
   return true;
 }
 
@@ -306,7 +312,8 @@ void Channel::transmit(uint32_t peer, int stream) {
     bool half = (s.sent + 1 == kWindowPackets / 2) ||
                 (s.inflight_bytes < limits_.window_bytes / 2 &&
                  s.inflight_bytes + bytes >= limits_.window_bytes / 2);
-    w.flags = (o->ack_now || half) ? kAckNow : 0;
+    w.flags =
+        static_cast<uint8_t>(((o->ack_now || half) ? kAckNow : 0) | (o->ack_soon ? kAckSoon : 0));
     if (!send_datagram(peer, o)) break;  // the socket is full: the next poll sends it
     if (s.sent == 0) s.progress_at = util::cycle_clock();
     ++s.sent;
@@ -376,6 +383,7 @@ void Channel::send_ack(uint32_t peer, bool nack, int stream) {
   ++stats_.acks;
   p.owed = 0;
   p.ack_now = false;
+  p.ack_soon = false;
 }
 
 void Channel::take_acks(uint32_t peer, const uint32_t ack[2]) {
@@ -589,6 +597,7 @@ bool Channel::receive(char *buf, size_t n, bool replies_only, uint64_t now, Ams 
   }
   ++p.expect[s];
   owe(w.flags & kAckNow);
+  if (w.flags & kAckSoon) p.ack_soon = true;
   // A sender waiting, or many taken: acknowledge now, not at the poll's end
   // (a poll that reads 64 large datagrams takes longer than the sender's
   // retransmission timeout).
@@ -695,7 +704,8 @@ bool Channel::poll(bool replies_only) {
     size_t keep = 0;
     for (uint32_t peer : owing_) {
       Peer &p = peers_[peer];
-      if (p.owed && (p.ack_now || p.owed >= kAckEvery || now - p.owed_since >= kAckDelay))
+      if (p.owed &&
+          (p.ack_now || p.ack_soon || p.owed >= kAckEvery || now - p.owed_since >= kAckDelay))
         send_ack(peer, false, 0);
       if (p.owed) {
         owing_[keep++] = peer;
@@ -773,9 +783,9 @@ Result Channel::rma_put(uint32_t peer, uint64_t remote, const void *src, size_t 
   bool copy = source == PutSource::transient && nbytes <= limits_.copy_put;
   const char *from = static_cast<const char *>(src);
   Lock lock = guard();
-  // A put behind others still unacknowledged (a burst) is acknowledged with
-  // them (every kAckEvery datagrams, half a window, or a poll's end); one on
-  // its own asks for its acknowledgement at once: its initiator waits for it.
+  // A put on its own asks for its acknowledgement at once (its initiator
+  // waits for it); one behind others still unacknowledged (a burst) asks
+  // for it by the end of the target's poll, with the others that poll read.
   const Stream &st = peers_[peer].out[1];
   const bool alone = st.queue.empty();
   for (size_t off = 0; off < nbytes; off += kChunk) {
@@ -793,6 +803,7 @@ Result Channel::rma_put(uint32_t peer, uint64_t remote, const void *src, size_t 
     o->op = kPut;
     o->done = &done;
     o->ack_now = alone && off + n == nbytes;
+    o->ack_soon = !alone && off + n == nbytes;
     done.pending.fetch_add(1, std::memory_order_relaxed);
     enqueue(peer, 1, o);
   }

@@ -16,7 +16,8 @@
 // peer; one of its own goes out at once after kAckEvery datagrams or when
 // the sender asked (kAckNow: the last datagram of a put alone in its
 // stream, the datagram that fills half the window), and when a poll ends
-// owing one for long enough (kAckDelay). A datagram that arrives ahead of
+// owing one for long enough (kAckDelay) or asked for by then (kAckSoon:
+// the last datagram of a put in a burst). A datagram that arrives ahead of
 // the one expected is kept aside (a copy, in the stream's reorder
 // list) and answered with a negative acknowledgement naming the one
 // missing, which the sender sends again at once; the kept ones follow it in
@@ -135,9 +136,10 @@ class Channel {
     uint32_t owed = 0;            // datagrams taken since our last acknowledgement
     uint64_t owed_since = 0;
     bool ack_now = false;
-    bool owing = false;   // listed in owing_
-    bool active = false;  // listed in active_
-    bool gap = false;     // listed in gaps_
+    bool ack_soon = false;  // owed by the end of this poll (kAckSoon)
+    bool owing = false;     // listed in owing_
+    bool active = false;    // listed in active_
+    bool gap = false;       // listed in gaps_
     uint64_t nack_at[2] = {0, 0};
     // Datagrams that arrived ahead of expect[s]: [i] is expect[s] + 1 + i
     // (empty where none came yet).
