@@ -17,6 +17,11 @@ which runs, for each, UPC++'s configure with --with-gasnet=<that> --enable-singl
 
     python3 bench/upcxx_vs_anchor.py [--runs 5] [--ranks 2] [--bench put_flood,...]
 
+--conduit udp builds and runs both over their udp conduits instead (UPC++
+configured with --enable-udp --with-default-network=udp, installs in
+WORK/upcxx-{gexx,anchor}-udp; runs with GASNET_SUPERNODE_MAXSIZE=1, every
+peer through UDP, and GASNET_SPAWNFN=L: both sides' spawners fork locally).
+
 compiles bench/put_flood.cpp, misc_perf.cpp and nebr_exchange.cpp of UPC++'s
 sources with each install's `upcxx -O3` (UPCXX_CODEMODE=opt, seq), runs each with
 that install's `upcxx-run -n RANKS` alternately (gexx, anchor, anchor, gexx, ...)
@@ -73,8 +78,9 @@ def sh(cmd, log, cwd=None, env=None):
                                                          "\n  ".join(tail)))
 
 
-def build_upcxx(gasnet, work):
-    """UPC++ 2020.10, opt only, smp, against GASNet source `gasnet`, into work/inst."""
+def build_upcxx(gasnet, work, conduit):
+    """UPC++ 2020.10, opt only, `conduit` (smp or udp), against GASNet source `gasnet`, into
+    work/inst."""
     if not os.path.exists(UPCXX_TAR):
         die("no " + UPCXX_TAR)
     gasnet = os.path.abspath(gasnet)
@@ -87,21 +93,22 @@ def build_upcxx(gasnet, work):
     nice = ["nice", "-n", "10"]
     sh(nice + [os.path.join(work, "src", "configure"), "--prefix=" + os.path.join(work, "inst"),
                "--with-gasnet=" + gasnet, "--enable-single=opt",
-               "--disable-auto-conduit-detect", "--enable-smp", "--with-default-network=smp"],
+               "--disable-auto-conduit-detect", "--enable-smp", "--enable-" + conduit,
+               "--with-default-network=" + conduit],
        os.path.join(work, "configure.log"), cwd=bld)
     sh(nice + ["make", "-j2", "all"], os.path.join(work, "make-all.log"), cwd=bld)
     sh(nice + ["make", "install"], os.path.join(work, "make-install.log"), cwd=bld)
     print("built %s" % os.path.join(work, "inst"))
 
 
-def compile_benches(side, inst, out, benches):
+def compile_benches(side, inst, out, benches, conduit):
     src = os.path.join(os.path.dirname(inst), "src", "bench")
     if not os.path.isdir(src):
         die("no UPC++ bench/ sources at " + src)
-    env = dict(os.environ, UPCXX_CODEMODE="opt", UPCXX_THREADMODE="seq", UPCXX_NETWORK="smp")
+    env = dict(os.environ, UPCXX_CODEMODE="opt", UPCXX_THREADMODE="seq", UPCXX_NETWORK=conduit)
     exes = {}
     for b in benches:
-        exe = os.path.join(out, "%s-%s" % (b, side))
+        exe = os.path.join(out, "%s-%s-%s" % (b, side, conduit))
         sh([os.path.join(inst, "bin", "upcxx"), "-O3", "-o", exe, os.path.join(src, b + ".cpp")],
            exe + ".compile.log", env=env)
         exes[b] = exe
@@ -217,6 +224,8 @@ def main():
                                                            "GASNet-2020.10.0.tar.gz"))
     p.add_argument("--gexx-lib", help="run the gexx side against the shared libraries in this "
                    "folder (a gexx build, e.g. ./build), not its install's")
+    p.add_argument("--conduit", default="smp", choices=["smp", "udp"],
+                   help="both UPC++ builds' network (udp: every peer through UDP)")
     p.add_argument("--runs", type=int, default=5, help="runs of each side per benchmark")
     p.add_argument("--ranks", type=int, default=2)
     p.add_argument("--bench", default=",".join(BENCHES),
@@ -231,17 +240,22 @@ def main():
     p.add_argument("--wait-secs", default="0.5",
                    help="put_flood's and nebr_exchange's seconds per figure")
     a = p.parse_args()
-    sides = {"gexx": os.path.join(a.work, "upcxx-gexx"),
-             "anchor": os.path.join(a.work, "upcxx-anchor")}
+    tag = "" if a.conduit == "smp" else "-" + a.conduit
+    sides = {"gexx": os.path.join(a.work, "upcxx-gexx" + tag),
+             "anchor": os.path.join(a.work, "upcxx-anchor" + tag)}
     if a.build:
         if not a.gexx_gasnet:
             die("--build needs --gexx-gasnet (the tarball `make dist` writes)")
-        build_upcxx(a.gexx_gasnet, sides["gexx"])
-        build_upcxx(a.anchor_gasnet, sides["anchor"])
+        build_upcxx(a.gexx_gasnet, sides["gexx"], a.conduit)
+        build_upcxx(a.anchor_gasnet, sides["anchor"], a.conduit)
     benches = [b for b in a.bench.split(",") if b]
     for b in benches:
         if b not in BENCHES + ("probe",):
             die("unknown benchmark %s (one of %s)" % (b, ", ".join(BENCHES)))
+        if b == "probe" and a.conduit != "smp":
+            die("--bench probe is smp only")
+    if a.gexx_lib and a.conduit != "smp":
+        die("--gexx-lib is smp only")
     lib = check_gexx_lib(a.gexx_lib, os.path.join(sides["gexx"], "inst")) if a.gexx_lib else None
     out = os.path.join(a.work, "upcxx-bench")
     os.makedirs(out, exist_ok=True)
@@ -250,12 +264,16 @@ def main():
         inst = os.path.join(w, "inst")
         if not os.path.exists(os.path.join(inst, "bin", "upcxx-run")):
             die("no UPC++ install at %s (run with --build first)" % inst)
-        exes[side] = compile_benches(side, inst, out, [b for b in benches if b != "probe"])
+        exes[side] = compile_benches(side, inst, out, [b for b in benches if b != "probe"],
+                                     a.conduit)
         if "probe" in benches:
             exes[side]["probe"] = compile_probe(side, inst, out)
     env = {"put_flood": {"sizes": a.sizes, "wait_secs": a.wait_secs},
            "nebr_exchange": {"sizes": a.nebr_sizes, "nebrs": "1", "wait_secs": a.wait_secs},
            "misc_perf": {}, "probe": {}}
+    if a.conduit != "smp":
+        for e in env.values():
+            e.update(GASNET_SUPERNODE_MAXSIZE="1", GASNET_SPAWNFN="L")
     args = {"misc_perf": [a.misc_iters]}
     results = {"gexx": {}, "anchor": {}}
     order = []
@@ -275,8 +293,8 @@ def main():
                             order.append(k)
                     results[side][k][0].append(v)
             print("%s: run %d of %d done" % (b, i + 1, a.runs), file=sys.stderr)
-    print("UPC++ 2020.10 bench/, %d ranks smp, %d alternated runs per side, medians "
-          "(spread min-max); ratio above 1: gexx faster" % (a.ranks, a.runs))
+    print("UPC++ 2020.10 bench/, %d ranks %s, %d alternated runs per side, medians "
+          "(spread min-max); ratio above 1: gexx faster" % (a.ranks, a.conduit, a.runs))
     print("%-70s %22s %22s %6s" % ("figure", "gexx", "anchor", "ratio"))
     for k in order:
         if k not in results["gexx"] or k not in results["anchor"]:
