@@ -2448,6 +2448,9 @@ MATRIX = [
     ("coll_4", lambda ofi: case_coll(4, ofi=ofi), ("tcp", UDP)),
     ("coll_5", lambda ofi: case_coll(5, ofi=ofi), (SMP,)),
     ("coll_8", lambda ofi: case_coll(8, ofi=ofi), (SMP,)),
+    # Six members over the network: one-piece reductions take the flat tree
+    # (up to 8 members, coll/engine.cpp), larger ones the binomial tree.
+    ("coll_6", lambda ofi: case_coll(6, ofi=ofi), (UDP,)),
     ("coll_par_4", lambda ofi: case_coll(4, par=True, ofi=ofi), (SMP,)),
     ("coll_par_3", lambda ofi: case_coll(3, par=True, ofi=ofi), ("tcp", UDP)),
     ("coll_tight_5", lambda ofi: case_coll(5, ofi=ofi, knobs={
