@@ -786,7 +786,7 @@ class HostOp final : public Op {
     bool any = false;
     for (uint32_t j = 0; j < n_ && !any; ++j) any = reads_from(me_, j);
     reads_ = nchunks_ != 0 && any;
-    if (kind == kHFold) inputs_.resize(n_);
+    if (kind == kHFold || kind == kHToOne || kind == kHToAll) inputs_.resize(n_);
   }
   void receive(Msg &m) override {
     util::fatal(
@@ -1015,13 +1015,13 @@ class HostOp final : public Op {
       case kHToAll: {
         // Right to left: dst = x0 op (x1 op (... op x_{n-1})), which is the
         // members' values combined in team rank order.
-        char *out = dst_ + off;
-        auto chunk_of = [&](uint32_t j) -> const char * {
-          return j == me_ && own_direct_ ? src_ + off : buf(j, c);
-        };
-        const size_t count = bytes / red_.dt_size;
-        red_.combine3(chunk_of(n_ - 2), chunk_of(n_ - 1), out, count);
-        for (uint32_t j = n_ - 2; j-- > 0;) red_.apply(chunk_of(j), out, count);
+        // (One pass over all the members' chunks for built-in operations:
+        // 8 ranks on 2 cores, a 1 MiB reduce-to-one folded pairwise read
+        // and wrote the running value seven times.)
+        for (uint32_t j = 0; j < n_; ++j)
+          inputs_[j] = j == me_ && own_direct_ ? src_ + off : buf(j, c);
+        red_.combine_all(reinterpret_cast<const void *const *>(inputs_.data()), n_, dst_ + off,
+                         bytes / red_.dt_size);
         break;
       }
       default:
@@ -1073,7 +1073,7 @@ class HostOp final : public Op {
   bool apart_ = false;                // destination and source share no byte
   bool own_direct_ = false;           // reductions: this member's chunks folded from its source
   bool stream_out_ = false;           // chunks posted with streaming stores
-  std::vector<const char *> inputs_;  // kHFold: each member's chunk
+  std::vector<const char *> inputs_;  // kHFold, kHToOne, kHToAll: each member's chunk
   uint64_t stream_ = 0;               // bytes each poster posts
   size_t chunk_ = 1;
   uint64_t nbuf_ = 2;

@@ -70,6 +70,57 @@ void combine(gex_OP_t op, const void *a_v, const void *b_v, void *out_v, size_t 
   }
 }
 
+// out = in[0] (f) (in[1] (f) (... (f) in[m-1])), a block of elements at a
+// time: the running values stay in a buffer on the stack (L1) while each
+// input's block is read once, and `out` is written once per block (after
+// every input's block was read, so `out` may be one of them).
+template <typename T, typename F>
+void each_all(const char *const *in, size_t m, char *out, size_t n, F f) {
+  constexpr size_t kBlock = 256;
+  T acc[kBlock];
+  for (size_t i0 = 0; i0 < n; i0 += kBlock) {
+    const size_t len = n - i0 < kBlock ? n - i0 : kBlock;
+    std::memcpy(acc, in[m - 1] + i0 * sizeof(T), len * sizeof(T));
+    for (size_t j = m - 1; j-- > 0;) {
+      const char *a = in[j] + i0 * sizeof(T);
+      for (size_t k = 0; k < len; ++k) {
+        T x;
+        std::memcpy(&x, a + k * sizeof(T), sizeof(T));
+        acc[k] = f(x, acc[k]);
+      }
+    }
+    std::memcpy(out + i0 * sizeof(T), acc, len * sizeof(T));
+  }
+}
+
+template <typename T>
+void combine_all(gex_OP_t op, const void *const *in_v, size_t m, void *out_v, size_t n) {
+  const char *const *in = reinterpret_cast<const char *const *>(in_v);
+  char *out = static_cast<char *>(out_v);
+  using U = typename Wrap<T>::type;
+  switch (op) {
+    case GEX_OP_ADD:
+      each_all<T>(in, m, out, n, [](T x, T y) { return static_cast<T>(U(x) + U(y)); });
+      break;
+    case GEX_OP_MULT:
+      each_all<T>(in, m, out, n, [](T x, T y) { return static_cast<T>(U(x) * U(y)); });
+      break;
+    case GEX_OP_MIN:
+      each_all<T>(in, m, out, n, [](T x, T y) { return x < y ? x : y; });
+      break;
+    case GEX_OP_MAX:
+      each_all<T>(in, m, out, n, [](T x, T y) { return x > y ? x : y; });
+      break;
+    default:
+      if constexpr (std::is_integral_v<T>) {
+        if (op == GEX_OP_AND) each_all<T>(in, m, out, n, [](T x, T y) { return T(x & y); });
+        if (op == GEX_OP_OR) each_all<T>(in, m, out, n, [](T x, T y) { return T(x | y); });
+        if (op == GEX_OP_XOR) each_all<T>(in, m, out, n, [](T x, T y) { return T(x ^ y); });
+      }
+      break;
+  }
+}
+
 }  // namespace
 
 size_t dt_size(gex_DT_t dt) {
@@ -151,6 +202,41 @@ void Reduction::combine3(const void *in, const void *b, void *out, size_t count)
       break;
     case GEX_DT_DBL:
       combine<double>(op, in, b, out, count);
+      break;
+    default:
+      break;
+  }
+}
+
+void Reduction::combine_all(const void *const *in, size_t n, void *out, size_t count) const {
+  if (n == 0 || count == 0) return;
+  if (n == 1) {
+    if (out != in[0]) std::memmove(out, in[0], count * dt_size);
+    return;
+  }
+  if (op == GEX_OP_USER || op == GEX_OP_USER_NC || !(op & (kBitwise | kArith))) {
+    combine3(in[n - 2], in[n - 1], out, count);
+    for (size_t j = n - 2; j-- > 0;) apply(in[j], out, count);
+    return;
+  }
+  switch (dt) {
+    case GEX_DT_I32:
+      coll::combine_all<int32_t>(op, in, n, out, count);
+      break;
+    case GEX_DT_U32:
+      coll::combine_all<uint32_t>(op, in, n, out, count);
+      break;
+    case GEX_DT_I64:
+      coll::combine_all<int64_t>(op, in, n, out, count);
+      break;
+    case GEX_DT_U64:
+      coll::combine_all<uint64_t>(op, in, n, out, count);
+      break;
+    case GEX_DT_FLT:
+      coll::combine_all<float>(op, in, n, out, count);
+      break;
+    case GEX_DT_DBL:
+      coll::combine_all<double>(op, in, n, out, count);
       break;
     default:
       break;

@@ -33,6 +33,11 @@ struct Reduction {
   // out[i] = in[i] (op) b[i] in one pass; `out` may be `b` or `in`. With a
   // client function, b is copied to out first (when they differ).
   void combine3(const void *in, const void *b, void *out, size_t count) const;
+  // out = in[0] (op) (in[1] (op) (... (op) in[n-1])), the n values combined
+  // in order, n >= 1; `out` may be one of the inputs. Built-in operations
+  // read each input once and write `out` once (a block at a time); a
+  // client function folds pairwise from the right.
+  void combine_all(const void *const *in, size_t n, void *out, size_t count) const;
 };
 
 }  // namespace gexx::coll

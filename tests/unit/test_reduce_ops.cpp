@@ -158,3 +158,70 @@ TEST(ReduceOpsDeathTest, BadArgumentsStopNamingTheCallAndValue) {
   r.op = GEX_OP_USER;
   EXPECT_DEATH(r.check("gex_Coll_ReduceToOneNB"), "GEX_OP_USER needs a gex_Coll_ReduceFn_t");
 }
+
+namespace {
+// combine_all against the pairwise fold from the right, for n inputs of
+// `count` elements (more than one of its blocks, not a multiple of one),
+// misaligned, and with `out` being the first input.
+template <typename T>
+void check_all(gex_DT_t dt) {
+  const size_t count = 700;
+  for (gex_OP_t op : kOps) {
+    if (!std::is_integral_v<T> && bitwise(op)) continue;
+    Reduction r;
+    r.dt = dt;
+    r.dt_size = sizeof(T);
+    r.op = op;
+    for (size_t n = 1; n <= 9; ++n) {
+      std::vector<std::vector<char>> in(n, std::vector<char>(count * sizeof(T) + 1));
+      std::vector<std::vector<T>> val(n, std::vector<T>(count));
+      std::vector<const void *> ptr(n);
+      for (size_t j = 0; j < n; ++j) {
+        for (size_t i = 0; i < count; ++i)
+          val[j][i] = static_cast<T>((i * 7 + j * 13) % 11) + static_cast<T>(j % 3);
+        std::memcpy(in[j].data() + 1, val[j].data(), count * sizeof(T));
+        ptr[j] = in[j].data() + 1;
+      }
+      std::vector<T> want = val[n - 1];
+      for (size_t j = n - 1; j-- > 0;)
+        for (size_t i = 0; i < count; ++i) want[i] = reference(op, val[j][i], want[i]);
+      std::vector<char> out(count * sizeof(T) + 3);
+      r.combine_all(ptr.data(), n, out.data() + 3, count);
+      std::vector<T> got(count);
+      std::memcpy(got.data(), out.data() + 3, count * sizeof(T));
+      for (size_t i = 0; i < count; ++i)
+        ASSERT_EQ(got[i], want[i]) << gexx::coll::dt_name(dt) << " " << gexx::coll::op_name(op)
+                                   << " n " << n << " element " << i;
+      // In place over the first input.
+      r.combine_all(ptr.data(), n, in[0].data() + 1, count);
+      std::memcpy(got.data(), in[0].data() + 1, count * sizeof(T));
+      for (size_t i = 0; i < count; ++i)
+        ASSERT_EQ(got[i], want[i]) << "in place, " << gexx::coll::dt_name(dt) << " "
+                                   << gexx::coll::op_name(op) << " n " << n << " element " << i;
+    }
+  }
+}
+}  // namespace
+
+TEST(ReduceOps, CombineAllInOnePass) {
+  check_all<int32_t>(GEX_DT_I32);
+  check_all<uint32_t>(GEX_DT_U32);
+  check_all<int64_t>(GEX_DT_I64);
+  check_all<uint64_t>(GEX_DT_U64);
+  check_all<float>(GEX_DT_FLT);
+  check_all<double>(GEX_DT_DBL);
+}
+
+TEST(ReduceOps, CombineAllWithAClientFunctionKeepsRankOrder) {
+  Reduction r;
+  r.dt = GEX_DT_USER;
+  r.dt_size = 8;
+  r.op = GEX_OP_USER_NC;
+  r.fn = concat;
+  r.cdata = reinterpret_cast<const void *>(uintptr_t{8});
+  char v[4][8] = {"a", "b", "c", "d"};
+  const void *in[4] = {v[0], v[1], v[2], v[3]};
+  char out[8] = "";
+  r.combine_all(in, 4, out, 1);
+  EXPECT_STREQ(out, "dcba");  // each fold: upper . lower, as the engine's pairwise order gives
+}
