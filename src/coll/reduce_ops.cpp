@@ -12,7 +12,6 @@ namespace gexx::coll {
 namespace {
 
 constexpr gex_OP_t kBitwise = GEX_OP_AND | GEX_OP_OR | GEX_OP_XOR;
-constexpr gex_OP_t kArith = GEX_OP_ADD | GEX_OP_MULT | GEX_OP_MIN | GEX_OP_MAX;
 
 // out[i] = a[i] (f) b[i]; `out` may be `b` (an in-place fold) or `a`. The
 // elements go through memcpy (client buffers need not be aligned for T),
@@ -40,32 +39,58 @@ struct Wrap<T, true> {
   using type = std::make_unsigned_t<T>;
 };
 
-template <typename T>
-void combine(gex_OP_t op, const void *a_v, const void *b_v, void *out_v, size_t n) {
-  const char *a = static_cast<const char *>(a_v);
-  const char *b = static_cast<const char *>(b_v);
-  char *out = static_cast<char *>(out_v);
-  // Integers wrap, as unsigned arithmetic does.
-  using U = typename Wrap<T>::type;
-  switch (op) {
-    case GEX_OP_ADD:
-      each<T>(a, b, out, n, [](T x, T y) { return static_cast<T>(U(x) + U(y)); });
+// Calls run(T{}, f) with the element type of `dt` and the function of the
+// built-in operation `op` on it (nothing for an operation the type does not
+// take): the one place both kernels below get their loops from, each loop
+// chosen outside the loop.
+template <typename Run>
+void dispatch(gex_DT_t dt, gex_OP_t op, Run run) {
+  auto with = [&](auto zero) {
+    using T = decltype(zero);
+    // Integers wrap, as unsigned arithmetic does.
+    using U = typename Wrap<T>::type;
+    switch (op) {
+      case GEX_OP_ADD:
+        run(zero, [](T x, T y) { return static_cast<T>(U(x) + U(y)); });
+        break;
+      case GEX_OP_MULT:
+        run(zero, [](T x, T y) { return static_cast<T>(U(x) * U(y)); });
+        break;
+      case GEX_OP_MIN:
+        run(zero, [](T x, T y) { return x < y ? x : y; });
+        break;
+      case GEX_OP_MAX:
+        run(zero, [](T x, T y) { return x > y ? x : y; });
+        break;
+      default:
+        if constexpr (std::is_integral_v<T>) {
+          if (op == GEX_OP_AND) run(zero, [](T x, T y) { return T(x & y); });
+          if (op == GEX_OP_OR) run(zero, [](T x, T y) { return T(x | y); });
+          if (op == GEX_OP_XOR) run(zero, [](T x, T y) { return T(x ^ y); });
+        }
+        break;
+    }
+  };
+  switch (dt) {
+    case GEX_DT_I32:
+      with(int32_t{});
       break;
-    case GEX_OP_MULT:
-      each<T>(a, b, out, n, [](T x, T y) { return static_cast<T>(U(x) * U(y)); });
+    case GEX_DT_U32:
+      with(uint32_t{});
       break;
-    case GEX_OP_MIN:
-      each<T>(a, b, out, n, [](T x, T y) { return x < y ? x : y; });
+    case GEX_DT_I64:
+      with(int64_t{});
       break;
-    case GEX_OP_MAX:
-      each<T>(a, b, out, n, [](T x, T y) { return x > y ? x : y; });
+    case GEX_DT_U64:
+      with(uint64_t{});
+      break;
+    case GEX_DT_FLT:
+      with(float{});
+      break;
+    case GEX_DT_DBL:
+      with(double{});
       break;
     default:
-      if constexpr (std::is_integral_v<T>) {
-        if (op == GEX_OP_AND) each<T>(a, b, out, n, [](T x, T y) { return T(x & y); });
-        if (op == GEX_OP_OR) each<T>(a, b, out, n, [](T x, T y) { return T(x | y); });
-        if (op == GEX_OP_XOR) each<T>(a, b, out, n, [](T x, T y) { return T(x ^ y); });
-      }
       break;
   }
 }
@@ -90,34 +115,6 @@ void each_all(const char *const *in, size_t m, char *out, size_t n, F f) {
       }
     }
     std::memcpy(out + i0 * sizeof(T), acc, len * sizeof(T));
-  }
-}
-
-template <typename T>
-void combine_all(gex_OP_t op, const void *const *in_v, size_t m, void *out_v, size_t n) {
-  const char *const *in = reinterpret_cast<const char *const *>(in_v);
-  char *out = static_cast<char *>(out_v);
-  using U = typename Wrap<T>::type;
-  switch (op) {
-    case GEX_OP_ADD:
-      each_all<T>(in, m, out, n, [](T x, T y) { return static_cast<T>(U(x) + U(y)); });
-      break;
-    case GEX_OP_MULT:
-      each_all<T>(in, m, out, n, [](T x, T y) { return static_cast<T>(U(x) * U(y)); });
-      break;
-    case GEX_OP_MIN:
-      each_all<T>(in, m, out, n, [](T x, T y) { return x < y ? x : y; });
-      break;
-    case GEX_OP_MAX:
-      each_all<T>(in, m, out, n, [](T x, T y) { return x > y ? x : y; });
-      break;
-    default:
-      if constexpr (std::is_integral_v<T>) {
-        if (op == GEX_OP_AND) each_all<T>(in, m, out, n, [](T x, T y) { return T(x & y); });
-        if (op == GEX_OP_OR) each_all<T>(in, m, out, n, [](T x, T y) { return T(x | y); });
-        if (op == GEX_OP_XOR) each_all<T>(in, m, out, n, [](T x, T y) { return T(x ^ y); });
-      }
-      break;
   }
 }
 
@@ -183,29 +180,10 @@ void Reduction::combine3(const void *in, const void *b, void *out, size_t count)
     fn(in, out, count, cdata);
     return;
   }
-  if (!(op & (kBitwise | kArith))) return;
-  switch (dt) {
-    case GEX_DT_I32:
-      combine<int32_t>(op, in, b, out, count);
-      break;
-    case GEX_DT_U32:
-      combine<uint32_t>(op, in, b, out, count);
-      break;
-    case GEX_DT_I64:
-      combine<int64_t>(op, in, b, out, count);
-      break;
-    case GEX_DT_U64:
-      combine<uint64_t>(op, in, b, out, count);
-      break;
-    case GEX_DT_FLT:
-      combine<float>(op, in, b, out, count);
-      break;
-    case GEX_DT_DBL:
-      combine<double>(op, in, b, out, count);
-      break;
-    default:
-      break;
-  }
+  dispatch(dt, op, [&](auto zero, auto f) {
+    each<decltype(zero)>(static_cast<const char *>(in), static_cast<const char *>(b),
+                         static_cast<char *>(out), count, f);
+  });
 }
 
 void Reduction::combine_all(const void *const *in, size_t n, void *out, size_t count) const {
@@ -214,33 +192,15 @@ void Reduction::combine_all(const void *const *in, size_t n, void *out, size_t c
     if (out != in[0]) std::memmove(out, in[0], count * dt_size);
     return;
   }
-  if (op == GEX_OP_USER || op == GEX_OP_USER_NC || !(op & (kBitwise | kArith))) {
+  if (op == GEX_OP_USER || op == GEX_OP_USER_NC) {
     combine3(in[n - 2], in[n - 1], out, count);
     for (size_t j = n - 2; j-- > 0;) apply(in[j], out, count);
     return;
   }
-  switch (dt) {
-    case GEX_DT_I32:
-      coll::combine_all<int32_t>(op, in, n, out, count);
-      break;
-    case GEX_DT_U32:
-      coll::combine_all<uint32_t>(op, in, n, out, count);
-      break;
-    case GEX_DT_I64:
-      coll::combine_all<int64_t>(op, in, n, out, count);
-      break;
-    case GEX_DT_U64:
-      coll::combine_all<uint64_t>(op, in, n, out, count);
-      break;
-    case GEX_DT_FLT:
-      coll::combine_all<float>(op, in, n, out, count);
-      break;
-    case GEX_DT_DBL:
-      coll::combine_all<double>(op, in, n, out, count);
-      break;
-    default:
-      break;
-  }
+  dispatch(dt, op, [&](auto zero, auto f) {
+    each_all<decltype(zero)>(reinterpret_cast<const char *const *>(in), n, static_cast<char *>(out),
+                             count, f);
+  });
 }
 
 }  // namespace gexx::coll

@@ -138,7 +138,9 @@ class Engine {
   // place: internal_prepare claims a credit toward `rank` and room for up
   // to `payload` bytes at slot.payload (polling until both are free);
   // internal_commit publishes it as `m` describes it (m.nbytes at most the
-  // room claimed; m.src is not read). Nothing may poll in between.
+  // room claimed; m.src is not read). In between the caller sends no other
+  // AM and runs no request handlers (RMA, whose waits poll for replies only, is
+  // fine: VIS puts its large pieces while a packed message is open).
   void internal_prepare(const char *api, gex_Rank_t rank, unsigned nargs, size_t payload,
                         transport::AmSlot &slot);
   void internal_commit(gex_Rank_t rank, const Message &m, transport::AmSlot &slot);

@@ -110,15 +110,20 @@ void concat(const void *arg1, void *arg2_and_out, size_t count, const void *cdat
     std::strncpy(y, s.c_str(), w - 1);
   }
 }
-}  // namespace
-
-TEST(ReduceOps, UserFunctionsOnUserTypes) {
+// GEX_OP_USER_NC with concat on 8-byte strings.
+Reduction concat_nc() {
   Reduction r;
   r.dt = GEX_DT_USER;
   r.dt_size = 8;
   r.op = GEX_OP_USER_NC;
   r.fn = concat;
   r.cdata = reinterpret_cast<const void *>(uintptr_t{8});
+  return r;
+}
+}  // namespace
+
+TEST(ReduceOps, UserFunctionsOnUserTypes) {
+  Reduction r = concat_nc();
   r.check("test");
   EXPECT_FALSE(r.commutative());
   char lower[2][8] = {"a", "x"}, upper[2][8] = {"b", "y"};
@@ -213,12 +218,7 @@ TEST(ReduceOps, CombineAllInOnePass) {
 }
 
 TEST(ReduceOps, CombineAllWithAClientFunctionKeepsRankOrder) {
-  Reduction r;
-  r.dt = GEX_DT_USER;
-  r.dt_size = 8;
-  r.op = GEX_OP_USER_NC;
-  r.fn = concat;
-  r.cdata = reinterpret_cast<const void *>(uintptr_t{8});
+  Reduction r = concat_nc();
   char v[4][8] = {"a", "b", "c", "d"};
   const void *in[4] = {v[0], v[1], v[2], v[3]};
   char out[8] = "";
