@@ -16,8 +16,19 @@ namespace {
 class RmaEvent final : public gexx_event_s {
  public:
   explicit RmaEvent(std::unique_ptr<RmaCompletion> c) : c_(std::move(c)) {}
+  // The first test that finds the operation in flight does not poll: a
+  // client that tests each operation once as it starts it (UPC++ after
+  // every rput and atomic) would otherwise release, at every call, the
+  // burst that operation was held in (core/burst.hpp: a poll sends what a
+  // burst holds), and a flood of them would leave one network message per
+  // operation. Every later test polls, so a loop on gex_Event_Test still
+  // makes progress from its second call on.
   bool test() override {
     if (c_->done()) return true;
+    if (!tested_) {
+      tested_ = true;
+      return false;
+    }
     poll();
     return c_->done();
   }
@@ -25,6 +36,7 @@ class RmaEvent final : public gexx_event_s {
 
  private:
   std::unique_ptr<RmaCompletion> c_;
+  bool tested_ = false;
 };
 
 // gex_Coll_BarrierNB's event: one anonymous generation of the job barrier.
