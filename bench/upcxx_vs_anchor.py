@@ -190,11 +190,12 @@ def short(key):
     return re.sub(r" opnew(_inline)?=\S*", "", key)
 
 
-def check_gexx_lib(lib, inst):
-    """--gexx-lib: DIR holds the smp libraries and its tree's headers are the install's."""
+def check_gexx_lib(lib, inst, conduit):
+    """--gexx-lib: DIR holds the conduit's libraries and its tree's headers are the install's."""
     lib = os.path.abspath(lib)
-    if not os.path.exists(os.path.join(lib, "libgasnet-smp-seq.so.2026")):
-        die("no libgasnet-smp-seq.so.2026 in " + lib)
+    name = "libgasnet-%s-seq.so.2026" % conduit
+    if not os.path.exists(os.path.join(lib, name)):
+        die("no %s in %s" % (name, lib))
     tree_inc = os.path.join(os.path.dirname(HERE), "include")
     inst_inc = os.path.join(inst, "gasnet.opt", "include")
     for name in sorted(os.listdir(inst_inc)):
@@ -254,9 +255,8 @@ def main():
             die("unknown benchmark %s (one of %s)" % (b, ", ".join(BENCHES)))
         if b == "probe" and a.conduit != "smp":
             die("--bench probe is smp only")
-    if a.gexx_lib and a.conduit != "smp":
-        die("--gexx-lib is smp only")
-    lib = check_gexx_lib(a.gexx_lib, os.path.join(sides["gexx"], "inst")) if a.gexx_lib else None
+    lib = (check_gexx_lib(a.gexx_lib, os.path.join(sides["gexx"], "inst"), a.conduit)
+           if a.gexx_lib else None)
     out = os.path.join(a.work, "upcxx-bench")
     os.makedirs(out, exist_ok=True)
     exes = {}

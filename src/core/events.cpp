@@ -16,20 +16,22 @@ namespace {
 class RmaEvent final : public gexx_event_s {
  public:
   explicit RmaEvent(std::unique_ptr<RmaCompletion> c) : c_(std::move(c)) {}
-  // The first test that finds the operation in flight does not poll: a
-  // client that tests each operation once as it starts it (UPC++ after
-  // every rput and atomic) would otherwise release, at every call, the
-  // burst that operation was held in (core/burst.hpp: a poll sends what a
-  // burst holds), and a flood of them would leave one network message per
-  // operation. Every later test polls, so a loop on gex_Event_Test still
-  // makes progress from its second call on.
+  // A client that tests each operation as it starts it (UPC++ after every
+  // rput and atomic, then the oldest ones it still waits for) would, if
+  // every test polled as a wait does, send the burst those operations are
+  // held in (core/burst.hpp: a poll sends what a burst holds) one
+  // operation at a time. So the first test that finds the operation in
+  // flight does not poll at all, and later ones poll without sending a
+  // burst younger than util::kBurstGap (poll_in_test): a loop on
+  // gex_Event_Test still makes progress from its second call on, and its
+  // operation leaves within that gap.
   bool test() override {
     if (c_->done()) return true;
     if (!tested_) {
       tested_ = true;
       return false;
     }
-    poll();
+    poll_in_test("gex_Event_Test");
     return c_->done();
   }
   void wait() override { events::wait(*c_); }

@@ -193,6 +193,15 @@ void poll(const char *api) {
   poll_with_extras(g_transport, api);
 }
 
+void poll_in_test(const char *api) {
+  if ((g_poll_extra.load(std::memory_order_acquire) & ~detail::kPollTraced) == 0 &&
+      !am::detail::tl_token) [[likely]] {
+    g_transport->poll_in_test();
+    return;
+  }
+  poll_with_extras(g_transport, api);
+}
+
 void set_wait_mode(WaitMode mode) {
   g_wait_mode.store(static_cast<int>(mode), std::memory_order_relaxed);
 }

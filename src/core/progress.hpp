@@ -44,6 +44,9 @@ void spread_over_cpus(uint32_t local, uint32_t ranks);
 // the CPU only on an oversubscribed host, after its polls have found nothing for a while
 // (and the wait mode is not GASNET_WAIT_SPIN); waits yield in relax().
 void poll(const char *api = "a blocking gexx call (wait, barrier or poll)");
+// The poll of a test that found its operation in flight: as poll, but a
+// young burst the transport holds stays held (Transport::poll_in_test).
+void poll_in_test(const char *api);
 void relax(uint32_t &spins);  // one step of a polite spin
 
 // Functions every poll calls after the transport's, one slot per owner, while

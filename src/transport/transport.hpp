@@ -202,6 +202,16 @@ class Transport {
   // operations (their RmaCompletion counts go down). True if any message
   // arrived. Every wait in core polls through here.
   virtual bool poll(bool replies_only) = 0;
+  // A poll from a test of an operation in flight (gex_Event_Test and its
+  // kin): poll(false), except that a burst the transport holds to send in
+  // one message (core/burst.hpp) stays held while it is younger than
+  // util::kBurstGap, and a transport whose read is a system call may skip
+  // it within util::kTestPollGap of its previous poll. A client that tests
+  // each operation as it starts it and the ones before it (UPC++ after
+  // every rput and atomic) would otherwise send its burst one operation at
+  // a time, and pay a read per test. Transports that hold nothing need not
+  // override it.
+  virtual bool poll_in_test() { return poll(false); }
   // False when one client thread at a time calls in (GASNET_SEQ, PARSYNC):
   // the receive side then takes no locks.
   virtual void am_set_concurrent(bool concurrent) = 0;

@@ -42,5 +42,11 @@ constexpr uint64_t kClock800ns = 800;
 // sending together leaves by kBurstHold (about 50 us) while it lasts.
 constexpr uint64_t kBurstGap = kClock6us;
 constexpr uint64_t kBurstHold = kClock50us;
+// A test's poll (Transport::poll_in_test) within kTestPollGap of the
+// previous poll leaves the network alone: one read of a socket costs a
+// system call, and a client that tests many operations in a row (UPC++
+// after every rput: the oldest ones it waits for) or right after a poll
+// (UPC++'s progress: a poll, then its tests) would pay one per test.
+constexpr uint64_t kTestPollGap = kClock800ns;
 
 }  // namespace gexx::util

@@ -1199,11 +1199,12 @@ def case_ofi_rma(n, provider, max_bytes="4194304", knobs=None):
 
 def case_rma_once(n, cell):
     """rmacheck's tested-once flood alone: 3000 NB puts per rank, each
-    event tested once right after its call (as UPC++ does after every
-    rput), a poll every 32. Every put must land (the program checks), and
-    over udp they leave in bundles: a first test that released the burst
-    its put was held in would send each put in a datagram of its own (3000
-    or more per rank, counted by the conduit's exit note)."""
+    event tested right after its call and then the oldest still in flight
+    (as UPC++ does after every rput), a poll every 32. Every put must land
+    (the program checks), and over udp they leave in bundles: tests that
+    sent the burst their puts were held in would send each put in a
+    datagram of its own (about 4500 per rank with the replies, counted by
+    the conduit's exit note; bundled about 700)."""
     def run():
         job = run_ofi_check("rmacheck", ["65536", "once"], n, cell, {})
         if cell == UDP:

@@ -77,6 +77,7 @@ namespace {
 struct Calls {
   std::vector<uint32_t> reserve, commit, send, put, get;
   int polls = 0;
+  int young_kept = 0;  // polls asked to keep young bursts (poll_in_test)
   bool concurrent = false;
 };
 
@@ -162,8 +163,9 @@ class FakeNet {
     c_.commit.push_back(slot.peer);
     last_payload.assign(buffer, buffer + slot.length);
   }
-  bool poll(bool) {
+  bool poll(bool, bool keep_young_bursts) {
     ++c_.polls;
+    c_.young_kept += keep_young_bursts;
     return true;
   }
   void set_concurrent(bool on) { c_.concurrent = on; }
@@ -265,6 +267,12 @@ TEST(PshmRouter, PollIsBothTransportsProgress) {
   EXPECT_TRUE(s.router->poll(false));  // the network had an arrival
   EXPECT_EQ(s.smp.polls, 1);
   EXPECT_EQ(s.net.polls, 1);
+  EXPECT_EQ(s.net.young_kept, 0);
+  // A test's poll: both again, the network's keeping young bursts.
+  EXPECT_TRUE(s.router->poll_in_test());
+  EXPECT_EQ(s.smp.polls, 2);
+  EXPECT_EQ(s.net.polls, 2);
+  EXPECT_EQ(s.net.young_kept, 1);
   s.router->am_set_concurrent(true);
   EXPECT_TRUE(s.smp.concurrent);
   EXPECT_TRUE(s.net.concurrent);

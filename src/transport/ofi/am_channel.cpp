@@ -223,11 +223,29 @@ void AmChannel::send_bundle(uint32_t peer) {
   post(b, peer, b->len);
 }
 
-void AmChannel::flush_bundles() {
-  for (uint32_t peer : bundled_) {
-    if (bundles_[peer]) send_bundle(peer);
+void AmChannel::flush_bundles(bool keep_young) {
+  if (!keep_young) {
+    for (uint32_t peer : bundled_) {
+      if (bundles_[peer]) send_bundle(peer);
+    }
+    bundled_.clear();
+    return;
   }
-  bundled_.clear();
+  uint64_t now = poll_clock();
+  size_t keep = 0;
+  for (uint32_t peer : bundled_) {
+    Buffer *b = bundles_[peer];
+    // (A peer is listed again when its kept bundle left by other means and
+    // it opened another: keep it once.)
+    if (!b || std::find(bundled_.begin(), bundled_.begin() + keep, peer) != bundled_.begin() + keep)
+      continue;
+    if (b->requests && now - b->opened < util::kBurstGap) {
+      bundled_[keep++] = peer;
+    } else {
+      send_bundle(peer);
+    }
+  }
+  bundled_.resize(keep);
 }
 
 Result AmChannel::send(uint32_t peer, AmLane lane, const AmHeader &h, const int32_t *args,
@@ -300,13 +318,15 @@ int AmChannel::deliver(Arrival a) {
   }
 }
 
-bool AmChannel::poll(bool replies_only) {
+bool AmChannel::poll(bool replies_only, bool keep_young_bursts) {
   int done = 0;
   bool concurrent = fabric_.concurrent();
   std::unique_lock<std::mutex> lock(fabric_.mutex(), std::defer_lock);
   if (concurrent) lock.lock();
+  uint64_t now = poll_clock();
+  if (keep_young_bursts && now - last_poll_ < util::kTestPollGap) return false;
   // Held requests (hold) leave first: every wait polls.
-  if (!bundled_.empty()) flush_bundles();
+  if (!bundled_.empty()) flush_bundles(keep_young_bursts);
   // A poll after a pause also reads again while the reads keep finding
   // work: a peer's RMA on our memory (a put into our segment) leaves no
   // completion entry, and net and tcp take about one write off a socket
@@ -315,7 +335,6 @@ bool AmChannel::poll(bool replies_only) {
   // took (net's remote-write counter stays at 0 in libfabric 1.17). A
   // spinning wait's polls skip this: its extra read would cost a system
   // call each and delay the next message.
-  uint64_t now = poll_clock();
   bool after_pause = now - last_poll_ > kPause;
   last_poll_ = now;
   int rma_rounds = after_pause ? kPauseReads : 0;
@@ -347,7 +366,7 @@ bool AmChannel::poll(bool replies_only) {
       done += n;
     }
     --batching_;
-    flush_bundles();
+    flush_bundles(keep_young_bursts);
     more = more && sends_ == sends_before;
     if (!more && rma_rounds > 0 && sends_ == sends_before) {
       --rma_rounds;

@@ -84,7 +84,10 @@ class AmChannel final : public CompletionSink {
   // (Transport::am_send); a large payload is sent from `payload` itself.
   Result send(uint32_t peer, AmLane lane, const AmHeader &h, const int32_t *args,
               const void *payload, size_t nbytes);
-  bool poll(bool replies_only);
+  // keep_young_bursts (Transport::poll_in_test): a bundle of held requests
+  // younger than util::kBurstGap stays held, and nothing is read within
+  // util::kTestPollGap of the previous poll.
+  bool poll(bool replies_only, bool keep_young_bursts = false);
   // Sends free their buffers; receives are queued and replaced.
   void completed(OpContext *op, const fi_cq_msg_entry &entry) override;
 
@@ -129,7 +132,9 @@ class AmChannel final : public CompletionSink {
   // A deferrable request: true if it joined or opened a bundle (see above).
   bool hold(Buffer *b, uint32_t peer, size_t len);
   void send_bundle(uint32_t peer);
-  void flush_bundles();
+  // Sends every open bundle; with keep_young, not a request bundle opened
+  // less than util::kBurstGap ago.
+  void flush_bundles(bool keep_young = false);
 
   Fabric &fabric_;
   AmSink &sink_;

@@ -53,7 +53,9 @@ class Network {
     return am_->send(peer, lane, h, args, payload, nbytes);
   }
   // The completion queue is shared: this also completes RMA.
-  bool poll(bool replies_only) { return am_->poll(replies_only); }
+  bool poll(bool replies_only, bool keep_young_bursts) {
+    return am_->poll(replies_only, keep_young_bursts);
+  }
   void set_concurrent(bool concurrent) { fabric_.set_concurrent(concurrent); }
   // (A stable source changes nothing here: sources up to the bounce limit
   // are copied for the provider's small-write path.)

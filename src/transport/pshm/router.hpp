@@ -12,7 +12,8 @@
 //   void am_commit(AmSlot &, const AmHeader &, const int32_t *args);
 //   (optionally) Result am_send(uint32_t peer, AmLane, const AmHeader &, const int32_t *args,
 //                               const void *payload, size_t nbytes);  // Transport::am_send
-//   bool poll(bool replies_only);          // AM delivery and RMA completion
+//   bool poll(bool replies_only, bool keep_young_bursts);  // AM delivery and RMA
+//       completion; keep_young_bursts: Transport::poll_in_test's poll
 //   void set_concurrent(bool);
 //   Result rma_put(uint32_t peer, uint64_t remote, const void *src, size_t, RmaCompletion &,
 //                  PutSource);
@@ -128,7 +129,12 @@ class Router final : public Transport {
   // and RMA completions.
   bool poll(bool replies_only) override {
     bool any = smp_->poll(replies_only);
-    if (net_) any = net_->poll(replies_only) || any;
+    if (net_) any = net_->poll(replies_only, false) || any;
+    return any;
+  }
+  bool poll_in_test() override {
+    bool any = smp_->poll(false);
+    if (net_) any = net_->poll(false, true) || any;
     return any;
   }
   void am_set_concurrent(bool concurrent) override {

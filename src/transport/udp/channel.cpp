@@ -505,11 +505,38 @@ namespace {
 // Inside run() of a bundle on this thread: the replies its handlers send
 // wait for the bundle's end and leave together.
 thread_local int t_in_bundle = 0;
+// Inside a poll from a test (Transport::poll_in_test) on this thread: a
+// young burst stays held when a bundle's replies leave.
+thread_local bool t_keep_young = false;
 }  // namespace
 
-void Channel::release_all_held() {
-  for (uint32_t peer : held_) release_held(peer);
-  held_.clear();
+void Channel::release_all_held(bool keep_young) {
+  if (!keep_young) {
+    for (uint32_t peer : held_) release_held(peer);
+    held_.clear();
+    return;
+  }
+  uint64_t now = util::cycle_clock();
+  size_t keep = 0;
+  for (uint32_t peer : held_) {
+    Stream *out = peers_[peer].out;
+    if (out[1].held) {  // replies a bundle's handlers sent never wait
+      out[1].held = false;
+      transmit(peer, 1);
+    }
+    // (A peer is listed again when its kept burst left by other means and
+    // it held another: keep it once.)
+    if (!out[0].held ||
+        std::find(held_.begin(), held_.begin() + keep, peer) != held_.begin() + keep)
+      continue;
+    if (now - out[0].held_at < util::kBurstGap) {
+      held_[keep++] = peer;
+    } else {
+      out[0].held = false;
+      transmit(peer, 0);
+    }
+  }
+  held_.resize(keep);
 }
 
 int Channel::run(const Ams &ams, Lock &lock) {
@@ -533,7 +560,9 @@ int Channel::run(const Ams &ams, Lock &lock) {
     at += record_bytes(am);
   }
   --t_in_bundle;
-  release_all_held();  // the replies held above (and any burst) leave now
+  // The replies held above leave now, and any burst (unless young, in a
+  // test's poll).
+  release_all_held(t_keep_young);
   return n;
 }
 
@@ -638,13 +667,20 @@ char *Channel::recv_buffer(unsigned depth) {
   return mine.at[depth];
 }
 
-bool Channel::poll(bool replies_only) {
+bool Channel::poll(bool replies_only, bool keep_young_bursts) {
   static thread_local unsigned depth = 0;
   Lock lock = guard();
   uint64_t now = util::cycle_clock();
+  if (keep_young_bursts && now - last_poll_ < util::kTestPollGap) return false;
+  last_poll_ = now;
   int delivered = 0;
   // Held requests leave first: every wait polls.
-  if (!held_.empty()) release_all_held();
+  if (!held_.empty()) release_all_held(keep_young_bursts);
+  struct KeepYoung {
+    bool saved = t_keep_young;
+    explicit KeepYoung(bool keep) { t_keep_young = keep; }
+    ~KeepYoung() { t_keep_young = saved; }
+  } keep_young(keep_young_bursts);
   if (!replies_only) {
     while (!stash_.empty()) {
       Stashed m = std::move(stash_.front());

@@ -90,7 +90,10 @@ class Channel {
 
   Result am_reserve(uint32_t peer, AmLane lane, unsigned nargs, size_t payload, AmSlot &slot);
   void am_commit(AmSlot &slot, const AmHeader &h, const int32_t *args);
-  bool poll(bool replies_only);
+  // keep_young_bursts (Transport::poll_in_test): a burst held for less
+  // than util::kBurstGap stays held, and nothing is read within
+  // util::kTestPollGap of the previous poll.
+  bool poll(bool replies_only, bool keep_young_bursts = false);
   void set_concurrent(bool concurrent) { concurrent_ = concurrent; }
   Result rma_put(uint32_t peer, uint64_t remote, const void *src, size_t nbytes,
                  RmaCompletion &done, PutSource source);
@@ -181,7 +184,9 @@ class Channel {
   // Runs every AM of `ams`, the lock dropped around each (concurrent), and
   // then sends the replies a bundle's handlers held; how many ran.
   int run(const Ams &ams, Lock &lock);
-  void release_all_held();
+  // Sends every held burst; with keep_young, not one held for less than
+  // util::kBurstGap.
+  void release_all_held(bool keep_young = false);
   void backlog_wait(uint32_t peer, int stream, Lock &lock);
   char *recv_buffer(unsigned depth);
 
@@ -202,6 +207,7 @@ class Channel {
     bool bundle;
     std::vector<char> body;
   };
+  uint64_t last_poll_ = 0;               // cycle_clock() at the last poll's start
   std::deque<Stashed> stash_;            // requests read by a replies-only poll
   std::vector<uint32_t> held_;           // peers with a held stream
   std::deque<std::vector<char>> ready_;  // kept datagrams whose turn has come
