@@ -33,7 +33,10 @@ gexx build folder, e.g. ./build) instead of the ones its UPC++ install was
 built with (LD_LIBRARY_PATH comes before their RUNPATH): a tree's runtime
 measured without rebuilding UPC++, valid while the tree's public headers
 are the install's (the script checks they are; the anchor's GASNet is
-linked statically and is not affected).
+linked statically and is not affected). Only for a UPC++ whose programs
+link gexx's shared library: since gexx's configure front end makes its
+fragments link the archive (as GASNet's do), a UPC++ built over a newer
+release links gexx statically, and the script says so.
 
 --bench probe adds bench/upcxx_probe.c, built with each install's GASNet
 (gasnet.opt/include/smp-conduit/smp-seq.mak): the GASNet-EX calls under those
@@ -268,6 +271,14 @@ def main():
                                      a.conduit)
         if "probe" in benches:
             exes[side]["probe"] = compile_probe(side, inst, out)
+    if lib:
+        for b, exe in exes["gexx"].items():
+            if b == "probe":
+                continue
+            deps = subprocess.run(["ldd", exe], capture_output=True, text=True).stdout
+            if "libgasnet-" not in deps:
+                die("--gexx-lib: %s links gexx statically (a UPC++ built through ./configure, "
+                    "whose fragments link the archive): rebuild UPC++ (--build) instead" % exe)
     env = {"put_flood": {"sizes": a.sizes, "wait_secs": a.wait_secs},
            "nebr_exchange": {"sizes": a.nebr_sizes, "nebrs": "1", "wait_secs": a.wait_secs},
            "misc_perf": {}, "probe": {}}

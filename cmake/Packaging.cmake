@@ -9,6 +9,18 @@ if(GEXX_GASNET_DEBUG)
 else()
   set(GEXX_MAK_OPT_FLAGS "-O2")
 endif()
+# What an installed fragment's GASNET_LIBS links: the shared library (found
+# by -l before the archive) or, as GASNet's fragments do (GASNet installs
+# archives only), the archive by name. The configure front end, through which
+# UPC++ and other clients build gexx as they build GASNet, asks for the
+# archive: a client's every call into the library then skips the PLT (an
+# idle gasnet_AMPoll 2.5 ns against 4.1, docs/performance.md).
+set(GEXX_MAK_LINK "shared" CACHE STRING
+    "What installed .mak fragments link: shared (the shared library) or static (the archive)")
+set_property(CACHE GEXX_MAK_LINK PROPERTY STRINGS shared static)
+if(NOT GEXX_MAK_LINK MATCHES "^(shared|static)$")
+  message(FATAL_ERROR "GEXX_MAK_LINK is '${GEXX_MAK_LINK}': set it to shared or static")
+endif()
 # Where the configure front end's build directory is (the parent of this
 # CMake build there); only the build-tree fragments name it.
 if(NOT GEXX_FRONTEND_BUILDDIR)
@@ -36,8 +48,13 @@ foreach(conduit ${GEXX_CONDUITS})
     set(GEXX_MAK_PREFIX "# The install prefix, found from this file's real place (the tree is relocatable,\n# and the file may be reached through a symbolic link).\nGASNET_PREFIX := $(abspath $(dir $(realpath $(lastword $(MAKEFILE_LIST))))/../..)")
     set(GEXX_MAK_INCLUDES "-I$(GASNET_PREFIX)/include -I$(GASNET_PREFIX)/include/${conduit}-conduit")
     set(GEXX_MAK_LIBDIRS "-L$(GASNET_PREFIX)/lib -Wl,-rpath,$(GASNET_PREFIX)/lib")
-    set(GEXX_MAK_LIBS_COMMENT "# -lgasnet-${conduit}-${mode} finds the shared library first; link\n# <prefix>/lib/libgasnet-${conduit}-${mode}.a by name for a static one.")
-    set(GEXX_MAK_LIBRARY "-lgasnet-${conduit}-${mode}")
+    if(GEXX_MAK_LINK STREQUAL "static")
+      set(GEXX_MAK_LIBS_COMMENT "# The archive, as GASNet's fragments link it (this install was built with\n# GEXX_MAK_LINK=static, as the configure front end builds it).")
+      set(GEXX_MAK_LIBRARY "$(GASNET_PREFIX)/lib/libgasnet-${conduit}-${mode}.a")
+    else()
+      set(GEXX_MAK_LIBS_COMMENT "# -lgasnet-${conduit}-${mode} finds the shared library first; link\n# <prefix>/lib/libgasnet-${conduit}-${mode}.a by name for a static one.")
+      set(GEXX_MAK_LIBRARY "-lgasnet-${conduit}-${mode}")
+    endif()
     configure_file(${PROJECT_SOURCE_DIR}/cmake/templates/conduit.mak.in
                    ${PROJECT_BINARY_DIR}/pkg/${conduit}-${mode}.mak @ONLY)
     # The build-tree fragment (the configure front end copies it into

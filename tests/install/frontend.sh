@@ -137,6 +137,14 @@ done
   fail "a debug build's fragment does not compile clients for debugging"
 passed
 
+path="the installed fragment links the archive, as GASNet's do"
+installed=$work/debug/gexx-build/pkg/smp-seq.mak
+libs=$(fragment_value "$installed" GASNET_LIBS)
+grep -qE '/lib/libgasnet-smp-seq\.a( |$)' <<<"$libs" ||
+  fail "the fragment make install writes links: $libs"
+! grep -qE -- '-lgasnet-smp-seq( |$)' <<<"$libs" || fail "the fragment still names -lgasnet-smp-seq: $libs"
+passed
+
 path="configure --disable-debug (optimised)"
 mkdir "$work/opt"
 (cd "$work/opt" && "$tree/configure" "${upcxx_args[@]}" --disable-debug >"$work/opt.log" 2>&1) ||
