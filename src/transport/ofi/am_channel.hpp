@@ -88,6 +88,8 @@ class AmChannel final : public CompletionSink {
   // younger than util::kBurstGap stays held, and nothing is read within
   // util::kTestPollGap of the previous poll.
   bool poll(bool replies_only, bool keep_young_bursts = false);
+  // Messages posted so far (a bundle counts once): the exit note's figure.
+  uint64_t sends() const { return sends_; }
   // Sends free their buffers; receives are queued and replaced.
   void completed(OpContext *op, const fi_cq_msg_entry &entry) override;
 

@@ -13,6 +13,7 @@
 #include "transport/pshm/router.hpp"
 #include "transport/transport.hpp"
 #include "util/config.hpp"
+#include "util/log.hpp"
 #include "util/strings.hpp"
 
 namespace gexx::transport {
@@ -40,6 +41,12 @@ class Network {
   ~Network() {
     rma_.reset();  // buffers and registrations before the endpoint
     am_.reset();
+  }
+  // Before the rank leaves: what its active messages cost the network, for
+  // GASNET_VERBOSEENV (the udp conduit says the same of its datagrams).
+  void drain() {
+    util::note("ofi conduit: %llu active-message sends (a bundle counts once)",
+               static_cast<unsigned long long>(am_->sends()));
   }
 
   Result am_reserve(uint32_t peer, AmLane lane, unsigned nargs, size_t payload, AmSlot &slot) {
