@@ -1020,8 +1020,7 @@ class HostOp final : public Op {
         // and wrote the running value seven times.)
         for (uint32_t j = 0; j < n_; ++j)
           inputs_[j] = j == me_ && own_direct_ ? src_ + off : buf(j, c);
-        red_.combine_all(reinterpret_cast<const void *const *>(inputs_.data()), n_, dst_ + off,
-                         bytes / red_.dt_size);
+        red_.combine_all(inputs_.data(), n_, dst_ + off, bytes / red_.dt_size);
         break;
       }
       default:

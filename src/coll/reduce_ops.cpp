@@ -186,7 +186,7 @@ void Reduction::combine3(const void *in, const void *b, void *out, size_t count)
   });
 }
 
-void Reduction::combine_all(const void *const *in, size_t n, void *out, size_t count) const {
+void Reduction::combine_all(const char *const *in, size_t n, void *out, size_t count) const {
   if (n == 0 || count == 0) return;
   if (n == 1) {
     if (out != in[0]) std::memmove(out, in[0], count * dt_size);
@@ -198,8 +198,7 @@ void Reduction::combine_all(const void *const *in, size_t n, void *out, size_t c
     return;
   }
   dispatch(dt, op, [&](auto zero, auto f) {
-    each_all<decltype(zero)>(reinterpret_cast<const char *const *>(in), n, static_cast<char *>(out),
-                             count, f);
+    each_all<decltype(zero)>(in, n, static_cast<char *>(out), count, f);
   });
 }
 

@@ -37,7 +37,7 @@ struct Reduction {
   // in order, n >= 1; `out` may be one of the inputs. Built-in operations
   // read each input once and write `out` once (a block at a time); a
   // client function folds pairwise from the right.
-  void combine_all(const void *const *in, size_t n, void *out, size_t count) const;
+  void combine_all(const char *const *in, size_t n, void *out, size_t count) const;
 };
 
 }  // namespace gexx::coll

@@ -180,13 +180,19 @@ namespace {
 }
 }  // namespace
 
+namespace {
+// Whether a poll is the transport's alone: the common case, after which a
+// poll is a tail call into the transport (gasnet_AMPoll makes the same test
+// itself, legacy/gasnet1_am.cpp). A traced explicit poll counts as plain here.
+inline bool plain_poll() {
+  return (g_poll_extra.load(std::memory_order_acquire) & ~detail::kPollTraced) == 0 &&
+         !am::detail::tl_token;
+}
+}  // namespace
+
 void poll(const char *api) {
-  // The common case, a tail call: every wait's poll is this and the
-  // transport's look at its queues (gasnet_AMPoll makes the same test
-  // itself, legacy/gasnet1_am.cpp). A traced explicit poll counts as plain
-  // here.
-  if ((g_poll_extra.load(std::memory_order_acquire) & ~detail::kPollTraced) == 0 &&
-      !am::detail::tl_token) [[likely]] {
+  // Every wait's poll is this and the transport's look at its queues.
+  if (plain_poll()) [[likely]] {
     g_transport->poll(false);
     return;
   }
@@ -194,8 +200,7 @@ void poll(const char *api) {
 }
 
 void poll_in_test(const char *api) {
-  if ((g_poll_extra.load(std::memory_order_acquire) & ~detail::kPollTraced) == 0 &&
-      !am::detail::tl_token) [[likely]] {
+  if (plain_poll()) [[likely]] {
     g_transport->poll_in_test();
     return;
   }

@@ -21,6 +21,17 @@ bool bitwise(gex_OP_t op) {
   return op == GEX_OP_AND || op == GEX_OP_OR || op == GEX_OP_XOR;
 }
 
+// The built-in reduction `op` on elements of `dt` (T), checked.
+template <typename T>
+Reduction builtin(gex_DT_t dt, gex_OP_t op) {
+  Reduction r;
+  r.dt = dt;
+  r.dt_size = sizeof(T);
+  r.op = op;
+  r.check("test");
+  return r;
+}
+
 template <typename T>
 T reference(gex_OP_t op, T a, T b) {
   if constexpr (std::is_integral_v<T>) {
@@ -51,11 +62,7 @@ template <typename T>
 void check_type(gex_DT_t dt, std::vector<T> in, std::vector<T> inout) {
   for (gex_OP_t op : kOps) {
     if (!std::is_integral_v<T> && bitwise(op)) continue;
-    Reduction r;
-    r.dt = dt;
-    r.dt_size = sizeof(T);
-    r.op = op;
-    r.check("test");
+    Reduction r = builtin<T>(dt, op);
     std::vector<T> out = inout;
     // Misaligned buffers: the kernels must not assume alignment.
     std::vector<char> a(in.size() * sizeof(T) + 1), b(out.size() * sizeof(T) + 1);
@@ -173,14 +180,11 @@ void check_all(gex_DT_t dt) {
   const size_t count = 700;
   for (gex_OP_t op : kOps) {
     if (!std::is_integral_v<T> && bitwise(op)) continue;
-    Reduction r;
-    r.dt = dt;
-    r.dt_size = sizeof(T);
-    r.op = op;
+    Reduction r = builtin<T>(dt, op);
     for (size_t n = 1; n <= 9; ++n) {
       std::vector<std::vector<char>> in(n, std::vector<char>(count * sizeof(T) + 1));
       std::vector<std::vector<T>> val(n, std::vector<T>(count));
-      std::vector<const void *> ptr(n);
+      std::vector<const char *> ptr(n);
       for (size_t j = 0; j < n; ++j) {
         for (size_t i = 0; i < count; ++i)
           val[j][i] = static_cast<T>((i * 7 + j * 13) % 11) + static_cast<T>(j % 3);
@@ -220,7 +224,7 @@ TEST(ReduceOps, CombineAllInOnePass) {
 TEST(ReduceOps, CombineAllWithAClientFunctionKeepsRankOrder) {
   Reduction r = concat_nc();
   char v[4][8] = {"a", "b", "c", "d"};
-  const void *in[4] = {v[0], v[1], v[2], v[3]};
+  const char *in[4] = {v[0], v[1], v[2], v[3]};
   char out[8] = "";
   r.combine_all(in, 4, out, 1);
   EXPECT_STREQ(out, "dcba");  // each fold: upper . lower, as the engine's pairwise order gives
