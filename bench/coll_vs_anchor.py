@@ -135,6 +135,8 @@ def pairs(a, progs, sides):
         for name, nbytes, bw in METRICS:
             key = (name, nbytes)
             only = "%s:%d" % key
+            if a.metrics and only not in a.metrics.split(","):
+                continue
             vals = {"gexx": [], "anchor": []}
             ratios = []
             for i in range(a.runs):
@@ -173,6 +175,9 @@ def main():
     ap.add_argument("--pairs", action="store_true",
                     help="each metric by itself, in back-to-back pairs (ratio: median of the "
                     "pairs')")
+    ap.add_argument("--metrics", default="",
+                    help="with --pairs, only these metrics, comma-separated, each as coll_bench's "
+                    "third argument names it (e.g. reduce-to-all:1048576,broadcast:8)")
     a = ap.parse_args()
     sides = {"gexx": os.path.abspath(a.gexx), "anchor": os.path.abspath(a.anchor)}
     conduits = {"gexx": a.conduit if a.net else "smp", "anchor": "udp" if a.net else "smp"}
