@@ -271,6 +271,27 @@ static inline __attribute__((always_inline)) int gexx_vis_in_(const gexx_rma_pee
     gexx_ok_;                                                                               \
   })
 
+/* One piece of n bytes each side (a list of one entry on both): a put or
+ * get of it, checked and copied with no loop around it. In a large caller
+ * (testvisperf's main) the lists' loop kept values that spilled to the
+ * stack, and those stores waited behind the previous call's copy: a
+ * one-piece 512-byte vector put ran at 70-75 GB/s this way and 79-84
+ * without. 1 when copied, 0 (nothing copied) for the library. */
+static inline __attribute__((always_inline)) int gexx_vis_one_(int put, gex_TM_t tm,
+                                                               gex_Rank_t rank, void *d,
+                                                               const void *s, size_t n,
+                                                               gex_Flags_t flags) {
+  const gexx_rma_peer_t *p;
+  if (n == 0) return 0;
+  p = gexx_vis_row_(tm, rank, flags);
+  if (!p || !gexx_vis_in_(p, put ? d : s, n)) return 0;
+  if (put)
+    gexx_copy_put_(p->local + ((uintptr_t)d - p->owner_base), s, n);
+  else
+    gexx_copy_get_(d, p->local + ((uintptr_t)s - p->owner_base), n);
+  return 1;
+}
+
 static inline __attribute__((always_inline)) int gexx_vis_vector_(int put, gex_TM_t tm,
                                                                   gex_Rank_t rank, size_t dc,
                                                                   const gex_Memvec_t *dl, size_t sc,
@@ -278,6 +299,9 @@ static inline __attribute__((always_inline)) int gexx_vis_vector_(int put, gex_T
                                                                   gex_Flags_t flags) {
   const gexx_rma_peer_t *p;
   size_t n, i;
+  if (dc == 1 && sc == 1 && dl && sl)
+    return dl[0].gex_len == sl[0].gex_len &&
+           gexx_vis_one_(put, tm, rank, dl[0].gex_addr, sl[0].gex_addr, dl[0].gex_len, flags);
   if (dc != sc || dc == 0 || dc > GEXX_VIS_INLINE_PIECES || !dl || !sl) return 0;
   n = dl[0].gex_len;
   if (n == 0) return 0;
@@ -301,6 +325,7 @@ static inline __attribute__((always_inline)) int gexx_vis_indexed_(int put, gex_
   const gexx_rma_peer_t *p;
   if (dc != sc || dc == 0 || dc > GEXX_VIS_INLINE_PIECES || !dl || !sl || dlen != slen || dlen == 0)
     return 0;
+  if (dc == 1) return gexx_vis_one_(put, tm, rank, dl[0], sl[0], dlen, flags);
   p = gexx_vis_row_(tm, rank, flags);
   if (!p) return 0;
 #define GEXX_VIS_ID_(i) (dl[i])
