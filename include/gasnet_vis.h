@@ -223,6 +223,13 @@ extern int gexx_vis_pc_armed; /* gexx internal: threads with one armed */
 
 #define GEXX_VIS_INLINE_PIECES 16
 #define GEXX_VIS_STRIDED_INLINE_PIECES 4
+/* More pieces than this, of more bytes in all than the next: the library's
+ * leaf loops, which make no call per piece (here each piece above 128 bytes
+ * is a call, around which a large caller stores and reloads the loop's
+ * values: testvisperf's 8 pieces of 512 bytes 45-73 GB/s in its main, 67-85
+ * through the library, GASNet-EX 58-87). */
+#define GEXX_VIS_LONG_INLINE_PIECES 4
+#define GEXX_VIS_LONG_INLINE_BYTES 2048
 
 /* The row of team rank `rank` when a call may be made here, or null. */
 static inline __attribute__((always_inline)) const gexx_rma_peer_t *gexx_vis_row_(
@@ -307,11 +314,11 @@ static inline __attribute__((always_inline)) int gexx_vis_vector_(int put, gex_T
   if (n == 0) return 0;
   for (i = 0; i < dc; ++i)
     if (dl[i].gex_len != n || sl[i].gex_len != n) return 0;
+  if (dc > GEXX_VIS_LONG_INLINE_PIECES && dc * n > GEXX_VIS_LONG_INLINE_BYTES) return 0;
   p = gexx_vis_row_(tm, rank, flags);
   if (!p) return 0;
 #define GEXX_VIS_VD_(i) (dl[i].gex_addr)
 #define GEXX_VIS_VS_(i) (sl[i].gex_addr)
-  if (dc == 1) return GEXX_VIS_PIECES_(put, p, (size_t)1, n, GEXX_VIS_VD_, GEXX_VIS_VS_);
   return GEXX_VIS_PIECES_(put, p, dc, n, GEXX_VIS_VD_, GEXX_VIS_VS_);
 #undef GEXX_VIS_VD_
 #undef GEXX_VIS_VS_
@@ -326,11 +333,11 @@ static inline __attribute__((always_inline)) int gexx_vis_indexed_(int put, gex_
   if (dc != sc || dc == 0 || dc > GEXX_VIS_INLINE_PIECES || !dl || !sl || dlen != slen || dlen == 0)
     return 0;
   if (dc == 1) return gexx_vis_one_(put, tm, rank, dl[0], sl[0], dlen, flags);
+  if (dc > GEXX_VIS_LONG_INLINE_PIECES && dc * dlen > GEXX_VIS_LONG_INLINE_BYTES) return 0;
   p = gexx_vis_row_(tm, rank, flags);
   if (!p) return 0;
 #define GEXX_VIS_ID_(i) (dl[i])
 #define GEXX_VIS_IS_(i) (sl[i])
-  if (dc == 1) return GEXX_VIS_PIECES_(put, p, (size_t)1, dlen, GEXX_VIS_ID_, GEXX_VIS_IS_);
   return GEXX_VIS_PIECES_(put, p, dc, dlen, GEXX_VIS_ID_, GEXX_VIS_IS_);
 #undef GEXX_VIS_ID_
 #undef GEXX_VIS_IS_
