@@ -179,6 +179,10 @@ def main():
                     help="with --pairs, only these metrics, comma-separated, each as coll_bench's "
                     "third argument names it (e.g. reduce-to-all:1048576,broadcast:8)")
     a = ap.parse_args()
+    known = ["%s:%d" % (name, nbytes) for name, nbytes, _ in METRICS]
+    unknown = [m for m in a.metrics.split(",") if m and m not in known]
+    if unknown:
+        die("--metrics: no metric %s (known: %s)" % (", ".join(unknown), ", ".join(known)))
     sides = {"gexx": os.path.abspath(a.gexx), "anchor": os.path.abspath(a.anchor)}
     conduits = {"gexx": a.conduit if a.net else "smp", "anchor": "udp" if a.net else "smp"}
     work = tempfile.mkdtemp(prefix="gexx-coll-vs-anchor.")

@@ -278,24 +278,25 @@ static inline __attribute__((always_inline)) int gexx_vis_in_(const gexx_rma_pee
     gexx_ok_;                                                                               \
   })
 
-/* One piece of n bytes each side (a list of one entry on both): a put or
- * get of it, checked and copied with no loop around it. In a large caller
- * (testvisperf's main) the lists' loop kept values that spilled to the
- * stack, and those stores waited behind the previous call's copy: a
- * one-piece 512-byte vector put ran at 70-75 GB/s this way and 79-84
- * without. 1 when copied, 0 (nothing copied) for the library. */
+/* One piece of n bytes each side (a list of one entry on both): the
+ * inline put or get's translation and copy (gexx_inline_rma.h), with no
+ * loop around it. In a large caller (testvisperf's main) the lists' loop
+ * kept values that spilled to the stack, and those stores waited behind
+ * the previous call's copy: a one-piece 512-byte vector put ran at 70-75
+ * GB/s that way and 79-84 without. 1 when copied, 0 (nothing copied) for
+ * the library. */
 static inline __attribute__((always_inline)) int gexx_vis_one_(int put, gex_TM_t tm,
                                                                gex_Rank_t rank, void *d,
                                                                const void *s, size_t n,
                                                                gex_Flags_t flags) {
-  const gexx_rma_peer_t *p;
-  if (n == 0) return 0;
-  p = gexx_vis_row_(tm, rank, flags);
-  if (!p || !gexx_vis_in_(p, put ? d : s, n)) return 0;
+  char *r;
+  if (n == 0 || __atomic_load_n(&gexx_vis_pc_armed, __ATOMIC_RELAXED) != 0) return 0;
+  r = gexx_rma_here_tm_(tm, rank, put ? d : s, n, flags);
+  if (!r) return 0;
   if (put)
-    gexx_copy_put_(p->local + ((uintptr_t)d - p->owner_base), s, n);
+    gexx_copy_put_(r, s, n);
   else
-    gexx_copy_get_(d, p->local + ((uintptr_t)s - p->owner_base), n);
+    gexx_copy_get_(d, r, n);
   return 1;
 }
 

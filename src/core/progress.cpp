@@ -178,9 +178,7 @@ namespace {
   // host, where the rank polled for may have no core, yields here too.
   if (g_oversubscribed) idle_poll_oversubscribed(any);
 }
-}  // namespace
 
-namespace {
 // Whether a poll is the transport's alone: the common case, after which a
 // poll is a tail call into the transport (gasnet_AMPoll makes the same test
 // itself, legacy/gasnet1_am.cpp). A traced explicit poll counts as plain here.
