@@ -474,10 +474,13 @@ class ReduceOp final : public Op {
     }
     kid_buf_.resize(kids_.size());
     kid_got_.resize(kids_.size());
+    kid_folded_.resize(kids_.size());
     for (size_t c = 0; c < kids_.size(); ++c) {
       kid_buf_[c] = take_buffer(total_);
       kid_got_[c].assign(nchunks_, 0);
+      kid_folded_[c].assign(nchunks_, 0);
     }
+    fold_on_arrival_ = red.order_free() && !kids_.empty();
     if (all_) fan_.init(v_, n_, 0, dst_, total_, p);
     // Where the running value lives: a leaf sends its source as it is; the
     // tree root that ends with the result (reduce-to-all, or the root of a
@@ -508,8 +511,17 @@ class ReduceOp final : public Op {
       while (c < kids_.size() && kids_[c].bit != m.part()) ++c;
       if (c == kids_.size())
         util::fatal("%s: reduction data from job rank %u, not a child here", api_, m.src);
-      std::memcpy(kid_buf_[c].data() + m.offset, m.bytes(), m.size());
-      kid_got_[c][m.offset / chunk_bytes_] += m.size();
+      uint64_t chunk = m.offset / chunk_bytes_;
+      if (fold_on_arrival_ && begun_ && m.offset % chunk_bytes_ == 0 &&
+          m.size() == std::min<uint64_t>(chunk_bytes_, total_ - m.offset)) {
+        // The whole chunk in one message, into the running value at once:
+        // no copy into the child's buffer, which step would read again.
+        red_.apply(m.bytes(), acc_ptr_ + m.offset, m.size() / red_.dt_size);
+        kid_folded_[c][chunk] = 1;
+      } else {
+        std::memcpy(kid_buf_[c].data() + m.offset, m.bytes(), m.size());
+      }
+      kid_got_[c][chunk] += m.size();
     } else {
       util::fatal("%s: a %s message this rank does not expect", api_, kind_name(m.kind()));
     }
@@ -533,6 +545,7 @@ class ReduceOp final : public Op {
       if (!ready) break;
       size_t elems = static_cast<size_t>(bytes / red_.dt_size);
       for (size_t c = 0; c < kids_.size(); ++c) {
+        if (kid_folded_[c][combined_]) continue;  // folded as it arrived (receive)
         char *kid = kid_buf_[c].data() + off;
         if (red_.commutative()) {
           red_.apply(kid, acc_ptr_ + off, elems);
@@ -603,6 +616,13 @@ class ReduceOp final : public Op {
   std::vector<Child> kids_;
   std::vector<Buffer> kid_buf_;
   std::vector<std::vector<uint64_t>> kid_got_;
+  // By child and chunk: 1 once receive folded it into the running value.
+  // Only an order-free reduction (Reduction::order_free) folds a child's
+  // chunk as it arrives, once the running value holds this rank's source;
+  // the others wait for every child and fold in rank order, so that every
+  // run gives the same bits.
+  std::vector<std::vector<uint8_t>> kid_folded_;
+  bool fold_on_arrival_ = false;
   Fanout fan_;
   bool fan_started_ = false;
 };

@@ -29,6 +29,13 @@ struct Reduction {
 
   void check(const char *api) const;
   bool commutative() const { return op != GEX_OP_USER_NC; }
+  // Any grouping and order of the values gives the same bits: a built-in
+  // operation on an integer type (floating-point sums and products round
+  // differently in another order; a client function may be anything).
+  bool order_free() const {
+    bool ints = dt == GEX_DT_I32 || dt == GEX_DT_U32 || dt == GEX_DT_I64 || dt == GEX_DT_U64;
+    return ints && op != GEX_OP_USER && op != GEX_OP_USER_NC;
+  }
   void apply(const void *in, void *inout, size_t count) const;
   // out[i] = in[i] (op) b[i] in one pass; `out` may be `b` or `in`. With a
   // client function, b is copied to out first (when they differ).

@@ -229,3 +229,22 @@ TEST(ReduceOps, CombineAllWithAClientFunctionKeepsRankOrder) {
   r.combine_all(in, 4, out, 1);
   EXPECT_STREQ(out, "dcba");  // each fold: upper . lower, as the engine's pairwise order gives
 }
+
+// Which reductions the tree may fold as children's chunks arrive
+// (coll/engine.cpp): integer built-ins only, whose result has the same bits
+// in any order; floating-point sums and client functions keep rank order.
+TEST(ReduceOps, OnlyIntegerBuiltinsAreOrderFree) {
+  for (gex_OP_t op : kOps) {
+    EXPECT_TRUE(builtin<int32_t>(GEX_DT_I32, op).order_free());
+    EXPECT_TRUE(builtin<uint64_t>(GEX_DT_U64, op).order_free());
+  }
+  EXPECT_FALSE(builtin<double>(GEX_DT_DBL, GEX_OP_ADD).order_free());
+  EXPECT_FALSE(builtin<float>(GEX_DT_FLT, GEX_OP_MULT).order_free());
+  Reduction user;
+  user.dt = GEX_DT_I64;
+  user.dt_size = 8;
+  user.op = GEX_OP_USER;
+  EXPECT_FALSE(user.order_free());
+  user.op = GEX_OP_USER_NC;
+  EXPECT_FALSE(user.order_free());
+}
