@@ -217,7 +217,7 @@ extern size_t gasnett_format_putsgets(char *buf, void *pstats, gex_TM_t tm, gex_
  * reports. Define GEXX_VIS_NO_INLINE before the include to always call the
  * library; (gex_VIS_VectorPutNBI)(...) and &gex_VIS_VectorPutNBI are always
  * the library's. */
-extern int gexx_vis_pc_armed; /* gexx internal: threads with one armed */
+extern int gexx_vis_pc_armed; /* ABI 1's word; the forms below read gexx_rma_fast's */
 
 #if GEXX_INLINE_RMA && !defined(GEXX_VIS_NO_INLINE)
 
@@ -234,10 +234,10 @@ extern int gexx_vis_pc_armed; /* gexx internal: threads with one armed */
 /* The row of team rank `rank` when a call may be made here, or null. */
 static inline __attribute__((always_inline)) const gexx_rma_peer_t *gexx_vis_row_(
     gex_TM_t tm, gex_Rank_t rank, gex_Flags_t flags) {
-  const gexx_rma_peer_t *t = __atomic_load_n(&gexx_rma_inline.peers, __ATOMIC_RELAXED);
-  if (__builtin_expect(t == 0 || flags != 0 || tm != gexx_rma_inline.job_tm ||
-                           rank >= gexx_rma_inline.npeers ||
-                           __atomic_load_n(&gexx_vis_pc_armed, __ATOMIC_RELAXED) != 0,
+  const gexx_rma_peer_t *t = __atomic_load_n(&gexx_rma_fast.peers, __ATOMIC_RELAXED);
+  if (__builtin_expect(t == 0 || flags != 0 || tm != gexx_rma_fast.job_tm ||
+                           rank >= gexx_rma_fast.npeers ||
+                           __atomic_load_n(&gexx_rma_fast.vis_pc_armed, __ATOMIC_RELAXED) != 0,
                        0))
     return 0;
   return t[rank].size ? &t[rank] : 0;
@@ -252,30 +252,30 @@ static inline __attribute__((always_inline)) int gexx_vis_in_(const gexx_rma_pee
 
 /* k pieces of n bytes: dst(i) and src(i), the remote side's on the row's
  * peer. 1 when checked and copied, 0 (nothing copied) for the library. */
-#define GEXX_VIS_PIECES_(put, p, k, n, dst, src)                                            \
-  __extension__({                                                                           \
-    size_t gexx_pi_;                                                                        \
-    uintptr_t gexx_lo_ = UINTPTR_MAX, gexx_hi_ = 0;                                         \
-    int gexx_ok_ = 1;                                                                       \
-    for (gexx_pi_ = 0; gexx_pi_ < (k) && gexx_ok_; ++gexx_pi_) {                            \
-      uintptr_t gexx_d_ = (uintptr_t)(dst(gexx_pi_));                                       \
-      gexx_ok_ = gexx_vis_in_((p), (put) ? (dst(gexx_pi_)) : (src(gexx_pi_)), (n));         \
-      gexx_lo_ = gexx_d_ < gexx_lo_ ? gexx_d_ : gexx_lo_;                                   \
-      gexx_hi_ = gexx_d_ + (n) > gexx_hi_ ? gexx_d_ + (n) : gexx_hi_;                       \
-    }                                                                                       \
-    if (gexx_ok_ && gexx_hi_ - gexx_lo_ >= (k) * (n)) {                                     \
-      for (gexx_pi_ = 0; gexx_pi_ < (k); ++gexx_pi_) {                                      \
-        if (put)                                                                            \
-          gexx_copy_put_((p)->local + ((uintptr_t)(dst(gexx_pi_)) - (p)->owner_base),       \
-                         (src(gexx_pi_)), (n));                                             \
-        else                                                                                \
-          gexx_copy_get_((dst(gexx_pi_)),                                                   \
-                         (p)->local + ((uintptr_t)(src(gexx_pi_)) - (p)->owner_base), (n)); \
-      }                                                                                     \
-    } else {                                                                                \
-      gexx_ok_ = 0;                                                                         \
-    }                                                                                       \
-    gexx_ok_;                                                                               \
+#define GEXX_VIS_PIECES_(put, p, k, n, dst, src)                                                \
+  __extension__({                                                                               \
+    size_t gexx_pi_;                                                                            \
+    uintptr_t gexx_lo_ = UINTPTR_MAX, gexx_hi_ = 0;                                             \
+    int gexx_ok_ = 1;                                                                           \
+    for (gexx_pi_ = 0; gexx_pi_ < (k) && gexx_ok_; ++gexx_pi_) {                                \
+      uintptr_t gexx_d_ = (uintptr_t)(dst(gexx_pi_));                                           \
+      gexx_ok_ = gexx_vis_in_((p), (put) ? (dst(gexx_pi_)) : (src(gexx_pi_)), (n));             \
+      gexx_lo_ = gexx_d_ < gexx_lo_ ? gexx_d_ : gexx_lo_;                                       \
+      gexx_hi_ = gexx_d_ + (n) > gexx_hi_ ? gexx_d_ + (n) : gexx_hi_;                           \
+    }                                                                                           \
+    if (gexx_ok_ && gexx_hi_ - gexx_lo_ >= (k) * (n)) {                                         \
+      for (gexx_pi_ = 0; gexx_pi_ < (k); ++gexx_pi_) {                                          \
+        if (put)                                                                                \
+          gexx_rma_put_copy_((p)->local + ((uintptr_t)(dst(gexx_pi_)) - (p)->owner_base),       \
+                             (src(gexx_pi_)), (n));                                             \
+        else                                                                                    \
+          gexx_rma_get_copy_((dst(gexx_pi_)),                                                   \
+                             (p)->local + ((uintptr_t)(src(gexx_pi_)) - (p)->owner_base), (n)); \
+      }                                                                                         \
+    } else {                                                                                    \
+      gexx_ok_ = 0;                                                                             \
+    }                                                                                           \
+    gexx_ok_;                                                                                   \
   })
 
 /* One piece of n bytes each side (a list of one entry on both): the
@@ -290,13 +290,13 @@ static inline __attribute__((always_inline)) int gexx_vis_one_(int put, gex_TM_t
                                                                const void *s, size_t n,
                                                                gex_Flags_t flags) {
   char *r;
-  if (n == 0 || __atomic_load_n(&gexx_vis_pc_armed, __ATOMIC_RELAXED) != 0) return 0;
+  if (n == 0 || __atomic_load_n(&gexx_rma_fast.vis_pc_armed, __ATOMIC_RELAXED) != 0) return 0;
   r = gexx_rma_here_tm_(tm, rank, put ? d : s, n, flags);
   if (!r) return 0;
   if (put)
-    gexx_copy_put_(r, s, n);
+    gexx_rma_put_copy_(r, s, n);
   else
-    gexx_copy_get_(d, r, n);
+    gexx_rma_get_copy_(d, r, n);
   return 1;
 }
 

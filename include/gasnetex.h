@@ -253,30 +253,9 @@ extern gex_Event_t gex_NBI_EndAccessRegion(gex_Flags_t flags);
  * Test calls do not poll and return 0 on success; Wait calls poll. */
 extern int gex_Event_Test(gex_Event_t event);
 extern void gex_Event_Wait(gex_Event_t event);
-/* Non-zero while waits and tests (the S category) are traced or counted
- * (GASNET_TRACEMASK / GASNET_STATSMASK, changes at run time included): the
- * inline forms below then call the library, which records them. Read with a
- * relaxed atomic load; part of the inline ABI (docs/performance.md). */
+/* ABI 1's word for the inline tests and waits (clients built against that
+ * header read it); gexx_inline_rma.h's forms read gexx_rma_fast.sync_traced. */
 extern uint32_t gexx_sync_traced;
-/* A test or a wait of GEX_EVENT_INVALID (an operation complete at
- * initiation: a same-host atomic, put or get) returns in the client's own
- * code unless syncs are traced or counted; any other event is the library's
- * call. Under the conditions of gexx_inline_rma.h (not with GASNET_DEBUG,
- * GASNET_TRACE, GASNET_STATS or GEXX_NO_INLINE_RMA). The functions' addresses
- * (the names without a parenthesis) are the library's. */
-#if !defined(GEXX_NO_INLINE_RMA) && !defined(GASNET_DEBUG) && !defined(GASNET_TRACE) && \
-    !defined(GASNET_STATS) && defined(__GNUC__)
-static inline __attribute__((always_inline)) int gexx_Event_Test_(gex_Event_t event) {
-  if (event == GEX_EVENT_INVALID && !__atomic_load_n(&gexx_sync_traced, __ATOMIC_RELAXED)) return 0;
-  return (gex_Event_Test)(event);
-}
-static inline __attribute__((always_inline)) void gexx_Event_Wait_(gex_Event_t event) {
-  if (event != GEX_EVENT_INVALID || __atomic_load_n(&gexx_sync_traced, __ATOMIC_RELAXED))
-    (gex_Event_Wait)(event);
-}
-#define gex_Event_Test(event) gexx_Event_Test_(event)
-#define gex_Event_Wait(event) gexx_Event_Wait_(event)
-#endif
 extern int gex_Event_TestSome(gex_Event_t *pevent, size_t numevents, gex_Flags_t flags);
 extern void gex_Event_WaitSome(gex_Event_t *pevent, size_t numevents, gex_Flags_t flags);
 extern int gex_Event_TestAll(gex_Event_t *pevent, size_t numevents, gex_Flags_t flags);

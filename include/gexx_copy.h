@@ -197,19 +197,36 @@ static __attribute__((noinline, unused)) GEXX_COPY_NOCLONE_ void gexx_copy_memmo
   if (fenced) gexx_copy_store_fence_();
 }
 
+/* The widest copy loop this CPU runs: GEXX_COPY_ISA_AVX512_, _AVX2_ or
+ * _BASE_ (16-byte vectors only). The client's inline RMA reads the
+ * library's answer from gexx_rma_fast (gexx_inline_rma.h) instead of
+ * testing the CPU on every call: libgcc's CPU-model word lives wherever the
+ * client's linker put it, and a load from an address whose low 12 bits
+ * match a store the previous copy just made waits for that store (on this
+ * VM's EPYC a 512-byte put to the start of a page took 5.3 ns with the
+ * header's words at page offset 0x0a0-0x0dc, 4.7 with them elsewhere). */
+#define GEXX_COPY_ISA_BASE_ 0u
+#define GEXX_COPY_ISA_AVX2_ 1u
+#define GEXX_COPY_ISA_AVX512_ 2u
+static inline __attribute__((always_inline)) unsigned gexx_copy_isa_(void) {
+  return GEXX_COPY_HAVE_AVX512_() ? GEXX_COPY_ISA_AVX512_
+         : GEXX_COPY_HAVE_AVX2_() ? GEXX_COPY_ISA_AVX2_
+                                  : GEXX_COPY_ISA_BASE_;
+}
+
 /* A copy in ordinary stores when it can be one (fenced == 0), else memmove,
- * then a fence when fenced. */
+ * then a fence when fenced; `isa` is gexx_copy_isa_()'s answer. */
 static inline __attribute__((always_inline)) void gexx_copy_(void *dst, const void *src, size_t n,
-                                                             int fenced) {
+                                                             int fenced, unsigned isa) {
   if (n <= 64) {
     gexx_copy_fwd16_(dst, src, n);
   } else if (__builtin_expect(
                  n <= GEXX_COPY_INLINE_MAX && (uintptr_t)dst - (uintptr_t)src >= (uintptr_t)n, 1) &&
-             (n <= GEXX_COPY_VEC16_LIMIT || GEXX_COPY_HAVE_AVX2_())) {
+             (n <= GEXX_COPY_VEC16_LIMIT || isa >= GEXX_COPY_ISA_AVX2_)) {
     /* dst is not inside [src, src + n): a forward copy is right. */
-    if (n > GEXX_COPY_VEC16_MAX && GEXX_COPY_HAVE_AVX512_())
+    if (n > GEXX_COPY_VEC16_MAX && isa >= GEXX_COPY_ISA_AVX512_)
       gexx_copy_avx512_(dst, src, n);
-    else if (n > GEXX_COPY_VEC16_MAX && GEXX_COPY_HAVE_AVX2_())
+    else if (n > GEXX_COPY_VEC16_MAX && isa >= GEXX_COPY_ISA_AVX2_)
       gexx_copy_avx2_(dst, src, n);
     else
       gexx_copy_fwd16_(dst, src, n);
@@ -234,13 +251,13 @@ static inline __attribute__((always_inline)) gexx_copy_loop_t_ gexx_copy_loop_fo
 /* A put's copy: its stores become visible before any later store. */
 static inline __attribute__((always_inline)) void gexx_copy_put_(void *dst, const void *src,
                                                                  size_t n) {
-  gexx_copy_(dst, src, n, 1);
+  gexx_copy_(dst, src, n, 1, gexx_copy_isa_());
 }
 
 /* A get's copy (loads are never reordered with later loads on x86). */
 static inline __attribute__((always_inline)) void gexx_copy_get_(void *dst, const void *src,
                                                                  size_t n) {
-  gexx_copy_(dst, src, n, 0);
+  gexx_copy_(dst, src, n, 0, gexx_copy_isa_());
 }
 
 #endif /* GEXX_COPY_H */

@@ -5,7 +5,7 @@
  * A put or get toward a rank whose segment this process maps (a rank of the
  * same host, or the caller itself) is a copy. The forms below make that copy
  * in the client's own code: one load of the peer's row of an exported table
- * (gexx_rma_inline, filled by the library when the segment is attached), a
+ * (gexx_rma_fast, filled by the library when the segment is attached), a
  * bounds check, and the copy, moved as one typed load and store when the
  * size is 1, 2, 4 or 8 bytes (the common case of a size known at compile
  * time, which then compiles to two instructions). Every other case calls the
@@ -20,13 +20,13 @@
  * GEXX_NO_INLINE_RMA, leaves every RMA call a library call.
  *
  * The ABI this depends on (docs/performance.md, "The inline RMA ABI") is
- * gexx_rma_inline_t and gexx_rma_peer_t below, versioned by
+ * gexx_rma_fast_t and gexx_rma_peer_t below, versioned by
  * GEXX_RMA_INLINE_ABI; a library with another version leaves the table
  * empty, so an old client keeps working through the library calls. */
 #ifndef GEXX_INLINE_RMA_H
 #define GEXX_INLINE_RMA_H
 
-#define GEXX_RMA_INLINE_ABI 1
+#define GEXX_RMA_INLINE_ABI 2
 
 /* One row per job rank. A range [addr, addr + n) of rank r's segment is
  * mapped here when addr - owner_base < size and n <= size - (addr -
@@ -39,19 +39,38 @@ typedef struct gexx_rma_peer_s {
   uintptr_t reserved;
 } gexx_rma_peer_t;
 
-typedef struct gexx_rma_inline_s {
+/* What every inline put and get reads, in the last 64 bytes of a page of
+ * its own (the object is one aligned page; the client's linker copies it
+ * into the client). A load waits for an earlier store to an address with
+ * the same low 12 bits, and the copy a put has just made most often went to
+ * the start of a page: with these words at page offset 0x0a0 (where a
+ * small client's linker had put ABI 1's object) a 512-byte put to the start
+ * of a page took 5.3 ns, with them out of its way 4.7. The library places
+ * the rows so that they too end 64 bytes before the end of a page. */
+#define GEXX_RMA_FAST_PAGE 4096
+typedef struct gexx_rma_fast_s {
+  char gexx_room_[GEXX_RMA_FAST_PAGE - 64]; /* unused */
   /* Null before attach, and while puts or gets are traced or counted. Read
    * with a relaxed atomic load: the library changes it while threads run. */
   gexx_rma_peer_t *peers;
-  gex_TM_t job_tm; /* the primordial team: its ranks are job ranks */
-  uint32_t npeers; /* rows in peers (the job's size) */
-  uint32_t abi;    /* GEXX_RMA_INLINE_ABI of the library */
-} gexx_rma_inline_t;
+  gex_TM_t job_tm;   /* the primordial team: its ranks are job ranks */
+  uint32_t npeers;   /* rows in peers (the job's size) */
+  uint32_t abi;      /* GEXX_RMA_INLINE_ABI of the library */
+  uint32_t copy_isa; /* gexx_copy_isa_() as the library found it */
+  /* Non-zero while waits and tests (the S category) are traced or counted:
+   * the inline gex_Event_Test and gex_Event_Wait below then call the
+   * library. Relaxed atomic loads. */
+  uint32_t sync_traced;
+  /* Threads with a VIS peer completion armed (gasnet_vis.h's inline forms
+   * take the library's path while it is not 0). Relaxed atomic loads. */
+  int32_t vis_pc_armed;
+  uint32_t gexx_reserved_[7];
+} __attribute__((aligned(GEXX_RMA_FAST_PAGE))) gexx_rma_fast_t;
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-extern gexx_rma_inline_t gexx_rma_inline;
+extern gexx_rma_fast_t gexx_rma_fast;
 #ifdef __cplusplus
 }
 #endif
@@ -70,8 +89,8 @@ extern gexx_rma_inline_t gexx_rma_inline;
 /* Where [addr, addr + n) of job rank `rank` is in this process, or null. */
 static inline __attribute__((always_inline)) char *gexx_rma_here_(gex_Rank_t rank, const void *addr,
                                                                   size_t n) {
-  const gexx_rma_peer_t *t = __atomic_load_n(&gexx_rma_inline.peers, __ATOMIC_RELAXED);
-  if (__builtin_expect(t == 0 || rank >= gexx_rma_inline.npeers, 0)) return 0;
+  const gexx_rma_peer_t *t = __atomic_load_n(&gexx_rma_fast.peers, __ATOMIC_RELAXED);
+  if (__builtin_expect(t == 0 || rank >= gexx_rma_fast.npeers, 0)) return 0;
   {
     const gexx_rma_peer_t *p = &t[rank];
     uintptr_t off = (uintptr_t)addr - p->owner_base;
@@ -85,7 +104,7 @@ static inline __attribute__((always_inline)) char *gexx_rma_here_(gex_Rank_t ran
 static inline __attribute__((always_inline)) char *gexx_rma_here_tm_(gex_TM_t tm, gex_Rank_t rank,
                                                                      const void *addr, size_t n,
                                                                      gex_Flags_t flags) {
-  if (__builtin_expect(flags != 0 || tm != gexx_rma_inline.job_tm, 0)) return 0;
+  if (__builtin_expect(flags != 0 || tm != gexx_rma_fast.job_tm, 0)) return 0;
   return gexx_rma_here_(rank, addr, n);
 }
 
@@ -131,13 +150,13 @@ static inline __attribute__((always_inline)) int gexx_rma_move_small_(void *dst,
 static inline __attribute__((always_inline)) void gexx_rma_put_copy_(void *dst, const void *src,
                                                                      size_t n) {
   if (__builtin_constant_p(n) && gexx_rma_move_small_(dst, src, n)) return;
-  gexx_copy_put_(dst, src, n);
+  gexx_copy_(dst, src, n, 1, gexx_rma_fast.copy_isa);
 }
 
 static inline __attribute__((always_inline)) void gexx_rma_get_copy_(void *dst, const void *src,
                                                                      size_t n) {
   if (__builtin_constant_p(n) && gexx_rma_move_small_(dst, src, n)) return;
-  gexx_copy_get_(dst, src, n);
+  gexx_copy_(dst, src, n, 0, gexx_rma_fast.copy_isa);
 }
 
 /* The low-order n bytes of a value, n one of 1, 2, 4, 8 (the caller checks). */
@@ -373,6 +392,24 @@ static inline __attribute__((always_inline)) uintptr_t gexx_rma_load_value_(cons
         ? (gasnet_register_value_t)gexx_rma_load_value_(gexx_p_, gexx_n_)               \
         : (gasnet_get_val)(gexx_rk_, gexx_s_, gexx_n_);                                 \
   })
+
+/* ---- events ----
+ * A test or a wait of GEX_EVENT_INVALID (an operation complete at
+ * initiation: a same-host atomic, put or get) returns in the client's own
+ * code unless syncs are traced or counted; any other event is the library's
+ * call. The functions' addresses (the names without a parenthesis) are the
+ * library's. */
+static inline __attribute__((always_inline)) int gexx_Event_Test_(gex_Event_t event) {
+  if (event == GEX_EVENT_INVALID && !__atomic_load_n(&gexx_rma_fast.sync_traced, __ATOMIC_RELAXED))
+    return 0;
+  return (gex_Event_Test)(event);
+}
+static inline __attribute__((always_inline)) void gexx_Event_Wait_(gex_Event_t event) {
+  if (event != GEX_EVENT_INVALID || __atomic_load_n(&gexx_rma_fast.sync_traced, __ATOMIC_RELAXED))
+    (gex_Event_Wait)(event);
+}
+#define gex_Event_Test(event) gexx_Event_Test_(event)
+#define gex_Event_Wait(event) gexx_Event_Wait_(event)
 
 #endif /* GEXX_INLINE_RMA */
 #endif /* GEXX_INLINE_RMA_H */

@@ -1,5 +1,7 @@
 #include "util/trace.hpp"
 
+#include <gasnetex.h>
+
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -19,8 +21,9 @@
 #include "util/strings.hpp"
 
 extern "C" {
-// Exported (cmake/exports.map: gexx_*): gasnetex.h's inline tests and waits
-// of GEX_EVENT_INVALID call the library while it is set.
+// Exported (cmake/exports.map: gexx_*): ABI 1's inline tests and waits of
+// GEX_EVENT_INVALID call the library while it is set (gexx_inline_rma.h's
+// read gexx_rma_fast.sync_traced, set beside it).
 uint32_t gexx_sync_traced = 0;
 }
 
@@ -97,7 +100,9 @@ void spell(uint32_t mask, char *out) {
 
 void set_active(uint32_t categories) {
   detail::g_active.store(categories, std::memory_order_relaxed);
-  __atomic_store_n(&gexx_sync_traced, (categories & kSync) ? 1u : 0u, __ATOMIC_RELAXED);
+  uint32_t sync = (categories & kSync) ? 1u : 0u;
+  __atomic_store_n(&gexx_rma_fast.sync_traced, sync, __ATOMIC_RELAXED);
+  __atomic_store_n(&gexx_sync_traced, sync, __ATOMIC_RELAXED);  // ABI 1's word
   notify_listener();
 }
 

@@ -44,7 +44,8 @@ void set_pc_armed(bool armed) {
     (void)at_exit;
   }
   t_pc_armed = armed;
-  __atomic_fetch_add(&gexx_vis_pc_armed, armed ? 1 : -1, __ATOMIC_SEQ_CST);
+  __atomic_fetch_add(&gexx_rma_fast.vis_pc_armed, armed ? 1 : -1, __ATOMIC_SEQ_CST);
+  __atomic_fetch_add(&gexx_vis_pc_armed, armed ? 1 : -1, __ATOMIC_SEQ_CST);  // ABI 1's word
 }
 
 using transport::RmaCompletion;

@@ -37,17 +37,44 @@ static void *seg_of(gex_Rank_t r) {
   return owner;
 }
 
+#if GEXX_INLINE_RMA
+/* ABI 1's object, as a client built against that header sees it: its
+ * `peers` must stay null, which sends such a client to the library. */
+extern struct gexx_rma_inline_v1_s {
+  void *peers;
+  gex_TM_t job_tm;
+  uint32_t npeers;
+  uint32_t abi;
+} gexx_rma_inline;
+#endif
+
 static void check_table(const char *expect, gex_Rank_t peer) {
 #if GEXX_INLINE_RMA
-  gexx_rma_peer_t *t = gexx_rma_inline.peers;
-  CHECK(gexx_rma_inline.abi == GEXX_RMA_INLINE_ABI, "abi %u", gexx_rma_inline.abi);
+  CHECK(gexx_rma_inline.peers == 0 && gexx_rma_inline.abi == 1,
+        "ABI 1's table: peers %p, abi %u (an old client would read it)", gexx_rma_inline.peers,
+        gexx_rma_inline.abi);
+  gexx_rma_peer_t *t = gexx_rma_fast.peers;
+  CHECK(gexx_rma_fast.abi == GEXX_RMA_INLINE_ABI, "abi %u", gexx_rma_fast.abi);
+  /* The words every inline call reads sit in the last 64 bytes of a page
+   * (away from the start of a page, where a put's copy most often stores
+   * just before them), and so do the rows' end. */
+  CHECK((uintptr_t)&gexx_rma_fast % GEXX_RMA_FAST_PAGE == 0, "gexx_rma_fast at %p, not a page",
+        (void *)&gexx_rma_fast);
+  CHECK((uintptr_t)&gexx_rma_fast.peers % GEXX_RMA_FAST_PAGE == GEXX_RMA_FAST_PAGE - 64,
+        "gexx_rma_fast.peers at page offset %lu",
+        (unsigned long)((uintptr_t)&gexx_rma_fast.peers % GEXX_RMA_FAST_PAGE));
+  CHECK(gexx_rma_fast.copy_isa == gexx_copy_isa_(), "copy_isa %u, this CPU %u",
+        gexx_rma_fast.copy_isa, gexx_copy_isa_());
   if (!strcmp(expect, "off")) {
     CHECK(t == 0, "the table is published although puts/gets are traced");
     return;
   }
   CHECK(t != 0, "no table after attach");
-  CHECK(gexx_rma_inline.npeers == n, "npeers %u", gexx_rma_inline.npeers);
-  CHECK(gexx_rma_inline.job_tm == tm, "job_tm");
+  CHECK((uintptr_t)(t + n) % GEXX_RMA_FAST_PAGE == GEXX_RMA_FAST_PAGE - 64,
+        "the rows end at page offset %lu",
+        (unsigned long)((uintptr_t)(t + n) % GEXX_RMA_FAST_PAGE));
+  CHECK(gexx_rma_fast.npeers == n, "npeers %u", gexx_rma_fast.npeers);
+  CHECK(gexx_rma_fast.job_tm == tm, "job_tm");
   for (gex_Rank_t r = 0; r < n; ++r) {
     void *owner = 0, *local = 0;
     uintptr_t size = 0;
@@ -151,7 +178,7 @@ int main(int argc, char **argv) {
   const char *mode = argc > 1 ? argv[1] : "mapped";
   CHECK(n * AREA <= SEG / 2, "too many ranks");
 #if GEXX_INLINE_RMA
-  CHECK(gexx_rma_inline.peers == 0, "a table before attach");
+  CHECK(gexx_rma_fast.peers == 0, "a table before attach");
 #endif
   CHECK(gex_Segment_Attach(&seg, tm, SEG) == GASNET_OK, "attach");
   gex_Rank_t next = (me + 1) % n;
@@ -176,8 +203,10 @@ int main(int argc, char **argv) {
      * line of the trace when S and X are traced (jobtests.py counts them). */
 #if GEXX_INLINE_RMA
     unsigned want = !strcmp(mode, "events-traced");
+    CHECK(__atomic_load_n(&gexx_rma_fast.sync_traced, __ATOMIC_RELAXED) == want,
+          "gexx_rma_fast.sync_traced is %u", gexx_rma_fast.sync_traced);
     CHECK(__atomic_load_n(&gexx_sync_traced, __ATOMIC_RELAXED) == want, "gexx_sync_traced is %u",
-          gexx_sync_traced);
+          gexx_sync_traced); /* ABI 1's word, for clients built against it */
 #endif
     for (int i = 0; i < 5; ++i)
       CHECK(gex_Event_Test(GEX_EVENT_INVALID) == GASNET_OK, "test %d of GEX_EVENT_INVALID", i);

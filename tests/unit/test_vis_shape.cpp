@@ -516,24 +516,30 @@ TEST(VisLocal, IndexedPassAndUnevenPairing) {
 }
 
 // gasnet_vis.h's inline forms run only while no thread has a peer completion
-// armed (gexx_vis_pc_armed); a thread that exits with one armed must take
+// armed (gexx_rma_fast.vis_pc_armed); a thread that exits with one armed must take
 // itself out of that count, or every later call takes the library's path.
 TEST(VisPeerCompletion, ThreadExitingArmedLeavesTheCount) {
-  ASSERT_EQ(gexx_vis_pc_armed, 0);
-  std::thread([] {
+  // The count the inline forms read (gexx_rma_fast's), checked against ABI
+  // 1's word, which the library keeps equal for clients built against it.
+  auto armed = [] {
+    EXPECT_EQ(gexx_rma_fast.vis_pc_armed, gexx_vis_pc_armed);
+    return gexx_rma_fast.vis_pc_armed;
+  };
+  ASSERT_EQ(armed(), 0);
+  std::thread([&armed] {
     gexx::vis::set_pc_armed(true);
-    EXPECT_EQ(gexx_vis_pc_armed, 1);
+    EXPECT_EQ(armed(), 1);
   }).join();
-  EXPECT_EQ(gexx_vis_pc_armed, 0);
+  EXPECT_EQ(armed(), 0);
   std::thread([] {
     gexx::vis::set_pc_armed(true);
     gexx::vis::set_pc_armed(false);  // disarmed by a put: the exit takes nothing more
     gexx::vis::set_pc_armed(true);
     gexx::vis::set_pc_armed(false);
   }).join();
-  EXPECT_EQ(gexx_vis_pc_armed, 0);
+  EXPECT_EQ(armed(), 0);
   gexx::vis::set_pc_armed(true);
-  EXPECT_EQ(gexx_vis_pc_armed, 1);
+  EXPECT_EQ(armed(), 1);
   gexx::vis::set_pc_armed(false);
-  EXPECT_EQ(gexx_vis_pc_armed, 0);
+  EXPECT_EQ(armed(), 0);
 }
