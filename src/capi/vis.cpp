@@ -2,7 +2,12 @@
 // makes (fatal, naming the call), then the transfer (vis/vis.hpp).
 #include <gasnet_vis.h>
 
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#endif
+
 #include <algorithm>
+#include <cstddef>
 #include <cinttypes>
 #include <string>
 #include <vector>
@@ -187,6 +192,87 @@ template <typename Addr, typename Ok>
   *ss = static_cast<ptrdiff_t>(sstep);
   return true;
 }
+#if defined(__x86_64__) && defined(__GNUC__)
+// evenly_spaced for CPUs with AVX-512: one compare checks four list entries
+// (address and length, 16 bytes each) or eight pointers of a list against
+// the steps. The scan is all the row path adds to a list call's copies
+// (testvisperf's lists of 512-byte pieces: 0.55 ns an entry the scalar way,
+// a tenth of a contiguous 8-piece call's time).
+static_assert(sizeof(gex_Memvec_t) == 16 && offsetof(gex_Memvec_t, gex_addr) == 0 &&
+              offsetof(gex_Memvec_t, gex_len) == 8);
+// The first `blocks` 64-byte blocks of both lists equal de and se, which
+// step by dinc and sinc from one block to the next.
+[[gnu::target("avx512f"), gnu::always_inline]] inline bool blocks_step(size_t blocks,
+                                                                       const void *dl,
+                                                                       const void *sl, __m512i de,
+                                                                       __m512i se, __m512i dinc,
+                                                                       __m512i sinc) {
+  const char *d = static_cast<const char *>(dl), *s = static_cast<const char *>(sl);
+  for (size_t b = 0; b < blocks; ++b, d += 64, s += 64) {
+    const __m512i dv = _mm512_loadu_si512(d), sv = _mm512_loadu_si512(s);
+    if (_mm512_cmpneq_epi64_mask(dv, de) | _mm512_cmpneq_epi64_mask(sv, se)) return false;
+    de = _mm512_add_epi64(de, dinc);
+    se = _mm512_add_epi64(se, sinc);
+  }
+  return true;
+}
+[[gnu::target("avx512f"), gnu::noinline]] bool vector_steps_avx512(size_t k, const gex_Memvec_t *dl,
+                                                                   const gex_Memvec_t *sl,
+                                                                   ptrdiff_t st[2]) {
+  const uint64_t n = dl[0].gex_len;
+  const uint64_t d0 = reinterpret_cast<uintptr_t>(dl[0].gex_addr);
+  const uint64_t s0 = reinterpret_cast<uintptr_t>(sl[0].gex_addr);
+  const uint64_t ds = reinterpret_cast<uintptr_t>(dl[1].gex_addr) - d0;
+  const uint64_t ss = reinterpret_cast<uintptr_t>(sl[1].gex_addr) - s0;
+  // Lanes: entry i's address, its length, entry i+1's ... (low lane first).
+  __m512i de = _mm512_set_epi64(static_cast<long long>(n), static_cast<long long>(d0 + 3 * ds),
+                                static_cast<long long>(n), static_cast<long long>(d0 + 2 * ds),
+                                static_cast<long long>(n), static_cast<long long>(d0 + ds),
+                                static_cast<long long>(n), static_cast<long long>(d0));
+  __m512i se = _mm512_set_epi64(static_cast<long long>(n), static_cast<long long>(s0 + 3 * ss),
+                                static_cast<long long>(n), static_cast<long long>(s0 + 2 * ss),
+                                static_cast<long long>(n), static_cast<long long>(s0 + ss),
+                                static_cast<long long>(n), static_cast<long long>(s0));
+  const long long d4 = static_cast<long long>(4 * ds), s4 = static_cast<long long>(4 * ss);
+  const __m512i dinc = _mm512_set_epi64(0, d4, 0, d4, 0, d4, 0, d4);
+  const __m512i sinc = _mm512_set_epi64(0, s4, 0, s4, 0, s4, 0, s4);
+  if (!blocks_step(k / 4, dl, sl, de, se, dinc, sinc)) return false;
+  for (size_t i = k / 4 * 4; i < k; ++i)
+    if (reinterpret_cast<uintptr_t>(dl[i].gex_addr) != d0 + i * ds ||
+        reinterpret_cast<uintptr_t>(sl[i].gex_addr) != s0 + i * ss || dl[i].gex_len != n ||
+        sl[i].gex_len != n)
+      return false;
+  st[0] = static_cast<ptrdiff_t>(ds);
+  st[1] = static_cast<ptrdiff_t>(ss);
+  return true;
+}
+[[gnu::target("avx512f"), gnu::noinline]] bool indexed_steps_avx512(size_t k, void *const *dl,
+                                                                    void *const *sl,
+                                                                    ptrdiff_t st[2]) {
+  const uint64_t d0 = reinterpret_cast<uintptr_t>(dl[0]), s0 = reinterpret_cast<uintptr_t>(sl[0]);
+  const uint64_t ds = reinterpret_cast<uintptr_t>(dl[1]) - d0;
+  const uint64_t ss = reinterpret_cast<uintptr_t>(sl[1]) - s0;
+  auto at = [](uint64_t base, uint64_t step, int j) {
+    return static_cast<long long>(base + static_cast<uint64_t>(j) * step);
+  };
+  __m512i de = _mm512_set_epi64(at(d0, ds, 7), at(d0, ds, 6), at(d0, ds, 5), at(d0, ds, 4),
+                                at(d0, ds, 3), at(d0, ds, 2), at(d0, ds, 1), at(d0, ds, 0));
+  __m512i se = _mm512_set_epi64(at(s0, ss, 7), at(s0, ss, 6), at(s0, ss, 5), at(s0, ss, 4),
+                                at(s0, ss, 3), at(s0, ss, 2), at(s0, ss, 1), at(s0, ss, 0));
+  const __m512i dinc = _mm512_set1_epi64(static_cast<long long>(8 * ds));
+  const __m512i sinc = _mm512_set1_epi64(static_cast<long long>(8 * ss));
+  if (!blocks_step(k / 8, dl, sl, de, se, dinc, sinc)) return false;
+  for (size_t i = k / 8 * 8; i < k; ++i)
+    if (reinterpret_cast<uintptr_t>(dl[i]) != d0 + i * ds ||
+        reinterpret_cast<uintptr_t>(sl[i]) != s0 + i * ss)
+      return false;
+  st[0] = static_cast<ptrdiff_t>(ds);
+  st[1] = static_cast<ptrdiff_t>(ss);
+  return true;
+}
+const bool g_avx512_scan = __builtin_cpu_supports("avx512f");
+#endif
+
 // Lists of k > 2 pieces of one length whose addresses step evenly on both
 // sides (testvisperf's, a halo's rows listed one by one) are a strided
 // row: strided_fast's checks and leaf loops, and one copy when the pieces
@@ -194,12 +280,18 @@ template <typename Addr, typename Ok>
 // Whether k list pairs of one length (dl[0]'s) step evenly; st: the steps.
 inline bool vector_steps(size_t k, const gex_Memvec_t *dl, const gex_Memvec_t *sl,
                          ptrdiff_t st[2]) {
+#if defined(__x86_64__) && defined(__GNUC__)
+  if (g_avx512_scan) return vector_steps_avx512(k, dl, sl, st);
+#endif
   const size_t n = dl[0].gex_len;
   return evenly_spaced(
       k, [dl, sl](size_t i, bool d) { return d ? dl[i].gex_addr : sl[i].gex_addr; },
       [dl, sl, n](size_t i) { return dl[i].gex_len == n && sl[i].gex_len == n; }, &st[0], &st[1]);
 }
 inline bool indexed_steps(size_t k, void *const *dl, void *const *sl, ptrdiff_t st[2]) {
+#if defined(__x86_64__) && defined(__GNUC__)
+  if (g_avx512_scan) return indexed_steps_avx512(k, dl, sl, st);
+#endif
   return evenly_spaced(
       k, [dl, sl](size_t i, bool d) { return d ? dl[i] : sl[i]; }, [](size_t) { return true; },
       &st[0], &st[1]);
