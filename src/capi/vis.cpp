@@ -280,7 +280,6 @@ static_assert(sizeof(gex_Memvec_t) == 16 && offsetof(gex_Memvec_t, gex_addr) == 
   st[1] = static_cast<ptrdiff_t>(ss);
   return true;
 }
-const bool g_avx512_scan = __builtin_cpu_supports("avx512f");
 #endif
 
 // Lists of k > 2 pieces of one length whose addresses step evenly on both
@@ -291,7 +290,7 @@ const bool g_avx512_scan = __builtin_cpu_supports("avx512f");
 inline bool vector_steps(size_t k, const gex_Memvec_t *dl, const gex_Memvec_t *sl,
                          ptrdiff_t st[2]) {
 #if defined(__x86_64__) && defined(__GNUC__)
-  if (g_avx512_scan) return vector_steps_avx512(k, dl, sl, st);
+  if (__builtin_cpu_supports("avx512f")) return vector_steps_avx512(k, dl, sl, st);
 #endif
   const size_t n = dl[0].gex_len;
   return evenly_spaced(
@@ -300,7 +299,7 @@ inline bool vector_steps(size_t k, const gex_Memvec_t *dl, const gex_Memvec_t *s
 }
 inline bool indexed_steps(size_t k, void *const *dl, void *const *sl, ptrdiff_t st[2]) {
 #if defined(__x86_64__) && defined(__GNUC__)
-  if (g_avx512_scan) return indexed_steps_avx512(k, dl, sl, st);
+  if (__builtin_cpu_supports("avx512f")) return indexed_steps_avx512(k, dl, sl, st);
 #endif
   return evenly_spaced(
       k, [dl, sl](size_t i, bool d) { return d ? dl[i] : sl[i]; }, [](size_t) { return true; },
