@@ -91,19 +91,34 @@ struct State {
   core::am::Engine *am = nullptr;
   std::mutex inbox_mutex;  // the handler's queue; held for a push or a swap only
   std::vector<Msg> inbox;
-  std::vector<Msg> spare_msgs;           // handled messages whose payload storage is reused
-  std::vector<std::vector<char>> spare;  // payload storage for the handler (inbox_mutex)
-  std::mutex mutex;                      // everything below, and every operation's state
-  std::map<Key, OpRef> active;
+  std::atomic<bool> inbox_pending{false};  // inbox is not empty (set and cleared under inbox_mutex)
+  std::vector<Msg> spare_msgs;             // handled messages whose payload storage is reused
+  std::vector<std::vector<char>> spare;    // payload storage for the handler (inbox_mutex)
+  std::mutex mutex;                        // everything below, and every operation's state
+  // The operations in flight here, in key order (a few at a time: a
+  // vector, so that a collective allocates no node).
+  std::vector<std::pair<Key, OpRef>> active;
   std::map<Key, std::vector<Msg>> early;  // for operations not started here yet
   std::map<uint64_t, uint32_t> launched;  // by team id: the next sequence number here
   std::atomic<uint32_t> team_counter{1};
   std::vector<Buffer> pool;  // free buffers (g.mutex)
+  // The poll hook is set (g.mutex): from the first enlisted operation until
+  // an advance() that starts and ends with nothing in flight, so that
+  // back-to-back collectives do not set and clear it (two atomic updates of
+  // a word every poll reads) each time.
+  bool hooked = false;
 };
 State g;
-thread_local bool t_advancing = false;
+__attribute__((tls_model("initial-exec"))) thread_local bool t_advancing = false;
 
 bool land(Msg &m);
+
+// The operation of `key` in flight here, or null (g.mutex held).
+Op *find_active(const Key &key) {
+  auto it = std::lower_bound(g.active.begin(), g.active.end(), key,
+                             [](const auto &a, const Key &k) { return a.first < k; });
+  return it != g.active.end() && it->first == key ? it->second.get() : nullptr;
+}
 
 void handler(gex_Token_t token, void *buf, size_t nbytes, gex_AM_Arg_t a0, gex_AM_Arg_t a1,
              gex_AM_Arg_t a2, gex_AM_Arg_t a3, gex_AM_Arg_t a4, gex_AM_Arg_t a5, gex_AM_Arg_t a6,
@@ -129,6 +144,7 @@ void handler(gex_Token_t token, void *buf, size_t nbytes, gex_AM_Arg_t a0, gex_A
   }
   m.data.assign(p, p + nbytes);
   g.inbox.push_back(std::move(m));
+  g.inbox_pending.store(true, std::memory_order_release);
 }
 
 // The binomial tree over virtual ranks (team rank - tree root, mod n): the
@@ -284,9 +300,9 @@ bool land(Msg &m) {
   if (t_advancing) return false;
   std::unique_lock<std::mutex> lock(g.mutex, std::try_to_lock);
   if (!lock.owns_lock()) return false;
-  auto it = g.active.find({m.team, m.seq});
-  if (it == g.active.end()) return false;
-  it->second->receive(m);
+  Op *op = find_active({m.team, m.seq});
+  if (!op) return false;
+  op->receive(m);
   return true;
 }
 
@@ -784,6 +800,8 @@ class HostOp final : public Op {
     chunk_ = (std::min(area_.chunk(), host::kOpChunk) / elem) * elem;
     nbuf_ = 2 * area_.chunk() / chunk_;
     nchunks_ = (stream_ + chunk_ - 1) / chunk_;
+    // Every member finds the same (the size is part of the checked call).
+    inline_ = stream_ <= host::kInline;
     sig_ =
         uint64_t{kind} << 60 | uint64_t{root & 0x0FFFFFFFu} << 32 | static_cast<uint32_t>(nbytes);
     apart_ = disjoint(dst_, src_, nbytes);
@@ -806,7 +824,10 @@ class HostOp final : public Op {
     bool any = false;
     for (uint32_t j = 0; j < n_ && !any; ++j) any = reads_from(me_, j);
     reads_ = nchunks_ != 0 && any;
-    if (kind == kHFold || kind == kHToOne || kind == kHToAll) inputs_.resize(n_);
+    if ((kind == kHFold || kind == kHToOne || kind == kHToAll) && n_ > kSmallTeam) {
+      heap_inputs_.resize(n_);
+      inputs_ = heap_inputs_.data();
+    }
   }
   void receive(Msg &m) override {
     util::fatal(
@@ -815,6 +836,25 @@ class HostOp final : public Op {
         api_, seq_, m.src, kind_name(m.kind()));
   }
   bool step() override {
+    if (advance_step()) return true;
+    if (started_) warm_next_slot();
+    return false;
+  }
+
+ private:
+  // While this collective waits for the others: the other members' control
+  // lines of the next collective's slot into this core's cache. That
+  // collective's first step reads each one's `finished` (whether its slot
+  // is free), lines those members last wrote collectives ago; read cold,
+  // each was a transfer from another core between the end of one small
+  // collective and the start of the next.
+  void warm_next_slot() const {
+    if (n_ > kSmallTeam) return;
+    const uint32_t next = (slot_ + 1) % host::kSlots;
+    for (uint32_t j = 0; j < n_; ++j)
+      if (j != me_) __builtin_prefetch(&area_.control(next, j));
+  }
+  bool advance_step() {
     if (!started_) {
       uint32_t prev = seq_ + 1 - host::kSlots;  // finished-stamp of this slot's last collective
       for (; gated_ < n_; ++gated_) {
@@ -824,12 +864,13 @@ class HostOp final : public Op {
       copy_own();
       host::Control &mine = ctl(me_);
       mine.sig.store(sig_, std::memory_order_relaxed);
-      mine.posted.store(host::stamp(seq_, 1), std::memory_order_release);
       started_ = true;
       // The first two chunks go out at once (their buffers are free: every
       // member has finished the slot's last collective), so a small
       // collective publishes its call and its data in one step and its
-      // readers need one handoff, not two.
+      // readers need one handoff, not two. An inline stream's one chunk is
+      // in the control line: its posted stamp announces the call too.
+      if (!(posts_ && inline_)) mine.posted.store(host::stamp(seq_, 1), std::memory_order_release);
       if (posts_) post();
     }
     // Wait for (and check the call of) every member, but on a rooted
@@ -853,8 +894,6 @@ class HostOp final : public Op {
     }
     return (!posts_ || posted_ == nchunks_) && (!reads_ || read_ == nchunks_);
   }
-
- private:
   host::Control &ctl(uint32_t member) const { return area_.control(slot_, member); }
   size_t len(uint64_t c) const {
     return static_cast<size_t>(std::min<uint64_t>(chunk_, stream_ - c * chunk_));
@@ -926,6 +965,7 @@ class HostOp final : public Op {
   }
   // Member's buffer for chunk c (its region holds nbuf_ of them).
   char *buf(uint32_t member, uint64_t c) const {
+    if (inline_) return ctl(member).small;
     return area_.data(slot_, member, 0) + (c % nbuf_) * chunk_;
   }
   // Chunk c - nbuf_ (the last one in chunk c's buffer) is read by every
@@ -1029,7 +1069,7 @@ class HostOp final : public Op {
         break;
       case kHFold:
         for (uint32_t j = 0; j < n_; ++j) inputs_[j] = j == me_ ? src_ + off : buf(j, c);
-        fold_(dst_ + off, inputs_.data(), n_, bytes);
+        fold_(dst_ + off, inputs_, n_, bytes);
         break;
       case kHToOne:
       case kHToAll: {
@@ -1040,7 +1080,7 @@ class HostOp final : public Op {
         // and wrote the running value seven times.)
         for (uint32_t j = 0; j < n_; ++j)
           inputs_[j] = j == me_ && own_direct_ ? src_ + off : buf(j, c);
-        red_.combine_all(inputs_.data(), n_, dst_ + off, bytes / red_.dt_size);
+        red_.combine_all(inputs_, n_, dst_ + off, bytes / red_.dt_size);
         break;
       }
       default:
@@ -1089,11 +1129,17 @@ class HostOp final : public Op {
   Fold fold_;
   Reduction red_;
   bool rooted_ = false, posts_ = false, reads_ = false;
-  bool apart_ = false;                // destination and source share no byte
-  bool own_direct_ = false;           // reductions: this member's chunks folded from its source
-  bool stream_out_ = false;           // chunks posted with streaming stores
-  std::vector<const char *> inputs_;  // kHFold, kHToOne, kHToAll: each member's chunk
-  uint64_t stream_ = 0;               // bytes each poster posts
+  bool apart_ = false;       // destination and source share no byte
+  bool own_direct_ = false;  // reductions: this member's chunks folded from its source
+  bool stream_out_ = false;  // chunks posted with streaming stores
+  bool inline_ = false;      // the stream fits in the control line (host::kInline)
+  // kHFold, kHToOne, kHToAll: each member's chunk (in small_inputs_ up to
+  // kSmallTeam members: no allocation per collective).
+  static constexpr uint32_t kSmallTeam = 8;
+  const char *small_inputs_[kSmallTeam] = {};
+  std::vector<const char *> heap_inputs_;
+  const char **inputs_ = small_inputs_;
+  uint64_t stream_ = 0;  // bytes each poster posts
   size_t chunk_ = 1;
   uint64_t nbuf_ = 2;
   uint64_t nchunks_ = 0, posted_ = 0, read_ = 0;
@@ -1160,8 +1206,13 @@ void enlist(const std::shared_ptr<Op> &op, bool trivial) {
     recycle(it->second);
     g.early.erase(it);
   }
-  g.active.emplace(op->key(), op);
-  core::set_poll_hook(core::PollHook::kColl, &poll_hook);
+  auto at = std::upper_bound(g.active.begin(), g.active.end(), op->key(),
+                             [](const Key &k, const auto &a) { return k < a.first; });
+  g.active.emplace(at, op->key(), op);
+  if (!g.hooked) {
+    core::set_poll_hook(core::PollHook::kColl, &poll_hook);
+    g.hooked = true;
+  }
 }
 
 // Starts `op` (constructed under g.mutex): enlists it and lets it send.
@@ -1483,16 +1534,17 @@ void advance() {
   std::unique_lock<std::mutex> lock(g.mutex, std::try_to_lock);
   if (!lock.owns_lock()) return;
   t_advancing = true;
+  const bool idle = g.active.empty();
   std::vector<Msg> &msgs = g.spare_msgs;  // empty here; its capacity is kept
-  {
+  if (g.inbox_pending.load(std::memory_order_acquire)) {
     std::lock_guard<std::mutex> guard(g.inbox_mutex);
     msgs.swap(g.inbox);
+    g.inbox_pending.store(false, std::memory_order_relaxed);
   }
   for (Msg &m : msgs) {
     Key k{m.team, m.seq};
-    auto it = g.active.find(k);
-    if (it != g.active.end())
-      it->second->receive(m);
+    if (Op *op = find_active(k))
+      op->receive(m);
     else if (stale(m))
       mismatch(m);
     else
@@ -1500,29 +1552,35 @@ void advance() {
   }
   recycle(msgs);
   msgs.clear();
-  for (auto it = g.active.begin(); it != g.active.end();) {
-    if (it->second->gate && !done(*it->second->gate)) {
-      ++it;
+  // (Nothing enlists while this runs: g.mutex is held and t_advancing set.)
+  for (size_t i = 0; i < g.active.size();) {
+    Op &op = *g.active[i].second;
+    if (op.gate && !done(*op.gate)) {
+      ++i;
       continue;
     }
-    it->second->gate.reset();
-    if (it->second->step()) {
-      complete(*it->second);
-      it = g.active.erase(it);
+    op.gate.reset();
+    if (op.step()) {
+      complete(op);
+      g.active.erase(g.active.begin() + static_cast<std::ptrdiff_t>(i));
     } else {
-      ++it;
+      ++i;
     }
   }
-  if (g.active.empty()) core::set_poll_hook(core::PollHook::kColl, nullptr);
+  if (idle && g.active.empty() && g.hooked) {
+    core::set_poll_hook(core::PollHook::kColl, nullptr);
+    g.hooked = false;
+  }
   t_advancing = false;
 }
 
 void wait(const Op &op) {
   uint32_t spins = 0;
+  advance();
+  // While anything is in flight the poll hook is set: each poll advances.
   while (!done(op)) {
-    advance();
-    if (done(op)) break;
     core::poll();
+    if (done(op)) break;
     core::relax(spins);
   }
 }

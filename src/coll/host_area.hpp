@@ -8,7 +8,8 @@
 // collective in flight (collective #seq uses slot seq % kSlots); a slot has,
 // for each of the host's ranks (by team rank), one control line and a data
 // region of two chunk_for(ranks) bytes, which a collective cuts into buffers
-// of up to kOpChunk (a writer fills some while readers copy out of others).
+// of up to kOpChunk (a writer fills some while readers copy out of others);
+// a stream of up to kInline bytes goes in the control line instead.
 //
 // Each member writes only its own control line and buffers; the others read
 // them. Control values are stamps, (seq << 32) | chunk, compared modulo
@@ -39,12 +40,20 @@ constexpr size_t kOpChunk = 64 * 1024;
 // host's online cores).
 size_t chunk_for(uint32_t ranks);
 
+// A collective whose stream is at most kInline bytes posts it in the
+// control line itself (`small`), not in a data buffer: a reader's one miss
+// on the line brings the call, the stamp and the data together (a 2-rank
+// 8-byte reduce-to-one took two cache-line transfers per call otherwise).
+constexpr size_t kInline = 32;
+
 struct alignas(64) Control {
-  std::atomic<uint64_t> posted;    // stamp: the chunks before it are in my buffers
-  std::atomic<uint64_t> consumed;  // stamp: I have read the chunks before it
-  std::atomic<uint64_t> finished;  // seq + 1 of the last collective done here in this slot
-  std::atomic<uint64_t> sig;       // what I called (kind, root, size): checked by the others
+  std::atomic<uint64_t> posted;     // stamp: the chunks before it are in my buffers
+  std::atomic<uint64_t> consumed;   // stamp: I have read the chunks before it
+  std::atomic<uint64_t> finished;   // seq + 1 of the last collective done here in this slot
+  std::atomic<uint64_t> sig;        // what I called (kind, root, size): checked by the others
+  alignas(32) char small[kInline];  // a stream of up to kInline bytes
 };
+static_assert(sizeof(Control) == 64, "one cache line per member and slot");
 
 inline uint64_t stamp(uint32_t seq, uint64_t chunk) {
   return uint64_t{seq} << 32 | chunk;
