@@ -164,7 +164,16 @@ class Job:
             if self.proc.poll() is not None:
                 break
             time.sleep(0.05)
-        raise Failure("expected %d lines matching %r in time" % (count, pattern))
+        # Name what was seen, so that a job that never got ready says where it stood.
+        self.out.seek(0)
+        self.err.seek(0)
+        state = "exited %s" % self.proc.returncode if self.proc.poll() is not None else \
+            "still running after %ss" % timeout
+        raise Failure("expected %d lines matching %r: %s (%s)\n--- stdout so far:\n%s"
+                      "--- stderr so far:\n%s" % (
+                          count, pattern, " ".join(self.argv), state,
+                          self.out.read().decode(errors="replace"),
+                          self.err.read().decode(errors="replace")))
 
     def show(self):
         return "\n--- exit %s\n--- stdout:\n%s--- stderr:\n%s" % (
@@ -771,8 +780,14 @@ def case_exit_kills():
             for what in ("rank", "SIGTERM", "SIGKILL"):
                 before = shm_entries()
                 job = exit_job(n, ["ready", "0"], pshm)
-                ready = dict(job.wait_for_lines(r"exitcheck rank (\d+) of \d+: ready pid (\d+)",
-                                                n))
+                # Well inside CTest's limit, so a job that never gets ready fails here and
+                # names its sub-case (12 jobs of about a second each).
+                try:
+                    ready = dict(job.wait_for_lines(
+                        r"exitcheck rank (\d+) of \d+: ready pid (\d+)", n, timeout=40))
+                except Failure as e:
+                    job.proc.kill()
+                    raise Failure("%d ranks, pshm %s, %s: %s" % (n, pshm, what, e))
                 start = time.monotonic()
                 if what == "rank":
                     os.kill(int(ready["1"]), signal.SIGKILL)
