@@ -354,18 +354,22 @@ static inline __attribute__((always_inline)) int gexx_vis_strided_(
     const ptrdiff_t *sstrides, size_t elemsz, const size_t *count, size_t levels,
     gex_Flags_t flags) {
   const gexx_rma_peer_t *p;
-  size_t i, k = 1, len = elemsz;
+  size_t i, k = 1, len = elemsz, folded;
   ptrdiff_t ds = 0, ss = 0;
   if (elemsz == 0 || (levels && (!count || !dstrides || !sstrides))) return 0;
   for (i = 0; i < levels; ++i) {
     if (count[i] == 1) continue;
     if (count[i] == 0) return 0;
+    /* Products checked for overflow rather than compared with quotients
+     * (no division per level; vischeck's soverflow wraps a product). */
     if (k == 1 && dstrides[i] == (ptrdiff_t)len && sstrides[i] == (ptrdiff_t)len &&
-        count[i] <= ((size_t)PTRDIFF_MAX) / len) {
-      len *= count[i];
+        !__builtin_mul_overflow(len, count[i], &folded) && folded <= (size_t)PTRDIFF_MAX) {
+      len = folded;
       continue;
     }
-    if (count[i] > GEXX_VIS_STRIDED_INLINE_PIECES / k) return 0;
+    /* k <= GEXX_VIS_STRIDED_INLINE_PIECES here, so the product cannot overflow. */
+    if (count[i] > GEXX_VIS_STRIDED_INLINE_PIECES || count[i] * k > GEXX_VIS_STRIDED_INLINE_PIECES)
+      return 0;
     if (k == 1) {
       ds = dstrides[i];
       ss = sstrides[i];

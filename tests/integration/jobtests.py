@@ -1555,6 +1555,8 @@ VIS_MISUSES = [
     ("outside2", r"gex_VIS_IndexedPutBlocking: .*is not inside rank \d+'s segment"),
     ("overflow", r"gex_VIS_IndexedPutBlocking: the destination list's count \(\d+\) times its "
                  r"length \(4\) overflows"),
+    ("soverflow", r"gex_VIS_StridedPutBlocking: the element size \(8\) times the counts "
+                  r"overflows a 64-bit byte count"),
     ("pcindex", r"gex_VIS_SetPeerCompletionHandler: handler index 5 is out of range"),
 ]
 

@@ -1,7 +1,8 @@
 /* vischeck: the VIS calls (gasnet_vis.h) against a byte-by-byte model.
  *
  *   vischeck [rounds]     (default 200 random shapes per kind)
- *   vischeck overlap|overlap2|outside2|overflow|pcindex   (a misuse that must stop the job)
+ *   vischeck overlap|overlap2|outside2|overflow|soverflow|pcindex   (a misuse that must stop the
+ * job)
  *
  * Rank r works on its right neighbour's segment. Before each transfer the
  * whole remote area and the whole local buffer get known patterns; after it
@@ -719,6 +720,10 @@ int main(int argc, char **argv) {
     } else if (!strcmp(misuse, "overflow")) {
       void *list[1] = {remote};
       gex_VIS_IndexedPutBlocking(tm, peer, SIZE_MAX / 2, list, 4, 1, list, 4, 0);
+    } else if (!strcmp(misuse, "soverflow")) { /* contiguous levels whose bytes overflow */
+      ptrdiff_t st[2] = {8, 16};
+      size_t cnt[2] = {2, ((size_t)1 << 60) + 1}; /* 16 x that wraps to 16 */
+      gex_VIS_StridedPutBlocking(tm, peer, remote, st, local, st, 8, cnt, 2, 0);
     } else if (!strcmp(misuse, "pcindex")) {
       gex_VIS_SetPeerCompletionHandler(5, NULL, 0, 0);
     }
