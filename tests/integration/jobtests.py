@@ -1225,8 +1225,13 @@ def case_rma_once(n, cell):
         if cell == UDP:
             sent = [int(x) for x in re.findall(r"udp conduit: (\d+) datagrams sent", job.stderr)]
             check(len(sent) == n, "expected each rank's datagram count%s" % job.show())
-            check(max(sent) < 1500, "tested-once flood of 3000 puts per rank: %s datagrams sent "
-                  "(expected bundles, under 1500 per rank)%s" % (sent, job.show()))
+            # Bundled, the two ranks together sent less on a noisy 2-vCPU
+            # host (2026-11-30, 22 runs: 1900-5400; 1500-ish per rank on a quiet one); with
+            # tests sending the bursts their puts are held in, 7400-8300 (6 runs,
+            # checked). Their sum leaves more room on both sides than one rank's
+            # count (healthy up to 2827, broken from 3219).
+            check(sum(sent) < 3200 * n, "tested-once flood of 3000 puts per rank: %s datagrams "
+                  "sent (expected bundles, under %d in all)%s" % (sent, 3200 * n, job.show()))
         else:
             # Over ofi the first put of each burst is an fi_write, not counted:
             # about 400 sends bundled, 820-1470 with tests sending young
