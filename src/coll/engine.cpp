@@ -836,25 +836,6 @@ class HostOp final : public Op {
         api_, seq_, m.src, kind_name(m.kind()));
   }
   bool step() override {
-    if (advance_step()) return true;
-    if (started_) warm_next_slot();
-    return false;
-  }
-
- private:
-  // While this collective waits for the others: the other members' control
-  // lines of the next collective's slot into this core's cache. That
-  // collective's first step reads each one's `finished` (whether its slot
-  // is free), lines those members last wrote collectives ago; read cold,
-  // each was a transfer from another core between the end of one small
-  // collective and the start of the next.
-  void warm_next_slot() const {
-    if (n_ > kSmallTeam) return;
-    const uint32_t next = (slot_ + 1) % host::kSlots;
-    for (uint32_t j = 0; j < n_; ++j)
-      if (j != me_) __builtin_prefetch(&area_.control(next, j));
-  }
-  bool advance_step() {
     if (!started_) {
       uint32_t prev = seq_ + 1 - host::kSlots;  // finished-stamp of this slot's last collective
       for (; gated_ < n_; ++gated_) {
@@ -894,6 +875,8 @@ class HostOp final : public Op {
     }
     return (!posts_ || posted_ == nchunks_) && (!reads_ || read_ == nchunks_);
   }
+
+ private:
   host::Control &ctl(uint32_t member) const { return area_.control(slot_, member); }
   size_t len(uint64_t c) const {
     return static_cast<size_t>(std::min<uint64_t>(chunk_, stream_ - c * chunk_));
