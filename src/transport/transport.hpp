@@ -73,6 +73,13 @@ enum class PutSource : uint8_t { transient, stable };
 //   retry   nothing happened for lack of room now: poll, then call again.
 enum class Result : uint8_t { done, posted, retry };
 
+// One range of a peer's segment (its owner's address) in an RMA operation
+// that moves several (Transport::rma_put_runs, rma_get_runs).
+struct RemoteRun {
+  uint64_t remote = 0;
+  size_t len = 0;
+};
+
 // Space reserved for one outgoing message; the sender writes the payload at
 // `payload` (up to `capacity` bytes) and then commits.
 struct AmSlot {
@@ -110,6 +117,9 @@ struct Capabilities {
   // Largest RMA put toward a peer that is not mapped here whose source is
   // copied at once (rma_put returns done); larger puts are posted.
   size_t inline_put = 0;
+  // Most remote ranges one rma_put_runs or rma_get_runs operation moves
+  // toward a peer that is not mapped here (1: one operation per range).
+  size_t rma_runs = 1;
   // NB and NBI puts and gets toward a peer that is not mapped here, of up
   // to this many bytes, go as internal AMs marked wire::kDeferrable (the
   // transport may carry a burst of them in one message) instead of the
@@ -225,6 +235,27 @@ class Transport {
                          RmaCompletion &done, PutSource source) = 0;
   virtual void rma_get(void *dest, uint32_t peer, uint64_t remote, size_t nbytes,
                        RmaCompletion &done) = 0;
+  // Up to capabilities().rma_runs ranges of one peer's segment in one
+  // operation where the network can (libfabric's multi-range writes and
+  // reads): the put's bytes lie back to back at `src`, at most inline_put
+  // in all, and are copied at once (the call returns done); the get's land
+  // back to back at `dest`. Others move each range on its own.
+  virtual Result rma_put_runs(uint32_t peer, const RemoteRun *runs, size_t n, const void *src,
+                              RmaCompletion &done) {
+    const char *from = static_cast<const char *>(src);
+    Result r = Result::done;
+    for (size_t i = 0; i < n; from += runs[i].len, ++i)
+      if (rma_put(peer, runs[i].remote, from, runs[i].len, done, PutSource::transient) !=
+          Result::done)
+        r = Result::posted;
+    return r;
+  }
+  virtual void rma_get_runs(void *dest, uint32_t peer, const RemoteRun *runs, size_t n,
+                            RmaCompletion &done) {
+    char *to = static_cast<char *>(dest);
+    for (size_t i = 0; i < n; to += runs[i].len, ++i)
+      rma_get(to, peer, runs[i].remote, runs[i].len, done);
+  }
   // A native remote atomic (capabilities().atomic_ops[type] has `op`, one
   // gex_OP_t bit): the word at `remote` (owner's address) of peer's segment,
   // through the network even when the peer is this rank or mapped here (an

@@ -352,60 +352,73 @@ class GetPacker {
   RecordWriter w_{false};
 };
 
-// Without AMPIPE: put pieces go by RMA, and pieces whose remote ranges
-// follow one another (a remote run split by the local side: strided shapes
-// walk the remote side in address order) are gathered into one buffer of up
-// to the transport's inline put and move as one operation; a piece at least
-// that long goes on its own from the source.
+// Without AMPIPE: put pieces go by RMA. Pieces whose remote ranges follow
+// one another (a remote run split by the local side: strided shapes walk the
+// remote side in address order) join one range; up to the transport's
+// rma_runs ranges, at most its inline put in all, are gathered into one
+// buffer and move as one operation (libfabric writes several remote ranges
+// in one message). A piece at least that long goes on its own from the source.
+constexpr size_t kMaxRuns = 8;
 class PutGather {
  public:
-  PutGather(transport::Transport &tp, uint32_t rank, RmaCompletion *c, size_t cap)
-      : tp_(tp), rank_(rank), c_(c), cap_(cap) {
-    t_pack.resize(cap);
+  PutGather(transport::Transport &tp, uint32_t rank, RmaCompletion *c)
+      : tp_(tp),
+        rank_(rank),
+        c_(c),
+        cap_(std::min<size_t>(tp.capabilities().inline_put, 65536)),
+        max_runs_(std::clamp<size_t>(tp.capabilities().rma_runs, 1, kMaxRuns)) {
+    t_pack.resize(cap_);
   }
   // Returns true when the piece was posted from `src` (busy until complete).
   bool add(uint64_t dest, const char *src, size_t n) {
-    if (used_ && dest == start_ + used_ && used_ + n <= cap_) {
-      std::memcpy(t_pack.data() + used_, src, n);
-      used_ += n;
-      return false;
-    }
-    flush();
-    if (n >= cap_)
+    if (n >= cap_) {
+      flush();
       return tp_.rma_put(rank_, dest, src, n, *c_, transport::PutSource::transient) !=
              transport::Result::done;
-    start_ = dest;
-    std::memcpy(t_pack.data(), src, n);
-    used_ = n;
+    }
+    if (used_ + n > cap_) flush();
+    bool joins = nruns_ && dest == runs_[nruns_ - 1].remote + runs_[nruns_ - 1].len;
+    if (!joins && nruns_ == max_runs_) flush();
+    if (joins)
+      runs_[nruns_ - 1].len += n;
+    else
+      runs_[nruns_++] = transport::RemoteRun{dest, n};
+    std::memcpy(t_pack.data() + used_, src, n);
+    used_ += n;
     return false;
   }
   void flush() {
-    if (!used_) return;
+    if (!nruns_) return;
     // At most the inline put: copied at once, so the buffer is free again.
-    if (tp_.rma_put(rank_, start_, t_pack.data(), used_, *c_, transport::PutSource::transient) !=
-        transport::Result::done)
+    if (tp_.rma_put_runs(rank_, runs_, nruns_, t_pack.data(), *c_) != transport::Result::done)
       util::fatal("VIS: a gathered put of %zu bytes was not copied at once (a gexx bug)", used_);
     used_ = 0;
+    nruns_ = 0;
   }
 
  private:
   transport::Transport &tp_;
   uint32_t rank_;
   RmaCompletion *c_;
-  size_t cap_, start_ = 0, used_ = 0;
+  size_t cap_, max_runs_, used_ = 0, nruns_ = 0;
+  transport::RemoteRun runs_[kMaxRuns];
 };
 
 // Without AMPIPE, the get side: pieces whose remote ranges follow one
-// another are read as one RMA into a staging buffer, which is scattered
-// into the pieces when a batch of up to kStage bytes has arrived (so these
-// gets complete before the call returns); a piece of kRun bytes or more is
-// read straight into place.
+// another form one remote range; up to the transport's rma_runs ranges are
+// read by one operation into a staging buffer, which is scattered into the
+// pieces when a batch of up to kStage bytes has arrived (so these gets
+// complete before the call returns); a piece of kRun bytes or more is read
+// straight into place.
 thread_local std::vector<char> t_stage;
 class GetScatter {
  public:
   static constexpr size_t kRun = 65536, kStage = size_t{1} << 20;
   GetScatter(transport::Transport &tp, uint32_t rank, RmaCompletion *c)
-      : tp_(tp), rank_(rank), c_(c) {
+      : tp_(tp),
+        rank_(rank),
+        c_(c),
+        max_runs_(std::clamp<size_t>(tp.capabilities().rma_runs, 1, kMaxRuns)) {
     t_stage.resize(kStage);
   }
   void add(char *dest, uint64_t src, size_t n) {
@@ -413,19 +426,23 @@ class GetScatter {
       tp_.rma_get(dest, rank_, src, n, *c_);
       return;
     }
-    if (!(run_len_ && src == run_src_ + run_len_ && run_len_ + n <= kRun && used_ + n <= kStage)) {
-      close_run();
-      if (used_ + n > kStage) drain();
-      run_src_ = src;
-      run_off_ = used_;
-    }
-    run_len_ += n;
+    if (used_ + n > kStage) drain();
+    // One operation reads at most kRun bytes: its ranges sit back to back
+    // in the staging buffer, after those of the operations before it.
+    if (op_len_ + n > kRun) post();
+    bool joins = nruns_ && src == runs_[nruns_ - 1].remote + runs_[nruns_ - 1].len;
+    if (!joins && nruns_ == max_runs_) post();
+    if (joins)
+      runs_[nruns_ - 1].len += n;
+    else
+      runs_[nruns_++] = transport::RemoteRun{src, n};
+    op_len_ += n;
     used_ += n;
     pieces_.push_back({dest, n});
   }
   // Everything read and scattered.
   void drain() {
-    close_run();
+    post();
     if (pieces_.empty()) return;
     core::events::wait(staged_);
     const char *p = t_stage.data();
@@ -438,17 +455,18 @@ class GetScatter {
   }
 
  private:
-  void close_run() {
-    if (!run_len_) return;
-    tp_.rma_get(t_stage.data() + run_off_, rank_, run_src_, run_len_, staged_);
-    run_len_ = 0;
+  void post() {
+    if (!nruns_) return;
+    tp_.rma_get_runs(t_stage.data() + (used_ - op_len_), rank_, runs_, nruns_, staged_);
+    nruns_ = 0;
+    op_len_ = 0;
   }
   transport::Transport &tp_;
   uint32_t rank_;
   RmaCompletion *c_;
   RmaCompletion staged_;
-  uint64_t run_src_ = 0;
-  size_t run_off_ = 0, run_len_ = 0, used_ = 0;
+  size_t max_runs_, nruns_ = 0, op_len_ = 0, used_ = 0;
+  transport::RemoteRun runs_[kMaxRuns];
   std::vector<Run> pieces_;
 };
 
@@ -551,7 +569,7 @@ gex_Event_t put(const Call &c, uint32_t rank, Runs &dst, Runs &src, uint64_t tot
         piece);
     packer.flush();
   } else {
-    PutGather gather(tp, rank, counter.c, std::min<size_t>(tp.capabilities().inline_put, 65536));
+    PutGather gather(tp, rank, counter.c);
     pair_runs(dst, src,
               [&](char *d, char *s, size_t n) { posted |= gather.add(addr_of(d), s, n); });
     gather.flush();

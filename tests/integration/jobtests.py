@@ -1583,6 +1583,25 @@ def case_vis(n, ofi=None, knobs=None, rounds="100"):
     return run
 
 
+def case_vis_gathered(provider):
+    """vischeck gathered over ofi without AMPIPE: a strided put and a
+    strided get of 1000 separate 8-byte pieces each, checked byte by byte,
+    take several remote ranges per RMA operation (fi_writemsg and
+    fi_readmsg with up to rma_iov_limit ranges: 4 here), so about 500 in
+    all: one per piece, 2000 and more, is what this bounds."""
+    def run():
+        job = run_ofi_check("vischeck", ["gathered"], 2, provider,
+                            {"GASNET_VIS_AMPIPE": "0", "GASNET_VIS_REMOTECONTIG": "0"})
+        ops = [int(x) for x in re.findall(r"ofi conduit: \d+ active-message sends \(a bundle "
+                                          r"counts once\), (\d+) RMA operations", job.stderr)]
+        check(len(ops) == 2, "expected each rank's RMA operation count%s" % job.show())
+        # Besides the 2000 pieces each rank reads and writes its peer's
+        # 16 KiB area three times (the checks), in one operation each.
+        check(max(ops) < 1000, "2000 separate pieces took %s RMA operations (expected several "
+              "pieces per operation, under 1000)%s" % (ops, job.show()))
+    return run
+
+
 def case_coll_misuse():
     """A collective with a bad team, root or operation, or calls that do not
     match across the team, stops the job naming the call and the value."""
@@ -2536,7 +2555,8 @@ MATRIX = [
     ("vis_smallchunk_4", lambda ofi: case_vis(4, ofi, knobs={
         "GASNET_VIS_MAXCHUNK": "64", "GASNET_VIS_REMOTECONTIG": "0"}), ("tcp",)),
     ("vis_plainrma_4", lambda ofi: case_vis(4, ofi, knobs={
-        "GASNET_VIS_AMPIPE": "0", "GASNET_VIS_REMOTECONTIG": "0"}), ("tcp",)),
+        "GASNET_VIS_AMPIPE": "0", "GASNET_VIS_REMOTECONTIG": "0"}), ("tcp", "net", "sockets")),
+    ("vis_gathered_2", lambda ofi: case_vis_gathered(ofi), ("tcp", "net", "sockets", "shm")),
     ("atomics_cpuam_4", lambda ofi: case_atomics(4, ofi, {"GASNET_AD_PATH": "cpu-am"}),
      ("tcp",)),
     # Two ranks of each pair share memory: a native domain still sends them

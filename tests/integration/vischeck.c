@@ -3,6 +3,7 @@
  *   vischeck [rounds]     (default 200 random shapes per kind)
  *   vischeck overlap|overlap2|outside2|overflow|soverflow|pcindex   (a misuse that must stop the
  * job)
+ *   vischeck gathered     (one strided put and get of 1000 separate pieces: gathered_round)
  *
  * Rank r works on its right neighbour's segment. Before each transfer the
  * whole remote area and the whole local buffer get known patterns; after it
@@ -691,6 +692,30 @@ static void pc_round(gex_EP_t ep) {
   CHECK(!pc_bad, "a peer completion payload had the wrong size");
 }
 
+/* `vischeck gathered`: one strided put and one strided get of 1000 pieces
+ * of 8 bytes, 8 bytes apart on the remote side (no two of them adjacent),
+ * contiguous locally, each checked byte by byte. The job test reads how
+ * many RMA operations they took from the conduit's exit note (ofi with
+ * GASNET_VIS_AMPIPE=0: several remote ranges per operation). */
+#define GATHER_PIECES 1000
+static void gathered_round(void) {
+  ptrdiff_t rs[1] = {16}, ls[1] = {8};
+  size_t cnt[1] = {GATHER_PIECES};
+  size_t nb = strided_offsets(offs_d, 0, rs, 8, cnt, 1);
+  strided_offsets(offs_s, 0, ls, 8, cnt, 1);
+  reset(424242);
+  model(1, nb);
+  gex_VIS_StridedPutBlocking(tm, peer, remote, rs, local, ls, 8, cnt, 1, 0);
+  verify("gathered strided put");
+  reset(434343);
+  gex_RMA_GetBlocking(tm, image, peer, remote, AREA, 0);
+  strided_offsets(offs_d, 0, ls, 8, cnt, 1);
+  strided_offsets(offs_s, 0, rs, 8, cnt, 1);
+  model(0, nb);
+  gex_VIS_StridedGetBlocking(tm, local, ls, peer, remote, rs, 8, cnt, 1, 0);
+  verify("gathered strided get");
+}
+
 int main(int argc, char **argv) {
   gasnet_init(&argc, &argv);
   const char *misuse = argc > 1 && (argv[1][0] < '0' || argv[1][0] > '9') ? argv[1] : NULL;
@@ -706,6 +731,14 @@ int main(int argc, char **argv) {
   gasnet_getSegmentInfo(seg, (int)n);
   remote = seg[peer].addr;
   rng += me * 1000003u;
+  if (misuse && !strcmp(misuse, "gathered")) {
+    gathered_round();
+    gasnet_barrier_notify(0, GASNET_BARRIERFLAG_ANONYMOUS);
+    gasnet_barrier_wait(0, GASNET_BARRIERFLAG_ANONYMOUS);
+    printf("vischeck rank %u of %u: PASS (%ld checks)\n", me, n, check_count);
+    free(seg);
+    gasnet_exit(0);
+  }
   if (misuse) {
     if (!strcmp(misuse, "overlap")) { /* two elements onto the same destination bytes */
       ptrdiff_t ds[1] = {0}, ss[1] = {8};

@@ -45,8 +45,9 @@ class Network {
   // Before the rank leaves: what its active messages cost the network, for
   // GASNET_VERBOSEENV (the udp conduit says the same of its datagrams).
   void drain() {
-    util::note("ofi conduit: %llu active-message sends (a bundle counts once)",
-               static_cast<unsigned long long>(am_->sends()));
+    util::note("ofi conduit: %llu active-message sends (a bundle counts once), %llu RMA operations",
+               static_cast<unsigned long long>(am_->sends()),
+               static_cast<unsigned long long>(rma_->posts()));
   }
 
   Result am_reserve(uint32_t peer, AmLane lane, unsigned nargs, size_t payload, AmSlot &slot) {
@@ -72,6 +73,15 @@ class Network {
   }
   void rma_get(void *dest, uint32_t peer, uint64_t remote, size_t nbytes, RmaCompletion &done) {
     rma_->get(dest, peer, remote, nbytes, done);
+  }
+  size_t rma_runs() const { return rma_->runs(); }
+  Result rma_put_runs(uint32_t peer, const RemoteRun *runs, size_t n, const void *src,
+                      RmaCompletion &done) {
+    return rma_->put_runs(peer, runs, n, src, done);
+  }
+  void rma_get_runs(void *dest, uint32_t peer, const RemoteRun *runs, size_t n,
+                    RmaCompletion &done) {
+    rma_->get_runs(dest, peer, runs, n, done);
   }
   void attach_segment(void *base, uint64_t size) { rma_->attach(boot_, base, size); }
   void atomic_ops(uint64_t ops[Capabilities::kAtomicTypes]) const { rma_->atomic_ops(ops); }

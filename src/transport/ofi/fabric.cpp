@@ -7,6 +7,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -150,6 +151,7 @@ Fabric::Fabric(bootstrap::Bootstrap &boot, const std::string &provider) {
   }
   inject_size_ = info_->tx_attr->inject_size;
   max_msg_size_ = info_->ep_attr->max_msg_size;
+  rma_iov_limit_ = std::max<size_t>(info_->tx_attr->rma_iov_limit, 1);
   mr_mode_ = static_cast<uint64_t>(info_->domain_attr->mr_mode);
 
   check("fi_fabric", fi_fabric(info_->fabric_attr, &fabric_, nullptr));

@@ -87,6 +87,8 @@ class Fabric {
   bool chosen_by_default() const { return by_default_; }
   size_t inject_size() const { return inject_size_; }
   size_t max_msg_size() const { return max_msg_size_; }
+  // Most remote ranges one fi_writemsg or fi_readmsg names (rma_iov_limit).
+  size_t rma_iov_limit() const { return rma_iov_limit_; }
   // The provider needs local buffers of sends and receives registered.
   bool mr_local() const { return mr_mode_ & FI_MR_LOCAL; }
   uint64_t mr_mode() const { return mr_mode_; }
@@ -145,6 +147,7 @@ class Fabric {
   std::string provider_;
   size_t inject_size_ = 0;
   size_t max_msg_size_ = 0;
+  size_t rma_iov_limit_ = 1;
   uint64_t mr_mode_ = 0;
   bool by_default_ = false;
   bool atomics_ = false;

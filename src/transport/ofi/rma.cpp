@@ -15,6 +15,8 @@ namespace {
 constexpr size_t kChunkBounces = 16;
 // Bounce buffers at most (4 MiB); past it a put waits for one to free.
 constexpr size_t kMaxBounceChunks = 4;
+// Remote ranges in one operation at most (providers offer 4 to 8).
+constexpr size_t kMaxRuns = 8;
 
 // What a rank publishes about its segment.
 struct SegmentCard {
@@ -37,7 +39,8 @@ struct RmaChannel::BounceChunk {
 RmaChannel::RmaChannel(Fabric &fabric, size_t bounce_limit)
     : fabric_(fabric),
       bounce_limit_(bounce_limit),
-      max_fragment_(std::max<size_t>(fabric.max_msg_size(), 1)) {}
+      max_fragment_(std::max<size_t>(fabric.max_msg_size(), 1)),
+      runs_(std::min(fabric.rma_iov_limit(), kMaxRuns)) {}
 
 RmaChannel::~RmaChannel() = default;  // the endpoint closes first
 
@@ -122,16 +125,24 @@ RmaChannel::Bounce *RmaChannel::take_bounce() {
 }
 
 void RmaChannel::post(bool write, Op *op, void *local, void *desc, uint32_t peer, uint64_t remote) {
+  RemoteRun run{remote, op->len};
+  post_runs(write, op, local, desc, peer, &run, 1);
+}
+
+void RmaChannel::post_runs(bool write, Op *op, void *local, void *desc, uint32_t peer,
+                           const RemoteRun *runs, size_t n) {
   const Peer &p = peers_[peer];
   iovec iov{local, op->len};
-  fi_rma_iov rma{p.base + (remote - p.owner_base), op->len, p.key};
+  fi_rma_iov rma[kMaxRuns];
+  for (size_t i = 0; i < n; ++i)
+    rma[i] = fi_rma_iov{p.base + (runs[i].remote - p.owner_base), runs[i].len, p.key};
   fi_msg_rma msg{};
   msg.msg_iov = &iov;
   msg.desc = &desc;
   msg.iov_count = 1;
   msg.addr = fabric_.addr(peer);
-  msg.rma_iov = &rma;
-  msg.rma_iov_count = 1;
+  msg.rma_iov = rma;
+  msg.rma_iov_count = n;
   msg.context = &op->ctx;
   uint32_t pauses = 0;
   for (;;) {
@@ -139,7 +150,10 @@ void RmaChannel::post(bool write, Op *op, void *local, void *desc, uint32_t peer
     // is what the client's completion promises.
     ssize_t rc = write ? fi_writemsg(fabric_.ep(), &msg, FI_COMPLETION | FI_DELIVERY_COMPLETE)
                        : fi_readmsg(fabric_.ep(), &msg, FI_COMPLETION);
-    if (rc == 0) return;
+    if (rc == 0) {
+      ++posts_;
+      return;
+    }
     if (!fabric_.retry_post(rc, pauses)) {
       util::fatal("%s %zu bytes %s rank %u: %s", write ? "writing" : "reading", op->len,
                   write ? "to" : "from", peer,
@@ -184,6 +198,51 @@ void RmaChannel::get(void *dest, uint32_t peer, uint64_t remote, size_t nbytes,
     } else {
       post(false, op, to + off, local_desc(dest, nbytes), peer, remote + off);
     }
+  }
+}
+
+Result RmaChannel::put_runs(uint32_t peer, const RemoteRun *runs, size_t n, const void *src,
+                            RmaCompletion &done) {
+  size_t total = 0;
+  for (size_t i = 0; i < n; ++i) total += runs[i].len;
+  const char *from = static_cast<const char *>(src);
+  if (n == 1 || n > runs_ || total > std::min(kBounceBytes, max_fragment_)) {
+    // One range, or more than one operation carries: each on its own.
+    for (size_t i = 0; i < n; from += runs[i].len, ++i)
+      if (put(peer, runs[i].remote, from, runs[i].len, done) != Result::done)
+        util::fatal("ofi: a put of %zu bytes from a run list was not copied (a gexx bug)",
+                    runs[i].len);
+    return Result::done;
+  }
+  Fabric::Guard g(fabric_);
+  Op *op = take_op(done);
+  op->len = total;
+  op->bounce = take_bounce();
+  std::memcpy(op->bounce->data, src, total);
+  post_runs(true, op, op->bounce->data, op->bounce->desc, peer, runs, n);
+  return Result::done;
+}
+
+void RmaChannel::get_runs(void *dest, uint32_t peer, const RemoteRun *runs, size_t n,
+                          RmaCompletion &done) {
+  size_t total = 0;
+  for (size_t i = 0; i < n; ++i) total += runs[i].len;
+  char *to = static_cast<char *>(dest);
+  bool bounce = fabric_.mr_local() && !in_segment(dest, total);
+  if (n == 1 || n > runs_ || total > max_fragment_ || (bounce && total > kBounceBytes)) {
+    for (size_t i = 0; i < n; to += runs[i].len, ++i)
+      get(to, peer, runs[i].remote, runs[i].len, done);
+    return;
+  }
+  Fabric::Guard g(fabric_);
+  Op *op = take_op(done);
+  op->len = total;
+  if (bounce) {
+    op->bounce = take_bounce();
+    op->copy_to = to;
+    post_runs(false, op, op->bounce->data, op->bounce->desc, peer, runs, n);
+  } else {
+    post_runs(false, op, to, local_desc(dest, total), peer, runs, n);
   }
 }
 

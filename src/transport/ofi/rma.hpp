@@ -38,6 +38,15 @@ class RmaChannel final : public CompletionSink {
   // done when `src` was copied (may be reused now), posted otherwise.
   Result put(uint32_t peer, uint64_t remote, const void *src, size_t nbytes, RmaCompletion &done);
   void get(void *dest, uint32_t peer, uint64_t remote, size_t nbytes, RmaCompletion &done);
+  // Several ranges of one peer's segment in one operation (Transport::
+  // rma_put_runs): at most runs() of them, the put's bytes at most
+  // bounce_limit() in all (copied at once: returns done).
+  size_t runs() const { return runs_; }
+  // Puts and gets posted (fi_writemsg, fi_readmsg), for the exit note.
+  uint64_t posts() const { return posts_; }
+  Result put_runs(uint32_t peer, const RemoteRun *runs, size_t n, const void *src,
+                  RmaCompletion &done);
+  void get_runs(void *dest, uint32_t peer, const RemoteRun *runs, size_t n, RmaCompletion &done);
 
   // Native atomics (transport/ofi/atomics.cpp): what the provider performs
   // (none when the endpoint lacks FI_ATOMIC or wants local buffers
@@ -77,10 +86,15 @@ class RmaChannel final : public CompletionSink {
   // Posts one fragment (fi_writemsg or fi_readmsg), retrying while the
   // provider is busy. Callers hold the fabric lock.
   void post(bool write, Op *op, void *local, void *desc, uint32_t peer, uint64_t remote);
+  // The same for `n` remote ranges, `op->len` bytes in all at `local`.
+  void post_runs(bool write, Op *op, void *local, void *desc, uint32_t peer, const RemoteRun *runs,
+                 size_t n);
 
   Fabric &fabric_;
   size_t bounce_limit_;
   size_t max_fragment_;
+  size_t runs_;
+  uint64_t posts_ = 0;
   MemoryRegion segment_mr_;
   char *seg_base_ = nullptr;
   uint64_t seg_size_ = 0;

@@ -18,6 +18,11 @@
 //   Result rma_put(uint32_t peer, uint64_t remote, const void *src, size_t, RmaCompletion &,
 //                  PutSource);
 //   void rma_get(void *dest, uint32_t peer, uint64_t remote, size_t, RmaCompletion &);
+// optionally several remote ranges in one operation (Transport::rma_put_runs):
+//   size_t rma_runs() const;
+//   Result rma_put_runs(uint32_t peer, const RemoteRun *, size_t n, const void *src,
+//                       RmaCompletion &);
+//   void rma_get_runs(void *dest, uint32_t peer, const RemoteRun *, size_t n, RmaCompletion &);
 //   void attach_segment(void *base, uint64_t size);  // collective: registers ours
 //   size_t max_medium() const;  size_t inline_put() const;  size_t packed_medium() const;
 // optionally the small NB/NBI RMA it would rather carry as AMs (Capabilities::am_rma_max):
@@ -73,6 +78,7 @@ class Router final : public Transport {
         caps_.am_rma_max = net_->am_rma_max();
       if constexpr (requires(const Net &n) { n.vis_pack_piece_max(); })
         caps_.vis_pack_piece_max = net_->vis_pack_piece_max();
+      if constexpr (requires(const Net &n) { n.rma_runs(); }) caps_.rma_runs = net_->rma_runs();
     }
     for (uint32_t r = 0; r < ranks; ++r)
       if (routes_.through_network(r)) caps_.load_store[r] = 0;
@@ -151,6 +157,23 @@ class Router final : public Transport {
                RmaCompletion &done) override {
     if (!net_) no_network(conduit_, peer);
     net_->rma_get(dest, peer, remote, nbytes, done);
+  }
+  Result rma_put_runs(uint32_t peer, const RemoteRun *runs, size_t n, const void *src,
+                      RmaCompletion &done) override {
+    if constexpr (requires(Net & t) { t.rma_put_runs(peer, runs, n, src, done); }) {
+      if (!net_) no_network(conduit_, peer);
+      return net_->rma_put_runs(peer, runs, n, src, done);
+    }
+    return Transport::rma_put_runs(peer, runs, n, src, done);
+  }
+  void rma_get_runs(void *dest, uint32_t peer, const RemoteRun *runs, size_t n,
+                    RmaCompletion &done) override {
+    if constexpr (requires(Net & t) { t.rma_get_runs(dest, peer, runs, n, done); }) {
+      if (!net_) no_network(conduit_, peer);
+      net_->rma_get_runs(dest, peer, runs, n, done);
+      return;
+    }
+    Transport::rma_get_runs(dest, peer, runs, n, done);
   }
   // Every target of a domain that uses native atomics goes through the
   // network, same-host peers and this rank included.
