@@ -359,6 +359,23 @@ class GetPacker {
 // buffer and move as one operation (libfabric writes several remote ranges
 // in one message). A piece at least that long goes on its own from the source.
 constexpr size_t kMaxRuns = 8;
+// The remote ranges of one such operation.
+struct RunList {
+  explicit RunList(const transport::Transport &tp)
+      : max(std::clamp<size_t>(tp.capabilities().rma_runs, 1, kMaxRuns)) {}
+  bool joins(uint64_t at) const { return n && at == runs[n - 1].remote + runs[n - 1].len; }
+  // A piece at `at` needs a range of its own and none is left.
+  bool full_for(uint64_t at) const { return n == max && !joins(at); }
+  void add(uint64_t at, size_t len) {
+    if (joins(at))
+      runs[n - 1].len += len;
+    else
+      runs[n++] = transport::RemoteRun{at, len};
+  }
+  transport::RemoteRun runs[kMaxRuns];
+  size_t n = 0, max;
+};
+
 class PutGather {
  public:
   PutGather(transport::Transport &tp, uint32_t rank, RmaCompletion *c)
@@ -366,7 +383,7 @@ class PutGather {
         rank_(rank),
         c_(c),
         cap_(std::min<size_t>(tp.capabilities().inline_put, 65536)),
-        max_runs_(std::clamp<size_t>(tp.capabilities().rma_runs, 1, kMaxRuns)) {
+        runs_(tp) {
     t_pack.resize(cap_);
   }
   // Returns true when the piece was posted from `src` (busy until complete).
@@ -376,32 +393,27 @@ class PutGather {
       return tp_.rma_put(rank_, dest, src, n, *c_, transport::PutSource::transient) !=
              transport::Result::done;
     }
-    if (used_ + n > cap_) flush();
-    bool joins = nruns_ && dest == runs_[nruns_ - 1].remote + runs_[nruns_ - 1].len;
-    if (!joins && nruns_ == max_runs_) flush();
-    if (joins)
-      runs_[nruns_ - 1].len += n;
-    else
-      runs_[nruns_++] = transport::RemoteRun{dest, n};
+    if (used_ + n > cap_ || runs_.full_for(dest)) flush();
+    runs_.add(dest, n);
     std::memcpy(t_pack.data() + used_, src, n);
     used_ += n;
     return false;
   }
   void flush() {
-    if (!nruns_) return;
+    if (!runs_.n) return;
     // At most the inline put: copied at once, so the buffer is free again.
-    if (tp_.rma_put_runs(rank_, runs_, nruns_, t_pack.data(), *c_) != transport::Result::done)
+    if (tp_.rma_put_runs(rank_, runs_.runs, runs_.n, t_pack.data(), *c_) != transport::Result::done)
       util::fatal("VIS: a gathered put of %zu bytes was not copied at once (a gexx bug)", used_);
     used_ = 0;
-    nruns_ = 0;
+    runs_.n = 0;
   }
 
  private:
   transport::Transport &tp_;
   uint32_t rank_;
   RmaCompletion *c_;
-  size_t cap_, max_runs_, used_ = 0, nruns_ = 0;
-  transport::RemoteRun runs_[kMaxRuns];
+  size_t cap_, used_ = 0;
+  RunList runs_;
 };
 
 // Without AMPIPE, the get side: pieces whose remote ranges follow one
@@ -415,10 +427,7 @@ class GetScatter {
  public:
   static constexpr size_t kRun = 65536, kStage = size_t{1} << 20;
   GetScatter(transport::Transport &tp, uint32_t rank, RmaCompletion *c)
-      : tp_(tp),
-        rank_(rank),
-        c_(c),
-        max_runs_(std::clamp<size_t>(tp.capabilities().rma_runs, 1, kMaxRuns)) {
+      : tp_(tp), rank_(rank), c_(c), runs_(tp) {
     t_stage.resize(kStage);
   }
   void add(char *dest, uint64_t src, size_t n) {
@@ -429,13 +438,8 @@ class GetScatter {
     if (used_ + n > kStage) drain();
     // One operation reads at most kRun bytes: its ranges sit back to back
     // in the staging buffer, after those of the operations before it.
-    if (op_len_ + n > kRun) post();
-    bool joins = nruns_ && src == runs_[nruns_ - 1].remote + runs_[nruns_ - 1].len;
-    if (!joins && nruns_ == max_runs_) post();
-    if (joins)
-      runs_[nruns_ - 1].len += n;
-    else
-      runs_[nruns_++] = transport::RemoteRun{src, n};
+    if (op_len_ + n > kRun || runs_.full_for(src)) post();
+    runs_.add(src, n);
     op_len_ += n;
     used_ += n;
     pieces_.push_back({dest, n});
@@ -456,17 +460,17 @@ class GetScatter {
 
  private:
   void post() {
-    if (!nruns_) return;
-    tp_.rma_get_runs(t_stage.data() + (used_ - op_len_), rank_, runs_, nruns_, staged_);
-    nruns_ = 0;
+    if (!runs_.n) return;
+    tp_.rma_get_runs(t_stage.data() + (used_ - op_len_), rank_, runs_.runs, runs_.n, staged_);
+    runs_.n = 0;
     op_len_ = 0;
   }
   transport::Transport &tp_;
   uint32_t rank_;
   RmaCompletion *c_;
   RmaCompletion staged_;
-  size_t max_runs_, nruns_ = 0, op_len_ = 0, used_ = 0;
-  transport::RemoteRun runs_[kMaxRuns];
+  RunList runs_;
+  size_t op_len_ = 0, used_ = 0;
   std::vector<Run> pieces_;
 };
 
