@@ -47,7 +47,7 @@ bool done(const Op &op);
 using OpRef = std::shared_ptr<Op>;
 
 // Registers the internal handler; before any poll (a peer may send first).
-void open(core::am::Engine &engine, core::HandlerTable &handlers);
+void open(core::am::Engine &engine, core::HandlerTable &handlers, bool concurrent);
 
 // Initiate a collective over `team` (this process must be a member); `api`
 // names the call in errors. They return a handle the caller waits on.

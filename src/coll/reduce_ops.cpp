@@ -146,6 +146,14 @@ const char *op_name(gex_OP_t op) {
 }
 
 void Reduction::check(const char *api) const {
+  // The common call first: a built-in type of its own size and one built-in
+  // operation that applies to it (no name lookups on every collective).
+  constexpr gex_OP_t kBuiltin =
+      GEX_OP_AND | GEX_OP_OR | GEX_OP_XOR | GEX_OP_ADD | GEX_OP_MULT | GEX_OP_MIN | GEX_OP_MAX;
+  const size_t size = coll::dt_size(dt);
+  if (size != 0 && size == dt_size && (op & kBuiltin) == op && op && !(op & (op - 1)) &&
+      !((op & kBitwise) && (dt == GEX_DT_FLT || dt == GEX_DT_DBL)))
+    return;
   const char *dn = dt_name(dt);
   if (!dn) util::fatal("%s: unknown data type (gex_DT_t 0x%x)", api, static_cast<unsigned>(dt));
   const char *on = op_name(op);

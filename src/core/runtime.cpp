@@ -150,10 +150,10 @@ void Runtime::start(const char *client_name, gex_Flags_t flags) {
       *transport_, handlers_, segment_relay_,
       am::Limits::from_config(rank_, size_, transport_->capabilities(), max_global_, concurrent_));
   am_relay_.engine = am_.get();
-  coll::open(*am_, handlers_);            // the collectives' handler, before any poll
-  vis::register_handlers(handlers_);      // before any poll: a peer's packed VIS may come early
-  atomics::register_handlers(handlers_);  // likewise a peer's first remote atomic
-  rma::register_handlers(handlers_);      // and its first small NB put or get
+  coll::open(*am_, handlers_, concurrent_);  // the collectives' handler, before any poll
+  vis::register_handlers(handlers_);         // before any poll: a peer's packed VIS may come early
+  atomics::register_handlers(handlers_);     // likewise a peer's first remote atomic
+  rma::register_handlers(handlers_);         // and its first small NB put or get
   barrier_ = std::make_unique<coll::Barrier>(job_barrier());
   legacy::register_g1coll_handler(handlers_);
 
