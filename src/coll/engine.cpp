@@ -269,6 +269,17 @@ class Op {
     if (team_->host_mode == core::Team::kHostArea) {
       host::TeamArea area(team_->host_base, host::ranks());
       area.control(seq_ % host::kSlots, me_).finished.store(seq_ + 1u, std::memory_order_release);
+      // The next collective writes its call into this member's control
+      // line of the next slot, which the others read last time: taking
+      // that line for writing now takes the other cores' copies out of its
+      // start. (2-rank 8-byte reduce-to-one, 14 alternated runs: medians
+      // 0.282-0.382 us without, 0.279-0.345 with.)
+      const host::Control *next = &area.control((seq_ + 1) % host::kSlots, me_);
+#if defined(__x86_64__)
+      __asm__ __volatile__("prefetchw %0" : : "m"(*next));
+#else
+      __builtin_prefetch(next, 1, 3);  // a prefetch for writing where the target has one
+#endif
     }
     done.store(true, std::memory_order_release);
   }
@@ -310,7 +321,9 @@ class Op {
     am.flags = GEX_FLAG_IMMEDIATE;
     return g.am->internal_request(team_->to_job(to), am) == 0;
   }
-  size_t piece() const { return g.am->max_medium(); }
+  size_t piece() const {
+    return g.am->max_medium();
+  }
 
   const char *api_;
   const core::Team *team_;
