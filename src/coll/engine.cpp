@@ -93,6 +93,15 @@ struct Buffer {
 // (a send that polls for room) to leave the operations alone. Every poll
 // made while a collective is in flight tries it: the lock's two atomic
 // updates per poll slowed a 2-rank 8-byte reduce-to-one by about 8%.
+// Asks for `line` in this core's cache, ready to be written.
+inline void prefetch_for_write(const host::Control &line) {
+#if defined(__x86_64__)
+  __asm__ __volatile__("prefetchw %0" : : "m"(line));
+#else
+  __builtin_prefetch(&line, 1, 3);  // a prefetch for writing where the target has one
+#endif
+}
+
 class EngineMutex {
  public:
   void set_concurrent(bool concurrent) { concurrent_ = concurrent; }
@@ -274,12 +283,7 @@ class Op {
       // that line for writing now takes the other cores' copies out of its
       // start. (2-rank 8-byte reduce-to-one, 14 alternated runs: medians
       // 0.282-0.382 us without, 0.279-0.345 with.)
-      const host::Control *next = &area.control((seq_ + 1) % host::kSlots, me_);
-#if defined(__x86_64__)
-      __asm__ __volatile__("prefetchw %0" : : "m"(*next));
-#else
-      __builtin_prefetch(next, 1, 3);  // a prefetch for writing where the target has one
-#endif
+      prefetch_for_write(area.control((seq_ + 1) % host::kSlots, me_));
     }
     done.store(true, std::memory_order_release);
   }
@@ -321,9 +325,7 @@ class Op {
     am.flags = GEX_FLAG_IMMEDIATE;
     return g.am->internal_request(team_->to_job(to), am) == 0;
   }
-  size_t piece() const {
-    return g.am->max_medium();
-  }
+  size_t piece() const { return g.am->max_medium(); }
 
   const char *api_;
   const core::Team *team_;
@@ -354,8 +356,6 @@ bool land(Msg &m) {
   return true;
 }
 
-// Dissemination: in round k this rank tells rank + 2^k and waits to hear
-// from rank - 2^k; ceil(log2 n) rounds.
 // What a collective of a team of one returns: nothing to exchange, so it is
 // complete when the call returns, and the call makes no operation (through
 // one, a 1-rank reduce took 90 ns; GASNet-EX takes about 10). The reference
@@ -371,6 +371,8 @@ OpRef done_ref() {
   return OpRef(OpRef(), &op);
 }
 
+// Dissemination: in round k this rank tells rank + 2^k and waits to hear
+// from rank - 2^k; ceil(log2 n) rounds.
 class BarrierOp final : public Op {
  public:
   BarrierOp(const char *api, core::Team &team) : Op(api, team, 0, 0) {

@@ -118,7 +118,9 @@ struct Capabilities {
   // copied at once (rma_put returns done); larger puts are posted.
   size_t inline_put = 0;
   // Most remote ranges one rma_put_runs or rma_get_runs operation moves
-  // toward a peer that is not mapped here (1: one operation per range).
+  // toward a peer that is not mapped here (1: one operation per range; at
+  // most kMaxRemoteRuns).
+  static constexpr size_t kMaxRemoteRuns = 8;
   size_t rma_runs = 1;
   // NB and NBI puts and gets toward a peer that is not mapped here, of up
   // to this many bytes, go as internal AMs marked wire::kDeferrable (the

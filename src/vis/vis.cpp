@@ -358,7 +358,7 @@ class GetPacker {
 // rma_runs ranges, at most its inline put in all, are gathered into one
 // buffer and move as one operation (libfabric writes several remote ranges
 // in one message). A piece at least that long goes on its own from the source.
-constexpr size_t kMaxRuns = 8;
+constexpr size_t kMaxRuns = transport::Capabilities::kMaxRemoteRuns;
 // The remote ranges of one such operation.
 struct RunList {
   explicit RunList(const transport::Transport &tp)

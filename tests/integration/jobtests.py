@@ -1595,8 +1595,8 @@ def case_vis_gathered(provider):
         ops = [int(x) for x in re.findall(r"ofi conduit: \d+ active-message sends \(a bundle "
                                           r"counts once\), (\d+) RMA operations", job.stderr)]
         check(len(ops) == 2, "expected each rank's RMA operation count%s" % job.show())
-        # Besides the 2000 pieces each rank reads and writes its peer's
-        # 16 KiB area three times (the checks), in one operation each.
+        # Besides the 2000 pieces each rank writes its peer's 16 KiB area
+        # twice and reads it twice (the checks), in one operation each.
         check(max(ops) < 1000, "2000 separate pieces took %s RMA operations (expected several "
               "pieces per operation, under 1000)%s" % (ops, job.show()))
     return run

@@ -1,8 +1,8 @@
 /* vischeck: the VIS calls (gasnet_vis.h) against a byte-by-byte model.
  *
  *   vischeck [rounds]     (default 200 random shapes per kind)
- *   vischeck overlap|overlap2|outside2|overflow|soverflow|pcindex   (a misuse that must stop the
- * job)
+ *   vischeck overlap|overlap2|outside2|overflow|soverflow|pcindex
+ *                         (a misuse that must stop the job)
  *   vischeck gathered     (one strided put and get of 1000 separate pieces: gathered_round)
  *
  * Rank r works on its right neighbour's segment. Before each transfer the
@@ -707,8 +707,7 @@ static void gathered_round(void) {
   model(1, nb);
   gex_VIS_StridedPutBlocking(tm, peer, remote, rs, local, ls, 8, cnt, 1, 0);
   verify("gathered strided put");
-  reset(434343);
-  gex_RMA_GetBlocking(tm, image, peer, remote, AREA, 0);
+  reset(434343); /* image: the remote area before the get */
   strided_offsets(offs_d, 0, ls, 8, cnt, 1);
   strided_offsets(offs_s, 0, rs, 8, cnt, 1);
   model(0, nb);

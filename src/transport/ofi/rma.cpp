@@ -16,7 +16,7 @@ constexpr size_t kChunkBounces = 16;
 // Bounce buffers at most (4 MiB); past it a put waits for one to free.
 constexpr size_t kMaxBounceChunks = 4;
 // Remote ranges in one operation at most (providers offer 4 to 8).
-constexpr size_t kMaxRuns = 8;
+constexpr size_t kMaxRuns = Capabilities::kMaxRemoteRuns;
 
 // What a rank publishes about its segment.
 struct SegmentCard {
