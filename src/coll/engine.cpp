@@ -899,6 +899,11 @@ class HostOp final : public Op {
       heap_inputs_.resize(n_);
       inputs_ = heap_inputs_.data();
     }
+    if (!inline_ && n_ > kSmallTeam && (reads_ || posts_)) {
+      heap_in_place_.assign(n_, nullptr);
+      in_place_ = heap_in_place_.data();
+    }
+    in_place_offset_ = in_place_offset();
   }
   void receive(Msg &m) override {
     util::fatal(
@@ -917,13 +922,23 @@ class HostOp final : public Op {
       host::Control &mine = ctl(me_);
       mine.sig.store(sig_, std::memory_order_relaxed);
       started_ = true;
-      // The first two chunks go out at once (their buffers are free: every
-      // member has finished the slot's last collective), so a small
-      // collective publishes its call and its data in one step and its
-      // readers need one handoff, not two. An inline stream's one chunk is
-      // in the control line: its posted stamp announces the call too.
-      if (!(posts_ && inline_)) mine.posted.store(host::stamp(seq_, 1), std::memory_order_release);
-      if (posts_) post();
+      if (in_place_offset_ != 0) {
+        // The whole stream at once: the readers find it through `small`.
+        std::memcpy(mine.small, &in_place_offset_, sizeof in_place_offset_);
+        posted_ = nchunks_;
+        mine.posted.store(host::stamp(seq_, nchunks_ + 1), std::memory_order_release);
+        if (kind_ == kHBcast && dst_ != src_) std::memcpy(dst_, src_, total_);  // (apart)
+      } else {
+        if (posts_ && !inline_) std::memset(mine.small, 0, sizeof(uint64_t));  // not in place
+        // The first two chunks go out at once (their buffers are free: every
+        // member has finished the slot's last collective), so a small
+        // collective publishes its call and its data in one step and its
+        // readers need one handoff, not two. An inline stream's one chunk is
+        // in the control line: its posted stamp announces the call too.
+        if (!(posts_ && inline_))
+          mine.posted.store(host::stamp(seq_, 1), std::memory_order_release);
+        if (posts_) post();
+      }
     }
     // Wait for (and check the call of) every member, but on a rooted
     // collective a member other than the root waits only for the root (a
@@ -936,6 +951,7 @@ class HostOp final : public Op {
         return false;
       uint64_t sig = c.sig.load(std::memory_order_relaxed);
       if (sig != sig_) mismatch(j, sig);
+      if (!inline_ && reads_ && reads_from(me_, j)) in_place_[j] = find_in_place(j);
       if (!reads_all) arrived_ = n_ - 1;
     }
     for (;;) {
@@ -944,7 +960,8 @@ class HostOp final : public Op {
       if (reads_) read();
       if (posted_ + read_ == before) break;
     }
-    return (!posts_ || posted_ == nchunks_) && (!reads_ || read_ == nchunks_);
+    return (!posts_ || posted_ == nchunks_) && (!reads_ || read_ == nchunks_) &&
+           (in_place_offset_ == 0 || readers_drained());
   }
 
  private:
@@ -991,6 +1008,69 @@ class HostOp final : public Op {
         return false;
     }
   }
+  // A large stream whose source lies in this member's segment is read in
+  // place (posted): every member of the team maps that segment (they share
+  // this host), so a reader copies or folds straight from the source and
+  // the poster copies nothing into its buffers. The poster then completes
+  // only once every reader has read the whole stream (the client may reuse
+  // its source after that). Not when this member writes into the source
+  // during the collective (its destination overlaps it). Returns the
+  // source's offset in the segment plus one, or 0 for the buffers.
+  // (testcollperf, 2 ranks, 1 MiB, source and destination in the segment:
+  // GASNet-EX 60-80 us a broadcast or scatter; through the buffers, copied
+  // twice, 80-180; read in place 35-77.)
+  uint64_t in_place_offset() const {
+    if (!posts_ || inline_ || stream_ < kInPlaceMin) return 0;
+    core::Runtime &rt = core::Runtime::get(api_);
+    const transport::PeerSegment *own = rt.peer_segment(rt.rank());
+    if (own == nullptr || own->local == nullptr) return 0;
+    uint64_t off = reinterpret_cast<uintptr_t>(src_) - own->owner_base;  // wraps if below
+    if (off > own->size || stream_ > own->size - off) return 0;
+    // What this member writes during the collective.
+    uint64_t writes = total_;
+    if (kind_ == kHGatherAll || kind_ == kHExchange) writes = total_ * n_;
+    if ((kind_ == kHGather || kind_ == kHFold || kind_ == kHToOne) && me_ != root_) writes = 0;
+    auto d = reinterpret_cast<uintptr_t>(dst_), s = reinterpret_cast<uintptr_t>(src_);
+    if (writes != 0 && !(d + writes <= s || s + stream_ <= d)) return 0;
+    for (uint32_t j = 0; j < n_; ++j) {
+      if (!reads_from(j, me_)) continue;
+      const transport::PeerSegment *seg = rt.peer_segment(team_->to_job(j));
+      if (seg == nullptr || seg->local == nullptr) return 0;  // (PSHM maps both ways)
+    }
+    return off + 1;
+  }
+  // Member j's stream read in place: where this process maps its source
+  // (null: j posts through its buffers). After j's posted stamp.
+  char *find_in_place(uint32_t j) const {
+    uint64_t at;
+    std::memcpy(&at, ctl(j).small, sizeof at);
+    if (at == 0) return nullptr;
+    core::Runtime &rt = core::Runtime::get(api_);
+    const transport::PeerSegment *seg = rt.peer_segment(team_->to_job(j));
+    if (seg == nullptr || seg->local == nullptr || at - 1 > seg->size ||
+        stream_ > seg->size - (at - 1))
+      util::fatal(
+          "%s: collective #%u: team rank %u posted its source in place at offset %llu of "
+          "its segment, which this process does not map (internal error)",
+          api_, seq_, j, static_cast<unsigned long long>(at - 1));
+    return seg->local + (at - 1);
+  }
+  // A poster in place: every reader has read the whole stream.
+  bool readers_drained() {
+    const uint64_t goal = host::stamp(seq_, nchunks_ + 1);
+    for (; drained_ < n_; ++drained_)
+      if (reads_from(drained_, me_) &&
+          !host::reached(ctl(drained_).consumed.load(std::memory_order_acquire), goal))
+        return false;
+    return true;
+  }
+  // Chunk c of a scatter's or exchange's stream is read by nobody when it
+  // lies in the poster's own block (the poster took that from its source).
+  bool unread(uint64_t c) const {
+    if (kind_ != kHScatter && kind_ != kHExchange) return false;
+    const uint64_t lo = c * chunk_, own = uint64_t{me_} * total_;
+    return lo >= own && lo + len(c) <= own + total_;
+  }
   // What a member moves within its own memory, once it has started.
   void copy_own() {
     const uint64_t nb = total_;
@@ -1020,6 +1100,7 @@ class HostOp final : public Op {
   // Member's buffer for chunk c (its region holds nbuf_ of them).
   char *buf(uint32_t member, uint64_t c) const {
     if (inline_) return ctl(member).small;
+    if (in_place_[member] != nullptr) return in_place_[member] + c * chunk_;
     return area_.data(slot_, member, 0) + (c % nbuf_) * chunk_;
   }
   // Chunk c - nbuf_ (the last one in chunk c's buffer) is read by every
@@ -1067,7 +1148,7 @@ class HostOp final : public Op {
       if (!readers_done(posted_)) return;
       const char *from = src_ + posted_ * chunk_;
       const size_t bytes = len(posted_);
-      copy_out(buf(me_, posted_), from, bytes);
+      if (!unread(posted_)) copy_out(buf(me_, posted_), from, bytes);
       ++posted_;
       ctl(me_).posted.store(host::stamp(seq_, posted_ + 1), std::memory_order_release);
       // A broadcast root's own copy of the chunk, while its readers copy
@@ -1193,6 +1274,17 @@ class HostOp final : public Op {
   const char *small_inputs_[kSmallTeam] = {};
   std::vector<const char *> heap_inputs_;
   const char **inputs_ = small_inputs_;
+  // By member: where its stream is read in place (find_in_place), or null.
+  char *small_in_place_[kSmallTeam] = {};
+  std::vector<char *> heap_in_place_;
+  char **in_place_ = small_in_place_;
+  uint64_t in_place_offset_ = 0;  // this member's (in_place_offset)
+  uint32_t drained_ = 0;          // readers_drained's progress
+  // Streams of at least this many bytes are read in place when they can be
+  // (testcollperf, sources in the segment, alternated runs: 2 ranks gain
+  // from 4 KiB up, 8 ranks on 2 cores from 8 KiB; below that a poster
+  // waiting for every reader to be scheduled costs more than the copy).
+  static constexpr uint64_t kInPlaceMin = 8 * 1024;
   uint64_t stream_ = 0;  // bytes each poster posts
   size_t chunk_ = 1;
   uint64_t nbuf_ = 2;

@@ -11,7 +11,9 @@
  * and GEX_OP_USER_NC on GEX_DT_USER (a non-commutative concatenation whose
  * order is checked); many collectives in flight on several teams at once,
  * waited for in a scrambled order; gex_TM_Destroy with its scratch handed
- * back. Built GASNET_PAR (collcheck_par), two threads per rank also run
+ * back. Large broadcasts and reductions from sources in the segment
+ * (read in place on a host), the root overwriting its source at completion.
+ * Built GASNET_PAR (collcheck_par), two threads per rank also run
  * collectives on two different teams at once.
  * Each rank prints "collcheck rank R of N: PASS (K checks)" or "FAIL: ...".
  */
@@ -457,6 +459,62 @@ static void concurrent(void) {
   }
 }
 
+/* Large collectives whose sources lie in the segment (a host-phase team
+ * reads such a source in place, from the poster's segment): broadcasts from
+ * every root whose root overwrites its source as soon as its call
+ * completes (a reader still copying would see that), reduce-to-all and
+ * reduce-to-one from the segment into private memory, in place, and with
+ * the destination overlapping the source by one element. Not run by the
+ * PAR threads (they share the segment). */
+static void in_segment(gex_TM_t tm, uint64_t salt) {
+  gex_Rank_t size = gex_TM_QuerySize(tm), rank = gex_TM_QueryRank(tm);
+  size_t len = big < SEGSZ / 3 ? big : SEGSZ / 3;
+  unsigned char *src = seg, *dst = seg + len, *priv = malloc(len);
+  for (gex_Rank_t root = 0; root < size; ++root) {
+    uint64_t seed = salt * 1000 + root * 10 + 7;
+    for (int into_seg = 0; into_seg < 2; ++into_seg) {
+      unsigned char *to = into_seg ? dst : priv;
+      if (rank == root) fill(src, len, seed);
+      memset(to, 0xEE, len);
+      gex_Event_Wait(gex_Coll_BroadcastNB(tm, root, to, src, len, 0));
+      if (rank == root) memset(src, 0xCC, len);
+      size_t bad = first_bad(to, len, seed);
+      CHECK(bad == (size_t)-1,
+            "broadcast of %zu bytes from the segment (root %u, team of %u, into %s): byte %zu", len,
+            root, size, into_seg ? "the segment" : "private memory", bad);
+      gex_Coll_BarrierBlocking(tm, 0);
+    }
+  }
+  size_t cnt = len / 8;
+  uint64_t *a = (uint64_t *)src, *b = (uint64_t *)priv;
+  for (int form = 0; form < 3; ++form) {
+    /* 0: to all into private memory; 1: to one (a root in the middle), into
+     * the segment; 2: to all in place (the source is the destination). */
+    gex_Rank_t root = size / 2;
+    uint64_t *out = form == 2 ? a : form == 1 ? (uint64_t *)dst : b;
+    for (size_t i = 0; i < cnt; ++i) a[i] = (i << 8) + rank + 1;
+    if (form == 1)
+      gex_Event_Wait(
+          gex_Coll_ReduceToOneNB(tm, root, out, a, GEX_DT_U64, 8, cnt, GEX_OP_ADD, NULL, NULL, 0));
+    else
+      gex_Event_Wait(
+          gex_Coll_ReduceToAllNB(tm, out, a, GEX_DT_U64, 8, cnt, GEX_OP_ADD, NULL, NULL, 0));
+    size_t wrong = 0, first = 0;
+    for (size_t i = 0; i < cnt; ++i) {
+      uint64_t want = (uint64_t)size * (i << 8) + (uint64_t)size * (size + 1) / 2;
+      if (form == 1 && rank != root) want = (i << 8) + rank + 1; /* its source, unchanged */
+      const uint64_t *got = form == 1 && rank != root ? a : out;
+      if (got[i] != want && wrong++ == 0) first = i;
+    }
+    CHECK(wrong == 0,
+          "ADD of %zu u64 from the segment (form %d, team of %u, rank %u): %zu elements wrong, "
+          "the first %zu",
+          cnt, form, size, rank, wrong, first);
+    gex_Coll_BarrierBlocking(tm, 0); /* before the sources are written again */
+  }
+  free(priv);
+}
+
 static void all_collectives(gex_TM_t tm, uint64_t salt) {
   barriers(tm);
   broadcasts(tm, salt);
@@ -549,7 +607,10 @@ int main(int argc, char **argv) {
   point_to_point();
   gex_TM_t teams[6] = {world, row_tm, col_tm, rev_tm, par_tm, even_tm};
   for (int t = 0; t < 6; ++t)
-    if (teams[t] != GEX_TM_INVALID) all_collectives(teams[t], (uint64_t)t);
+    if (teams[t] != GEX_TM_INVALID) {
+      all_collectives(teams[t], (uint64_t)t);
+      in_segment(teams[t], (uint64_t)t);
+    }
   for (int rep = 0; rep < 5; ++rep) concurrent();
 #ifdef GASNET_PAR
   pthread_t th[2];
