@@ -903,6 +903,8 @@ class HostOp final : public Op {
       heap_in_place_.assign(n_, nullptr);
       in_place_ = heap_in_place_.data();
     }
+    slice_candidate_ = (kind == kHToOne || kind == kHToAll) && !inline_ && stream_ >= kInPlaceMin &&
+                       red != nullptr && n_ >= kSliceMinTeam;
     in_place_offset_ = in_place_offset();
   }
   void receive(Msg &m) override {
@@ -922,14 +924,13 @@ class HostOp final : public Op {
       host::Control &mine = ctl(me_);
       mine.sig.store(sig_, std::memory_order_relaxed);
       started_ = true;
-      if (in_place_offset_ != 0) {
-        // The whole stream at once: the readers find it through `small`.
+      // Says whether the stream is read in place (a reduction that may be
+      // folded in slices waits to see every member's answer).
+      if (!inline_ && (posts_ || slice_candidate_))
         std::memcpy(mine.small, &in_place_offset_, sizeof in_place_offset_);
-        posted_ = nchunks_;
-        mine.posted.store(host::stamp(seq_, nchunks_ + 1), std::memory_order_release);
-        if (kind_ == kHBcast && dst_ != src_) std::memcpy(dst_, src_, total_);  // (apart)
+      if (in_place_offset_ != 0 && !slice_candidate_) {
+        announce_in_place();
       } else {
-        if (posts_ && !inline_) std::memset(mine.small, 0, sizeof(uint64_t));  // not in place
         // The first two chunks go out at once (their buffers are free: every
         // member has finished the slot's last collective), so a small
         // collective publishes its call and its data in one step and its
@@ -937,13 +938,13 @@ class HostOp final : public Op {
         // in the control line: its posted stamp announces the call too.
         if (!(posts_ && inline_))
           mine.posted.store(host::stamp(seq_, 1), std::memory_order_release);
-        if (posts_) post();
+        if (posts_ && in_place_offset_ == 0) post();
       }
     }
     // Wait for (and check the call of) every member, but on a rooted
     // collective a member other than the root waits only for the root (a
     // member that also thinks itself the root is found so).
-    bool reads_all = !rooted_ || me_ == root_;
+    bool reads_all = !rooted_ || me_ == root_ || slice_candidate_;
     for (; arrived_ < n_; ++arrived_) {
       uint32_t j = reads_all ? arrived_ : root_;
       host::Control &c = ctl(j);
@@ -951,9 +952,12 @@ class HostOp final : public Op {
         return false;
       uint64_t sig = c.sig.load(std::memory_order_relaxed);
       if (sig != sig_) mismatch(j, sig);
-      if (!inline_ && reads_ && reads_from(me_, j)) in_place_[j] = find_in_place(j);
+      if (!inline_ && (slice_candidate_ || (reads_ && reads_from(me_, j))))
+        in_place_[j] = find_in_place(j);
       if (!reads_all) arrived_ = n_ - 1;
     }
+    if (slice_candidate_ && !decided_) decide_slices();
+    if (sliced_) return step_sliced();
     for (;;) {
       uint64_t before = posted_ + read_;
       if (posts_) post();
@@ -1020,7 +1024,7 @@ class HostOp final : public Op {
   // GASNet-EX 60-80 us a broadcast or scatter; through the buffers, copied
   // twice, 80-180; read in place 35-77.)
   uint64_t in_place_offset() const {
-    if (!posts_ || inline_ || stream_ < kInPlaceMin) return 0;
+    if (!(posts_ || slice_candidate_) || inline_ || stream_ < kInPlaceMin) return 0;
     core::Runtime &rt = core::Runtime::get(api_);
     const transport::PeerSegment *own = rt.peer_segment(rt.rank());
     if (own == nullptr || own->local == nullptr) return 0;
@@ -1033,7 +1037,7 @@ class HostOp final : public Op {
     auto d = reinterpret_cast<uintptr_t>(dst_), s = reinterpret_cast<uintptr_t>(src_);
     if (writes != 0 && !(d + writes <= s || s + stream_ <= d)) return 0;
     for (uint32_t j = 0; j < n_; ++j) {
-      if (!reads_from(j, me_)) continue;
+      if (!reads_from(j, me_) && !slice_candidate_) continue;
       const transport::PeerSegment *seg = rt.peer_segment(team_->to_job(j));
       if (seg == nullptr || seg->local == nullptr) return 0;  // (PSHM maps both ways)
     }
@@ -1054,6 +1058,105 @@ class HostOp final : public Op {
           "its segment, which this process does not map (internal error)",
           api_, seq_, j, static_cast<unsigned long long>(at - 1));
     return seg->local + (at - 1);
+  }
+  // The stream from here on: every chunk at once (the readers find it
+  // through `small`).
+  void announce_in_place() {
+    posted_ = nchunks_;
+    ctl(me_).posted.store(host::stamp(seq_, nchunks_ + 1), std::memory_order_release);
+    if (kind_ == kHBcast && dst_ != src_) std::memcpy(dst_, src_, total_);  // (apart)
+  }
+  // A large reduction whose every member's source is read in place is
+  // folded in slices: in round k member m folds elements
+  // [(k n + m) S, (k n + m + 1) S) of every member's source (in team rank
+  // order, as the whole-vector fold does) and posts that slice of the result
+  // in its buffer k mod K; the members that want the result (all, or the
+  // root) copy the others' slices. Each member folds 1/n of the vector
+  // instead of the root (or every member) folding all of it. Decided once
+  // every member has said whether its source is in place: all of them, or
+  // the usual algorithm (an in-place poster then announces its stream).
+  void decide_slices() {
+    decided_ = true;
+    bool all = in_place_offset_ != 0;
+    for (uint32_t j = 0; j < n_ && all; ++j) all = j == me_ || in_place_[j] != nullptr;
+    if (!all) {
+      if (in_place_offset_ != 0 && posts_) announce_in_place();
+      if (!posts_) in_place_offset_ = 0;
+      return;
+    }
+    sliced_ = true;
+    result_reader_ = kind_ == kHToAll || me_ == root_;
+    posts_results_ = kind_ == kHToAll || me_ != root_;
+    const uint64_t elem = red_.dt_size;
+    const uint64_t share = ((total_ + n_ - 1) / n_ + elem - 1) / elem * elem;
+    slice_ = std::min<uint64_t>(area_.chunk() / elem * elem, share);
+    rounds_ = (total_ + uint64_t{n_} * slice_ - 1) / (uint64_t{n_} * slice_);
+  }
+  // Member m's slice of round k: [offset, offset + bytes) of the vector.
+  uint64_t slice_at(uint32_t m, uint64_t k) const { return (k * n_ + m) * slice_; }
+  size_t slice_bytes(uint32_t m, uint64_t k) const {
+    uint64_t at = slice_at(m, k);
+    return at < total_ ? static_cast<size_t>(std::min<uint64_t>(slice_, total_ - at)) : 0;
+  }
+  char *result_buf(uint32_t m, uint64_t k) const {
+    return area_.data(slot_, m, k);  // (two buffers of an area chunk)
+  }
+  bool step_sliced() {
+    const uint64_t before = folded_ + read_;
+    while (folded_ < rounds_) {
+      // Round k's buffer held round k - K: every reader of the results
+      // has copied that out.
+      if (posts_results_ && folded_ >= 2) {
+        const uint64_t goal = host::stamp(seq_, folded_);
+        for (; freed_ < n_; ++freed_) {
+          bool reader = freed_ != me_ && (kind_ == kHToAll || freed_ == root_);
+          if (reader && !host::reached(ctl(freed_).consumed.load(std::memory_order_acquire), goal))
+            break;
+        }
+        if (freed_ < n_) break;
+        freed_ = 0;
+      }
+      fold_slice(folded_);
+      ++folded_;
+      if (posts_results_)
+        ctl(me_).posted.store(host::stamp(seq_, folded_ + 1), std::memory_order_release);
+    }
+    while (result_reader_ && read_ < rounds_) {
+      const uint64_t goal = host::stamp(seq_, read_ + 2);
+      for (; ready_ < n_; ++ready_)
+        if (ready_ != me_ &&
+            !host::reached(ctl(ready_).posted.load(std::memory_order_acquire), goal))
+          break;
+      if (ready_ < n_) break;
+      ready_ = 0;
+      for (uint32_t j = 0; j < n_; ++j)
+        if (size_t bytes = slice_bytes(j, read_); j != me_ && bytes != 0)
+          std::memcpy(dst_ + slice_at(j, read_), result_buf(j, read_), bytes);
+      ++read_;
+    }
+    // consumed: the rounds this member has both folded and (a reader) read;
+    // at rounds + 1 it reads no member's source any more.
+    if (folded_ + read_ != before) {
+      uint64_t through = result_reader_ ? std::min(folded_, read_) : folded_;
+      ctl(me_).consumed.store(host::stamp(seq_, through + 1), std::memory_order_release);
+    }
+    if (folded_ < rounds_ || (result_reader_ && read_ < rounds_)) return false;
+    // Its source stays the client's only once every member is done with it.
+    const uint64_t goal = host::stamp(seq_, rounds_ + 1);
+    for (; drained_ < n_; ++drained_)
+      if (drained_ != me_ &&
+          !host::reached(ctl(drained_).consumed.load(std::memory_order_acquire), goal))
+        return false;
+    return true;
+  }
+  void fold_slice(uint64_t k) {
+    const size_t bytes = slice_bytes(me_, k);
+    if (bytes == 0) return;
+    const uint64_t at = slice_at(me_, k);
+    for (uint32_t j = 0; j < n_; ++j) inputs_[j] = (j == me_ ? src_ : in_place_[j]) + at;
+    char *out = result_reader_ ? dst_ + at : result_buf(me_, k);
+    red_.combine_all(inputs_, n_, out, bytes / red_.dt_size);
+    if (result_reader_ && posts_results_) std::memcpy(result_buf(me_, k), out, bytes);
   }
   // A poster in place: every reader has read the whole stream.
   bool readers_drained() {
@@ -1279,7 +1382,19 @@ class HostOp final : public Op {
   std::vector<char *> heap_in_place_;
   char **in_place_ = small_in_place_;
   uint64_t in_place_offset_ = 0;  // this member's (in_place_offset)
-  uint32_t drained_ = 0;          // readers_drained's progress
+  uint32_t drained_ = 0;          // readers_drained's (or step_sliced's) progress
+  // A reduction folded in slices (decide_slices), on teams of at least
+  // kSliceMinTeam. A pair keeps the whole-vector fold from both sources in
+  // place: there each member folding half and copying the other's half out
+  // of its buffer (a cache-to-cache transfer per round) took 180-235 us a
+  // 1 MiB reduce-to-one in half the runs, against 100-170 for the whole
+  // fold (testcollperf, 6 alternated runs); at 8 ranks on 2 cores slices
+  // took 800-1070 against 680-1690.
+  static constexpr uint32_t kSliceMinTeam = 3;
+  bool slice_candidate_ = false, decided_ = false, sliced_ = false;
+  bool result_reader_ = false, posts_results_ = false;
+  uint64_t slice_ = 0, rounds_ = 0, folded_ = 0;
+  uint32_t freed_ = 0;
   // Streams of at least this many bytes are read in place when they can be
   // (testcollperf, sources in the segment, alternated runs: 2 ranks gain
   // from 4 KiB up, 8 ranks on 2 cores from 8 KiB; below that a poster

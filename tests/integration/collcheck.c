@@ -36,7 +36,7 @@ static gex_Rank_t me, n;
 static size_t big = 300000;
 static unsigned char *seg;
 
-#define SEGSZ (1u << 20)
+#define SEGSZ (4u << 20)
 #define AM_HIDX 200
 
 /* ---- teams ---- */
@@ -337,6 +337,26 @@ static void add_u64(const void *arg1, void *arg2_and_out, size_t count, const vo
   for (size_t i = 0; i < count; ++i) b[i] += a[i];
 }
 
+/* GEX_OP_USER_NC on affine maps x -> a x + b (two u64, mod 2^64):
+ * out = arg1 o arg2, arg1 from the lower ranks. Associative, and order
+ * matters: the result is f_0 o f_1 o ... o f_{n-1} only in rank order. */
+static void compose(const void *arg1, void *arg2_and_out, size_t count, const void *cdata) {
+  (void)cdata;
+  const uint64_t *l = arg1;
+  uint64_t *r = arg2_and_out;
+  for (size_t i = 0; i < count; ++i) {
+    uint64_t a = l[2 * i] * r[2 * i], b = l[2 * i] * r[2 * i + 1] + l[2 * i + 1];
+    r[2 * i] = a;
+    r[2 * i + 1] = b;
+  }
+}
+static uint64_t map_a(gex_Rank_t r, size_t i) {
+  return 2 * (uint64_t)r + 3 + i;
+}
+static uint64_t map_b(gex_Rank_t r, size_t i) {
+  return (uint64_t)r * 1000 + 7 * i + 1;
+}
+
 /* Elements larger than an AM Medium payload: byte-wise sums mod 256. */
 #define HUGE_ELEM 100003
 static void add_bytes(const void *arg1, void *arg2_and_out, size_t count, const void *cdata) {
@@ -500,11 +520,16 @@ static void in_segment(gex_TM_t tm, uint64_t salt) {
       gex_Event_Wait(
           gex_Coll_ReduceToAllNB(tm, out, a, GEX_DT_U64, 8, cnt, GEX_OP_ADD, NULL, NULL, 0));
     size_t wrong = 0, first = 0;
-    for (size_t i = 0; i < cnt; ++i) {
+    if (form == 1 && rank != root) { /* its source, unchanged */
+      for (size_t i = 0; i < cnt; ++i)
+        if (a[i] != (i << 8) + rank + 1 && wrong++ == 0) first = i;
+    }
+    /* The source is the client's again: a member still reading it would
+     * fold this. */
+    if (form != 2) memset(a, 0xCC, cnt * 8);
+    for (size_t i = 0; i < cnt && !(form == 1 && rank != root); ++i) {
       uint64_t want = (uint64_t)size * (i << 8) + (uint64_t)size * (size + 1) / 2;
-      if (form == 1 && rank != root) want = (i << 8) + rank + 1; /* its source, unchanged */
-      const uint64_t *got = form == 1 && rank != root ? a : out;
-      if (got[i] != want && wrong++ == 0) first = i;
+      if (out[i] != want && wrong++ == 0) first = i;
     }
     CHECK(wrong == 0,
           "ADD of %zu u64 from the segment (form %d, team of %u, rank %u): %zu elements wrong, "
@@ -512,7 +537,57 @@ static void in_segment(gex_TM_t tm, uint64_t salt) {
           cnt, form, size, rank, wrong, first);
     gex_Coll_BarrierBlocking(tm, 0); /* before the sources are written again */
   }
+  /* A non-commutative client operation, large, from the segment: the
+   * members' values combined in rank order (slice by slice on 3 or more). */
+  size_t maps = len / 16;
+  for (size_t i = 0; i < maps; ++i) {
+    a[2 * i] = map_a(rank, i);
+    a[2 * i + 1] = map_b(rank, i);
+  }
+  gex_Event_Wait(
+      gex_Coll_ReduceToAllNB(tm, b, a, GEX_DT_USER, 16, maps, GEX_OP_USER_NC, compose, NULL, 0));
+  size_t wrong = 0, first = 0;
+  for (size_t i = 0; i < maps; ++i) {
+    uint64_t wa = 1, wb = 0; /* the identity, then o f_r for r = 0, 1, ... */
+    for (gex_Rank_t r = 0; r < size; ++r) {
+      wb = wa * map_b(r, i) + wb;
+      wa = wa * map_a(r, i);
+    }
+    if ((b[2 * i] != wa || b[2 * i + 1] != wb) && wrong++ == 0) first = i;
+  }
+  CHECK(wrong == 0,
+        "USER_NC composition of %zu maps from the segment (team of %u): %zu wrong, the "
+        "first %zu",
+        maps, size, wrong, first);
+  gex_Coll_BarrierBlocking(tm, 0);
   free(priv);
+}
+
+/* A reduce-to-one of 3 MiB from the segment on the job team: members fold
+ * it in slices over more rounds than their buffers hold, so a member waits
+ * for the root between rounds; each member overwrites its source as soon
+ * as its call completes (a member still folding from it would fold that). */
+static void long_reduce(void) {
+  size_t cnt = (3u << 20) / 8;
+  uint64_t *a = (uint64_t *)seg, *out = malloc(cnt * 8);
+  for (int r = 0; r < 2; ++r) {
+    gex_Rank_t root = r ? n - 1 : 0;
+    for (size_t i = 0; i < cnt; ++i) a[i] = (i << 8) + me + 1;
+    gex_Event_Wait(
+        gex_Coll_ReduceToOneNB(world, root, out, a, GEX_DT_U64, 8, cnt, GEX_OP_ADD, NULL, NULL, 0));
+    memset(a, 0xCC, cnt * 8);
+    size_t wrong = 0, first = 0;
+    for (size_t i = 0; i < cnt && me == root; ++i) {
+      uint64_t want = (uint64_t)n * (i << 8) + (uint64_t)n * (n + 1) / 2;
+      if (out[i] != want && wrong++ == 0) first = i;
+    }
+    CHECK(wrong == 0,
+          "ADD of %zu u64 (3 MiB) to root %u from the segment: %zu elements wrong, the "
+          "first %zu",
+          cnt, root, wrong, first);
+    gex_Coll_BarrierBlocking(world, 0);
+  }
+  free(out);
 }
 
 static void all_collectives(gex_TM_t tm, uint64_t salt) {
@@ -611,6 +686,7 @@ int main(int argc, char **argv) {
       all_collectives(teams[t], (uint64_t)t);
       in_segment(teams[t], (uint64_t)t);
     }
+  long_reduce();
   for (int rep = 0; rep < 5; ++rep) concurrent();
 #ifdef GASNET_PAR
   pthread_t th[2];
