@@ -1070,7 +1070,7 @@ class HostOp final : public Op {
   // folded in slices: in round k member m folds elements
   // [(k n + m) S, (k n + m + 1) S) of every member's source (in team rank
   // order, as the whole-vector fold does) and posts that slice of the result
-  // in its buffer k mod K; the members that want the result (all, or the
+  // in its buffer k mod 2 (an area chunk each); the members that want the result (all, or the
   // root) copy the others' slices. Each member folds 1/n of the vector
   // instead of the root (or every member) folding all of it. Decided once
   // every member has said whether its source is in place: all of them, or
@@ -1104,7 +1104,7 @@ class HostOp final : public Op {
   bool step_sliced() {
     const uint64_t before = folded_ + read_;
     while (folded_ < rounds_) {
-      // Round k's buffer held round k - K: every reader of the results
+      // Round k's buffer held round k - 2: every reader of the results
       // has copied that out.
       if (posts_results_ && folded_ >= 2) {
         const uint64_t goal = host::stamp(seq_, folded_);
