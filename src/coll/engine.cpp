@@ -87,12 +87,6 @@ struct Buffer {
   char *data() { return bytes.get(); }
 };
 
-// g.mutex: a lock where client threads (GASNET_PAR) or a receive thread
-// (GASNET_RCV_THREAD) may call in together; with one caller at a time (SEQ,
-// PARSYNC) a flag, which still tells a poll made while this thread holds it
-// (a send that polls for room) to leave the operations alone. Every poll
-// made while a collective is in flight tries it: the lock's two atomic
-// updates per poll slowed a 2-rank 8-byte reduce-to-one by about 8%.
 // Asks for `line` in this core's cache, ready to be written.
 inline void prefetch_for_write(const host::Control &line) {
 #if defined(__x86_64__)
@@ -102,6 +96,12 @@ inline void prefetch_for_write(const host::Control &line) {
 #endif
 }
 
+// g.mutex: a lock where client threads (GASNET_PAR) or a receive thread
+// (GASNET_RCV_THREAD) may call in together; with one caller at a time (SEQ,
+// PARSYNC) a flag, which still tells a poll made while this thread holds it
+// (a send that polls for room) to leave the operations alone. Every poll
+// made while a collective is in flight tries it: the lock's two atomic
+// updates per poll slowed a 2-rank 8-byte reduce-to-one by about 8%.
 class EngineMutex {
  public:
   void set_concurrent(bool concurrent) { concurrent_ = concurrent; }
@@ -1085,13 +1085,15 @@ class HostOp final : public Op {
       return;
     }
     sliced_ = true;
-    result_reader_ = kind_ == kHToAll || me_ == root_;
+    result_reader_ = wants_result(me_);
     posts_results_ = kind_ == kHToAll || me_ != root_;
     const uint64_t elem = red_.dt_size;
     const uint64_t share = ((total_ + n_ - 1) / n_ + elem - 1) / elem * elem;
     slice_ = std::min<uint64_t>(area_.chunk() / elem * elem, share);
     rounds_ = (total_ + uint64_t{n_} * slice_ - 1) / (uint64_t{n_} * slice_);
   }
+  // Whether member j ends with the reduction's result.
+  bool wants_result(uint32_t j) const { return kind_ == kHToAll || j == root_; }
   // Member m's slice of round k: [offset, offset + bytes) of the vector.
   uint64_t slice_at(uint32_t m, uint64_t k) const { return (k * n_ + m) * slice_; }
   size_t slice_bytes(uint32_t m, uint64_t k) const {
@@ -1107,13 +1109,9 @@ class HostOp final : public Op {
       // Round k's buffer held round k - 2: every reader of the results
       // has copied that out.
       if (posts_results_ && folded_ >= 2) {
-        const uint64_t goal = host::stamp(seq_, folded_);
-        for (; freed_ < n_; ++freed_) {
-          bool reader = freed_ != me_ && (kind_ == kHToAll || freed_ == root_);
-          if (reader && !host::reached(ctl(freed_).consumed.load(std::memory_order_acquire), goal))
-            break;
-        }
-        if (freed_ < n_) break;
+        if (!consumed(freed_, host::stamp(seq_, folded_),
+                      [this](uint32_t j) { return j != me_ && wants_result(j); }))
+          break;
         freed_ = 0;
       }
       fold_slice(folded_);
@@ -1142,12 +1140,8 @@ class HostOp final : public Op {
     }
     if (folded_ < rounds_ || (result_reader_ && read_ < rounds_)) return false;
     // Its source stays the client's only once every member is done with it.
-    const uint64_t goal = host::stamp(seq_, rounds_ + 1);
-    for (; drained_ < n_; ++drained_)
-      if (drained_ != me_ &&
-          !host::reached(ctl(drained_).consumed.load(std::memory_order_acquire), goal))
-        return false;
-    return true;
+    return consumed(drained_, host::stamp(seq_, rounds_ + 1),
+                    [this](uint32_t j) { return j != me_; });
   }
   void fold_slice(uint64_t k) {
     const size_t bytes = slice_bytes(me_, k);
@@ -1158,14 +1152,20 @@ class HostOp final : public Op {
     red_.combine_all(inputs_, n_, out, bytes / red_.dt_size);
     if (result_reader_ && posts_results_) std::memcpy(result_buf(me_, k), out, bytes);
   }
-  // A poster in place: every reader has read the whole stream.
-  bool readers_drained() {
-    const uint64_t goal = host::stamp(seq_, nchunks_ + 1);
-    for (; drained_ < n_; ++drained_)
-      if (reads_from(drained_, me_) &&
-          !host::reached(ctl(drained_).consumed.load(std::memory_order_acquire), goal))
+  // Whether every member j from `next` on for which counts(j) holds has
+  // published a consumed stamp of at least `goal`; `next` keeps the scan's
+  // progress between steps.
+  template <class Counts>
+  bool consumed(uint32_t &next, uint64_t goal, Counts counts) const {
+    for (; next < n_; ++next)
+      if (counts(next) && !host::reached(ctl(next).consumed.load(std::memory_order_acquire), goal))
         return false;
     return true;
+  }
+  // A poster in place: every reader has read the whole stream.
+  bool readers_drained() {
+    return consumed(drained_, host::stamp(seq_, nchunks_ + 1),
+                    [this](uint32_t j) { return reads_from(j, me_); });
   }
   // Chunk c of a scatter's or exchange's stream is read by nobody when it
   // lies in the poster's own block (the poster took that from its source).
@@ -1210,12 +1210,9 @@ class HostOp final : public Op {
   // reader of this member's stream.
   bool readers_done(uint64_t c) const {
     if (c < nbuf_) return true;
-    uint64_t goal = host::stamp(seq_, c - nbuf_ + 2);  // chunk c - nbuf consumed
-    for (uint32_t j = 0; j < n_; ++j) {
-      if (!reads_from(j, me_)) continue;
-      if (!host::reached(ctl(j).consumed.load(std::memory_order_acquire), goal)) return false;
-    }
-    return true;
+    uint32_t from = 0;  // (a fresh scan: the goal moves with c)
+    return consumed(from, host::stamp(seq_, c - nbuf_ + 2),
+                    [this](uint32_t j) { return reads_from(j, me_); });
   }
   // A chunk into this member's buffer: with streaming stores when only
   // others read it (stream_out_) and it is large enough to pay for the fence.
@@ -1382,7 +1379,7 @@ class HostOp final : public Op {
   std::vector<char *> heap_in_place_;
   char **in_place_ = small_in_place_;
   uint64_t in_place_offset_ = 0;  // this member's (in_place_offset)
-  uint32_t drained_ = 0;          // readers_drained's (or step_sliced's) progress
+  uint32_t drained_ = 0;          // the final consumed() scan's progress
   // A reduction folded in slices (decide_slices), on teams of at least
   // kSliceMinTeam. A pair keeps the whole-vector fold from both sources in
   // place: there each member folding half and copying the other's half out
