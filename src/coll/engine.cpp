@@ -10,6 +10,7 @@
 #endif
 #include <map>
 #include <mutex>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -21,6 +22,7 @@
 #include "core/runtime.hpp"
 #include "core/team.hpp"
 #include "core/topology.hpp"
+#include "util/config.hpp"
 #include "util/log.hpp"
 
 namespace gexx::coll {
@@ -38,6 +40,16 @@ constexpr unsigned kArgs = 8;
 bool disjoint(const void *a, const void *b, uint64_t n) {
   auto x = reinterpret_cast<uintptr_t>(a), y = reinterpret_cast<uintptr_t>(b);
   return x + n <= y || y + n <= x;
+}
+
+// GASNET_COLL_SLICES (read at the first large reduction).
+enum class Slices { kAuto, kAlways, kNever };
+Slices slices() {
+  static const Slices mode = [] {
+    std::string v = config::get_string("GASNET_COLL_SLICES");
+    return v == "always" ? Slices::kAlways : v == "never" ? Slices::kNever : Slices::kAuto;
+  }();
+  return mode;
 }
 
 const char *kind_name(uint32_t kind) {
@@ -904,7 +916,8 @@ class HostOp final : public Op {
       in_place_ = heap_in_place_.data();
     }
     slice_candidate_ = (kind == kHToOne || kind == kHToAll) && !inline_ && stream_ >= kInPlaceMin &&
-                       red != nullptr && n_ >= kSliceMinTeam;
+                       red != nullptr && n_ >= (kind == kHToAll ? 2u : kSliceMinTeam) &&
+                       slices() != Slices::kNever;
     in_place_offset_ = in_place_offset();
   }
   void receive(Msg &m) override {
@@ -928,7 +941,14 @@ class HostOp final : public Op {
       // folded in slices waits to see every member's answer).
       if (!inline_ && (posts_ || slice_candidate_))
         std::memcpy(mine.small, &in_place_offset_, sizeof in_place_offset_);
-      if (in_place_offset_ != 0 && !slice_candidate_) {
+      if (slice_candidate_) {
+        // Whether this member can fold in slices through its buffers, and
+        // its slices' stamp (both before the posted stamp that publishes them).
+        uint64_t able = in_place_offset_ != 0 || (can_give() && buffers_slice());
+        std::memcpy(mine.small + kSmallAble, &able, sizeof able);
+        given_word(me_).store(host::stamp(seq_, 1), std::memory_order_relaxed);
+        mine.posted.store(host::stamp(seq_, 1), std::memory_order_release);
+      } else if (in_place_offset_ != 0) {
         announce_in_place();
       } else {
         // The first two chunks go out at once (their buffers are free: every
@@ -1066,32 +1086,82 @@ class HostOp final : public Op {
     ctl(me_).posted.store(host::stamp(seq_, nchunks_ + 1), std::memory_order_release);
     if (kind_ == kHBcast && dst_ != src_) std::memcpy(dst_, src_, total_);  // (apart)
   }
-  // A large reduction whose every member's source is read in place is
-  // folded in slices: in round k member m folds elements
-  // [(k n + m) S, (k n + m + 1) S) of every member's source (in team rank
-  // order, as the whole-vector fold does) and posts that slice of the result
-  // in its buffer k mod 2 (an area chunk each); the members that want the result (all, or the
-  // root) copy the others' slices. Each member folds 1/n of the vector
-  // instead of the root (or every member) folding all of it. Decided once
-  // every member has said whether its source is in place: all of them, or
-  // the usual algorithm (an in-place poster then announces its stream).
+  // A large reduction is folded in slices: in round k member m folds
+  // elements [(k n + m) S, (k n + m + 1) S) of every member's source (in
+  // team rank order, as the whole-vector fold does) and posts that slice of
+  // the result in its buffers; the members that want the result (all, or
+  // the root) copy the others' slices. Each member folds 1/n of the vector
+  // instead of the root (or every member) folding all of it.
+  //  * Every source in place (teams of kSliceMinTeam and more): the folds
+  //    read the sources; a member's round k result fills its buffer k mod 2
+  //    (an area chunk each, S up to an area chunk).
+  //  * Otherwise (a reduce-to-all on any team, a reduce-to-one on teams of
+  //    kSliceMinTeam and more), once every member can (its source in place,
+  //    or its destination apart from it): a member whose source is not in
+  //    place gives the others their slices of it, round by round. Its
+  //    region (two area chunks) holds kSliceRounds or more rounds of n
+  //    slices; round k's block is the vector's [k n S, (k + 1) n S) with
+  //    this member's own slice replaced by its result. Per member of a pair
+  //    moving 1 MiB, a reduce-to-all reads 2 MiB from memory and writes 2
+  //    this way (its fold's output is copied while it is in L1), against 3
+  //    and 2 posting and folding whole vectors; on 8 ranks 2.75 and 2
+  //    against 9 and 2. A pair's reduce-to-one is not: the root would
+  //    move more than by folding both sources.
+  // Decided once every member has said whether its source is in place and
+  // whether it can slice: all of them, or the usual algorithm (an in-place
+  // poster then announces its stream).
   void decide_slices() {
     decided_ = true;
-    bool all = in_place_offset_ != 0;
-    for (uint32_t j = 0; j < n_ && all; ++j) all = j == me_ || in_place_[j] != nullptr;
-    if (!all) {
+    bool all_in_place = true, all_able = true;
+    for (uint32_t j = 0; j < n_; ++j) {
+      bool in = j == me_ ? in_place_offset_ != 0 : in_place_[j] != nullptr;
+      uint64_t able = 1;
+      if (!in && j != me_) std::memcpy(&able, ctl(j).small + kSmallAble, sizeof able);
+      if (!in && j == me_) able = can_give() && buffers_slice();
+      all_in_place = all_in_place && in;
+      all_able = all_able && able != 0;
+    }
+    const uint64_t elem = red_.dt_size;
+    const uint64_t share = ((total_ + n_ - 1) / n_ + elem - 1) / elem * elem;
+    const uint64_t region = 2 * area_.chunk();
+    if (all_in_place && n_ >= kSliceMinTeam) {
+      slice_ = std::min<uint64_t>(area_.chunk() / elem * elem, share);
+      block_ = area_.chunk();
+    } else if (!all_in_place && all_able) {
+      slice_ = std::min<uint64_t>(
+          {share, host::kOpChunk / elem * elem, region / (kSliceRounds * n_) / elem * elem});
+      block_ = slice_ * n_;
+      buffered_ = true;
+      gives_ = in_place_offset_ == 0;
+    }
+    if (slice_ == 0) {  // (or elements too large for this host's regions)
+      buffered_ = gives_ = false;
       if (in_place_offset_ != 0 && posts_) announce_in_place();
       if (!posts_) in_place_offset_ = 0;
       return;
     }
     sliced_ = true;
+    nblocks_ = region / block_;
     result_reader_ = wants_result(me_);
     posts_results_ = kind_ == kHToAll || me_ != root_;
-    const uint64_t elem = red_.dt_size;
-    const uint64_t share = ((total_ + n_ - 1) / n_ + elem - 1) / elem * elem;
-    slice_ = std::min<uint64_t>(area_.chunk() / elem * elem, share);
     rounds_ = (total_ + uint64_t{n_} * slice_ - 1) / (uint64_t{n_} * slice_);
   }
+  // Whether this host folds in slices through the members' buffers
+  // (GASNET_COLL_SLICES, the same on every rank): on an oversubscribed host
+  // (2 cores) slices took 1.0-1.4 ms a 1 MiB reduce-to-all at 4 and 8 ranks
+  // against 0.9-1.3 for the whole-vector folds, each round a wait for every
+  // member to be scheduled; with a core per rank a pair's took 150-170 us
+  // against 220-300.
+  static bool buffers_slice() {
+    return slices() == Slices::kAlways || (slices() == Slices::kAuto && !host::oversubscribed());
+  }
+  // Whether this member can give its slices through its blocks: what it
+  // writes during the collective (its destination's slices, the others'
+  // as it reads them) is never a part of its source it has still to give.
+  // A destination that is the source itself is written round by round
+  // after that round's slices are given (its own slice folded into its
+  // block first).
+  bool can_give() const { return apart_ || dst_ == src_ || (kind_ == kHToOne && me_ != root_); }
   // Whether member j ends with the reduction's result.
   bool wants_result(uint32_t j) const { return kind_ == kHToAll || j == root_; }
   // Member m's slice of round k: [offset, offset + bytes) of the vector.
@@ -1100,57 +1170,126 @@ class HostOp final : public Op {
     uint64_t at = slice_at(m, k);
     return at < total_ ? static_cast<size_t>(std::min<uint64_t>(slice_, total_ - at)) : 0;
   }
+  // Member m's block of round k in its region, and its result slice there.
+  char *block(uint32_t m, uint64_t k) const {
+    return area_.data(slot_, m, 0) + (k % nblocks_) * block_;
+  }
   char *result_buf(uint32_t m, uint64_t k) const {
-    return area_.data(slot_, m, k);  // (two buffers of an area chunk)
+    return block(m, k) + (buffered_ ? m * slice_ : 0);
+  }
+  // The stamp of the rounds whose slices member m has given (kSmallGiven
+  // in its control line's `small`: a sliced reduction uses no inline data).
+  std::atomic<uint64_t> &given_word(uint32_t m) const {
+    return *reinterpret_cast<std::atomic<uint64_t> *>(ctl(m).small + kSmallGiven);
+  }
+  // Member j's slice for this member in round k: from its source in place,
+  // or from its block.
+  const char *input(uint32_t j, uint64_t k) const {
+    if (j == me_) return src_ + slice_at(me_, k);
+    if (in_place_[j] != nullptr) return in_place_[j] + slice_at(me_, k);
+    return block(j, k) + me_ * slice_;
+  }
+  // Round k's block is free once every member that reads this member's
+  // blocks has finished round k - nblocks_.
+  bool block_free(uint64_t k) const {
+    if (k < nblocks_) return true;
+    uint32_t from = 0;  // (a fresh scan: the goal moves with k)
+    return consumed(from, host::stamp(seq_, k - nblocks_ + 2),
+                    [this](uint32_t j) { return j != me_ && (gives_ || wants_result(j)); });
+  }
+  // Every member that gives slices has given round k's.
+  bool inputs_ready(uint64_t k) {
+    const uint64_t goal = host::stamp(seq_, k + 2);
+    for (; fed_ < n_; ++fed_)
+      if (fed_ != me_ && in_place_[fed_] == nullptr &&
+          !host::reached(given_word(fed_).load(std::memory_order_acquire), goal))
+        return false;
+    fed_ = 0;
+    return true;
+  }
+  // Round k's slices of this member's source for the others: the vector's
+  // [k n S, (k + 1) n S) less its own slice, where they lie in the block.
+  void give(uint64_t k) {
+    const uint64_t lo = k * block_, own = slice_at(me_, k);
+    char *to = block(me_, k);
+    const uint64_t end = std::min<uint64_t>(lo + block_, total_);
+    if (own > lo) std::memcpy(to, src_ + lo, std::min(own, end) - lo);
+    if (own + slice_ < end)
+      std::memcpy(to + (own + slice_ - lo), src_ + own + slice_, end - own - slice_);
   }
   bool step_sliced() {
-    const uint64_t before = folded_ + read_;
-    while (folded_ < rounds_) {
-      // Round k's buffer held round k - 2: every reader of the results
-      // has copied that out.
-      if (posts_results_ && folded_ >= 2) {
-        if (!consumed(freed_, host::stamp(seq_, folded_),
-                      [this](uint32_t j) { return j != me_ && wants_result(j); }))
-          break;
-        freed_ = 0;
+    const uint64_t before = folded_ + read_ + given_;
+    for (bool moved = true; moved;) {
+      moved = false;
+      // This member's slices for the round it folds next (and one ahead).
+      if (gives_ && given_ < rounds_ && given_ <= folded_ + 1 && block_free(given_)) {
+        give(given_);
+        ++given_;
+        given_word(me_).store(host::stamp(seq_, given_ + 1), std::memory_order_release);
+        moved = true;
       }
-      fold_slice(folded_);
-      ++folded_;
-      if (posts_results_)
-        ctl(me_).posted.store(host::stamp(seq_, folded_ + 1), std::memory_order_release);
-    }
-    while (result_reader_ && read_ < rounds_) {
-      const uint64_t goal = host::stamp(seq_, read_ + 2);
-      for (; ready_ < n_; ++ready_)
-        if (ready_ != me_ &&
-            !host::reached(ctl(ready_).posted.load(std::memory_order_acquire), goal))
-          break;
-      if (ready_ < n_) break;
-      ready_ = 0;
-      for (uint32_t j = 0; j < n_; ++j)
-        if (size_t bytes = slice_bytes(j, read_); j != me_ && bytes != 0)
-          std::memcpy(dst_ + slice_at(j, read_), result_buf(j, read_), bytes);
-      ++read_;
+      // The next round's fold, into its block (checked free by the give
+      // above, or here when this member gives nothing).
+      if (folded_ < rounds_ && (gives_ ? folded_ < given_ : block_free(folded_)) &&
+          inputs_ready(folded_)) {
+        fold_slice(folded_);
+        ++folded_;
+        if (posts_results_)
+          ctl(me_).posted.store(host::stamp(seq_, folded_ + 1), std::memory_order_release);
+        moved = true;
+      }
+      // The others' results of the next round.
+      if (result_reader_ && read_ < rounds_) {
+        const uint64_t goal = host::stamp(seq_, read_ + 2);
+        for (; ready_ < n_; ++ready_)
+          if (ready_ != me_ &&
+              !host::reached(ctl(ready_).posted.load(std::memory_order_acquire), goal))
+            break;
+        if (ready_ == n_) {
+          ready_ = 0;
+          for (uint32_t j = 0; j < n_; ++j)
+            if (size_t bytes = slice_bytes(j, read_); j != me_ && bytes != 0)
+              std::memcpy(dst_ + slice_at(j, read_), result_buf(j, read_), bytes);
+          ++read_;
+          moved = true;
+        }
+      }
     }
     // consumed: the rounds this member has both folded and (a reader) read;
-    // at rounds + 1 it reads no member's source any more.
-    if (folded_ + read_ != before) {
+    // at rounds + 1 it reads no member's source or block any more.
+    if (folded_ + read_ + given_ != before) {
       uint64_t through = result_reader_ ? std::min(folded_, read_) : folded_;
       ctl(me_).consumed.store(host::stamp(seq_, through + 1), std::memory_order_release);
     }
     if (folded_ < rounds_ || (result_reader_ && read_ < rounds_)) return false;
-    // Its source stays the client's only once every member is done with it.
-    return consumed(drained_, host::stamp(seq_, rounds_ + 1),
-                    [this](uint32_t j) { return j != me_; });
+    // A source in place stays the client's only once every member is done
+    // with it (a given one was copied).
+    return in_place_offset_ == 0 || consumed(drained_, host::stamp(seq_, rounds_ + 1),
+                                             [this](uint32_t j) { return j != me_; });
   }
   void fold_slice(uint64_t k) {
     const size_t bytes = slice_bytes(me_, k);
     if (bytes == 0) return;
-    const uint64_t at = slice_at(me_, k);
-    for (uint32_t j = 0; j < n_; ++j) inputs_[j] = (j == me_ ? src_ : in_place_[j]) + at;
-    char *out = result_reader_ ? dst_ + at : result_buf(me_, k);
-    red_.combine_all(inputs_, n_, out, bytes / red_.dt_size);
-    if (result_reader_ && posts_results_) std::memcpy(result_buf(me_, k), out, bytes);
+    for (uint32_t j = 0; j < n_; ++j) inputs_[j] = input(j, k);
+    if (result_reader_ && dst_ == src_) {  // (into its block: the fold reads the source)
+      red_.combine_all(inputs_, n_, result_buf(me_, k), bytes / red_.dt_size);
+      std::memcpy(dst_ + slice_at(me_, k), result_buf(me_, k), bytes);
+      return;
+    }
+    if (!(result_reader_ && posts_results_)) {
+      red_.combine_all(inputs_, n_, result_reader_ ? dst_ + slice_at(me_, k) : result_buf(me_, k),
+                       bytes / red_.dt_size);
+      return;
+    }
+    // Into the destination and the block: each piece copied while in L1.
+    char *out = dst_ + slice_at(me_, k), *post = result_buf(me_, k);
+    const size_t step = std::max<size_t>(kFoldPiece / red_.dt_size, 1) * red_.dt_size;
+    for (size_t at = 0; at < bytes; at += step) {
+      const size_t len = std::min(step, bytes - at);
+      red_.combine_all(inputs_, n_, out + at, len / red_.dt_size);
+      std::memcpy(post + at, out + at, len);
+      for (uint32_t j = 0; j < n_; ++j) inputs_[j] += len;
+    }
   }
   // Whether every member j from `next` on for which counts(j) holds has
   // published a consumed stamp of at least `goal`; `next` keeps the scan's
@@ -1388,10 +1527,17 @@ class HostOp final : public Op {
   // fold (testcollperf, 6 alternated runs); at 8 ranks on 2 cores slices
   // took 800-1070 against 680-1690.
   static constexpr uint32_t kSliceMinTeam = 3;
-  bool slice_candidate_ = false, decided_ = false, sliced_ = false;
-  bool result_reader_ = false, posts_results_ = false;
-  uint64_t slice_ = 0, rounds_ = 0, folded_ = 0;
-  uint32_t freed_ = 0;
+  // A region holds at least this many rounds' blocks of slices given.
+  static constexpr uint64_t kSliceRounds = 2;
+  // A folded piece copied into the block while it is in L1.
+  static constexpr size_t kFoldPiece = 4096;
+  // Where a slice candidate's control line says, after its offset in place,
+  // whether it can slice, and the stamp of the slices it has given.
+  static constexpr size_t kSmallAble = 8, kSmallGiven = 16;
+  bool slice_candidate_ = false, decided_ = false, sliced_ = false, buffered_ = false;
+  bool result_reader_ = false, posts_results_ = false, gives_ = false;
+  uint64_t slice_ = 0, block_ = 0, nblocks_ = 2, rounds_ = 0, folded_ = 0, given_ = 0;
+  uint32_t fed_ = 0;
   // Streams of at least this many bytes are read in place when they can be
   // (testcollperf, sources in the segment, alternated runs: 2 ranks gain
   // from 4 KiB up, 8 ranks on 2 cores from 8 KiB; below that a poster

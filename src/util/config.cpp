@@ -38,6 +38,13 @@ GEXX_KNOB_GROUP_DEFINE(
          "job with peers over the network (the ofi conduit's network peers, several hosts) ignores "
          "it: its barrier is a dissemination over active messages (am-dissem).",
          true, INT64_MIN, INT64_MAX, "auto,dissem,central"},
+        {"GASNET_COLL_SLICES", Kind::List, "auto",
+         "Large reductions among the ranks of a host: fold them in slices, each rank 1/n of the "
+         "vector (auto: when every member's source is in its segment, on teams of 3 or more, and "
+         "through the members' buffers when every rank of the host has a core of its own), always "
+         "(in slices wherever the members' buffers allow, oversubscribed hosts too) or never "
+         "(every member, or the root, folds the whole vector). docs/collectives.md.",
+         true, INT64_MIN, INT64_MAX, "auto,always,never"},
         {"GASNET_SPREAD_RANKS", Kind::Bool, "1",
          "When a rank may run on at least as many CPUs as its host has ranks, move it onto the "
          "CPU of that set its place among the host's ranks names, at the end of start-up and of "

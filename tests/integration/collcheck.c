@@ -433,6 +433,16 @@ static void user_reductions(gex_TM_t tm) {
     CHECK(a[i] == want, "in-place ADD element %zu: %llu, expected %llu", i,
           (unsigned long long)a[i], (unsigned long long)want);
   }
+  /* In place with a client operation (which writes its output before it
+   * has read every input when they share memory). */
+  for (size_t i = 0; i < cnt; ++i) a[i] = (i << 8) + rank + 1;
+  gex_Event_Wait(gex_Coll_ReduceToAllNB(tm, a, a, GEX_DT_U64, 8, cnt, GEX_OP_USER, add_u64,
+                                        (void *)&add_u64, 0));
+  for (size_t i = 0; i < cnt; i += 89) {
+    uint64_t want = (uint64_t)size * (i << 8) + (uint64_t)size * (size + 1) / 2;
+    CHECK(a[i] == want, "in-place USER add element %zu: %llu, expected %llu", i,
+          (unsigned long long)a[i], (unsigned long long)want);
+  }
   for (size_t i = 0; i < cnt; ++i) a[i] = (i << 8) + rank + 1;
   gex_Event_Wait(
       gex_Coll_ReduceToOneNB(tm, size - 1, a, a, GEX_DT_U64, 8, cnt, GEX_OP_ADD, NULL, NULL, 0));
@@ -537,6 +547,36 @@ static void in_segment(gex_TM_t tm, uint64_t salt) {
           cnt, form, size, rank, wrong, first);
     gex_Coll_BarrierBlocking(tm, 0); /* before the sources are written again */
   }
+  /* Sources in the segment on even ranks and in private memory on odd
+   * ones (the members read in place and those that give their slices
+   * through their buffers in one reduction): to all into private memory,
+   * then to one whose root reduces in place (its destination is its
+   * source). Each member overwrites its source as its call completes. */
+  uint64_t *own = malloc(cnt * 8);
+  for (int form = 0; form < 2; ++form) {
+    gex_Rank_t root = size - 1;
+    uint64_t *from = rank % 2 ? own : a;
+    uint64_t *out = form == 1 && rank == root ? from : b;
+    for (size_t i = 0; i < cnt; ++i) from[i] = (i << 8) + rank + 1;
+    if (form == 0)
+      gex_Event_Wait(
+          gex_Coll_ReduceToAllNB(tm, out, from, GEX_DT_U64, 8, cnt, GEX_OP_ADD, NULL, NULL, 0));
+    else
+      gex_Event_Wait(gex_Coll_ReduceToOneNB(tm, root, out, from, GEX_DT_U64, 8, cnt, GEX_OP_ADD,
+                                            NULL, NULL, 0));
+    if (out != from) memset(from, 0xCC, cnt * 8);
+    size_t wrong = 0, first = 0;
+    for (size_t i = 0; i < cnt && (form == 0 || rank == root); ++i) {
+      uint64_t want = (uint64_t)size * (i << 8) + (uint64_t)size * (size + 1) / 2;
+      if (out[i] != want && wrong++ == 0) first = i;
+    }
+    CHECK(wrong == 0,
+          "ADD of %zu u64, sources in the segment on even ranks (%s, team of %u, rank %u): %zu "
+          "elements wrong, the first %zu",
+          cnt, form ? "to one in place" : "to all", size, rank, wrong, first);
+    gex_Coll_BarrierBlocking(tm, 0);
+  }
+  free(own);
   /* A non-commutative client operation, large, from the segment: the
    * members' values combined in rank order (slice by slice on 3 or more). */
   size_t maps = len / 16;

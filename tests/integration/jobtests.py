@@ -2523,6 +2523,15 @@ MATRIX = [
     # Six members over the network: one-piece reductions take the flat tree
     # (up to 8 members, coll/engine.cpp), larger ones the binomial tree.
     ("coll_6", lambda ofi: case_coll(6, ofi=ofi), (UDP,)),
+    # Large reductions folded in slices through the members' buffers on
+    # every team (GASNET_COLL_SLICES=always: on this many ranks the host is
+    # oversubscribed, where auto keeps the whole-vector folds), and never.
+    ("coll_slices_3", lambda ofi: case_coll(3, ofi=ofi, knobs={"GASNET_COLL_SLICES": "always"}),
+     (SMP,)),
+    ("coll_slices_8", lambda ofi: case_coll(8, ofi=ofi, knobs={"GASNET_COLL_SLICES": "always"}),
+     (SMP,)),
+    ("coll_noslices_3", lambda ofi: case_coll(3, ofi=ofi, knobs={"GASNET_COLL_SLICES": "never"}),
+     (SMP,)),
     ("coll_par_4", lambda ofi: case_coll(4, par=True, ofi=ofi), (SMP,)),
     ("coll_par_3", lambda ofi: case_coll(3, par=True, ofi=ofi), ("tcp", UDP)),
     ("coll_tight_5", lambda ofi: case_coll(5, ofi=ofi, knobs={
