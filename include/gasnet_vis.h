@@ -225,8 +225,7 @@ extern int gexx_vis_pc_armed; /* ABI 1's word; the forms below read gexx_rma_fas
 #define GEXX_VIS_STRIDED_INLINE_PIECES 4
 /* More pieces than this, of more bytes in all than the next: the library's
  * leaf loops, which make no call per piece (here each piece above 128 bytes
- * is a call, around which a large caller stores and reloads the loop's
- * values: testvisperf's 8 pieces of 512 bytes 45-73 GB/s in its main, 67-85
+ * is a call: testvisperf's 8 pieces of 512 bytes 45-73 GB/s so, 67-85
  * through the library, GASNet-EX 58-87). */
 #define GEXX_VIS_LONG_INLINE_PIECES 4
 #define GEXX_VIS_LONG_INLINE_BYTES 2048
@@ -278,13 +277,82 @@ static inline __attribute__((always_inline)) int gexx_vis_in_(const gexx_rma_pee
     gexx_ok_;                                                                                   \
   })
 
-/* One piece of n bytes each side (a list of one entry on both): the
- * inline put or get's translation and copy (gexx_inline_rma.h), with no
- * loop around it. In a large caller (testvisperf's main) the lists' loop
- * kept values that spilled to the stack, and those stores waited behind
- * the previous call's copy: a one-piece 512-byte vector put ran at 70-75
- * GB/s that way and 79-84 without. 1 when copied, 0 (nothing copied) for
- * the library. */
+/* The pieces of a call of more than one, out of line: one function per
+ * shape and direction in each translation unit that uses it, rather than
+ * the loops at every call site (GASNet's testvis took 11.7 s to compile with
+ * them inline, 2.9 s so, GASNet-EX 4.7). A direct call, no lookup. */
+#define GEXX_VIS_VD_(i) (dl[i].gex_addr)
+#define GEXX_VIS_VS_(i) (sl[i].gex_addr)
+#define GEXX_VIS_ID_(i) (dl[i])
+#define GEXX_VIS_IS_(i) (sl[i])
+#define GEXX_VIS_SD_(i) ((char *)((uintptr_t)da + (uintptr_t)(i) * (uintptr_t)ds))
+#define GEXX_VIS_SS_(i) ((char *)((uintptr_t)sa + (uintptr_t)(i) * (uintptr_t)ss))
+#define GEXX_VIS_HELPER_(name, put, params, D, S)            \
+  static __attribute__((noinline, unused)) int name params { \
+    return GEXX_VIS_PIECES_(put, p, k, n, D, S);             \
+  }
+GEXX_VIS_HELPER_(gexx_vis_vput_, 1,
+                 (const gexx_rma_peer_t *p, size_t k, size_t n, const gex_Memvec_t *dl,
+                  const gex_Memvec_t *sl),
+                 GEXX_VIS_VD_, GEXX_VIS_VS_)
+GEXX_VIS_HELPER_(gexx_vis_vget_, 0,
+                 (const gexx_rma_peer_t *p, size_t k, size_t n, const gex_Memvec_t *dl,
+                  const gex_Memvec_t *sl),
+                 GEXX_VIS_VD_, GEXX_VIS_VS_)
+GEXX_VIS_HELPER_(gexx_vis_iput_, 1,
+                 (const gexx_rma_peer_t *p, size_t k, size_t n, void *const *dl, void *const *sl),
+                 GEXX_VIS_ID_, GEXX_VIS_IS_)
+GEXX_VIS_HELPER_(gexx_vis_iget_, 0,
+                 (const gexx_rma_peer_t *p, size_t k, size_t n, void *const *dl, void *const *sl),
+                 GEXX_VIS_ID_, GEXX_VIS_IS_)
+GEXX_VIS_HELPER_(gexx_vis_sput_, 1,
+                 (const gexx_rma_peer_t *p, size_t k, size_t n, void *da, ptrdiff_t ds, void *sa,
+                  ptrdiff_t ss),
+                 GEXX_VIS_SD_, GEXX_VIS_SS_)
+GEXX_VIS_HELPER_(gexx_vis_sget_, 0,
+                 (const gexx_rma_peer_t *p, size_t k, size_t n, void *da, ptrdiff_t ds, void *sa,
+                  ptrdiff_t ss),
+                 GEXX_VIS_SD_, GEXX_VIS_SS_)
+#undef GEXX_VIS_HELPER_
+#undef GEXX_VIS_VD_
+#undef GEXX_VIS_VS_
+#undef GEXX_VIS_ID_
+#undef GEXX_VIS_IS_
+#undef GEXX_VIS_SD_
+#undef GEXX_VIS_SS_
+
+/* A one-piece call's copy: up to 64 bytes inline (a few loads and
+ * stores), longer ones in a function of their own (vis_calls, one 512-byte
+ * piece: 8-19 ns a call so, 15-24 with the copy at the call site, where
+ * the caller's values spill around it; and testvis compiles in 5.5 s, not
+ * 6.5-7.5). */
+static __attribute__((noinline, unused)) void gexx_vis_put1_long_(void *d, const void *s,
+                                                                  size_t n) {
+  gexx_rma_put_copy_(d, s, n);
+}
+static __attribute__((noinline, unused)) void gexx_vis_get1_long_(void *d, const void *s,
+                                                                  size_t n) {
+  gexx_rma_get_copy_(d, s, n);
+}
+static inline __attribute__((always_inline)) void gexx_vis_put1_(void *d, const void *s, size_t n) {
+  if (n <= 64)
+    gexx_copy_fwd16_(d, s, n);
+  else
+    gexx_vis_put1_long_(d, s, n);
+}
+static inline __attribute__((always_inline)) void gexx_vis_get1_(void *d, const void *s, size_t n) {
+  if (n <= 64)
+    gexx_copy_fwd16_(d, s, n);
+  else
+    gexx_vis_get1_long_(d, s, n);
+}
+
+/* One piece of n bytes each side (a list of one entry on both, or a
+ * strided call that folds into one): the inline put or get's translation
+ * (gexx_inline_rma.h) and the copy above, with no loop around it (in a
+ * large caller, testvisperf's main, the lists' loop kept values that
+ * spilled to the stack, and those stores waited behind the previous call's
+ * copy). 1 when copied, 0 (nothing copied) for the library. */
 static inline __attribute__((always_inline)) int gexx_vis_one_(int put, gex_TM_t tm,
                                                                gex_Rank_t rank, void *d,
                                                                const void *s, size_t n,
@@ -294,9 +362,9 @@ static inline __attribute__((always_inline)) int gexx_vis_one_(int put, gex_TM_t
   r = gexx_rma_here_tm_(tm, rank, put ? d : s, n, flags);
   if (!r) return 0;
   if (put)
-    gexx_rma_put_copy_(r, s, n);
+    gexx_vis_put1_(r, s, n);
   else
-    gexx_rma_get_copy_(d, r, n);
+    gexx_vis_get1_(d, r, n);
   return 1;
 }
 
@@ -318,11 +386,7 @@ static inline __attribute__((always_inline)) int gexx_vis_vector_(int put, gex_T
   if (dc > GEXX_VIS_LONG_INLINE_PIECES && dc * n > GEXX_VIS_LONG_INLINE_BYTES) return 0;
   p = gexx_vis_row_(tm, rank, flags);
   if (!p) return 0;
-#define GEXX_VIS_VD_(i) (dl[i].gex_addr)
-#define GEXX_VIS_VS_(i) (sl[i].gex_addr)
-  return GEXX_VIS_PIECES_(put, p, dc, n, GEXX_VIS_VD_, GEXX_VIS_VS_);
-#undef GEXX_VIS_VD_
-#undef GEXX_VIS_VS_
+  return put ? gexx_vis_vput_(p, dc, n, dl, sl) : gexx_vis_vget_(p, dc, n, dl, sl);
 }
 
 static inline __attribute__((always_inline)) int gexx_vis_indexed_(int put, gex_TM_t tm,
@@ -337,11 +401,7 @@ static inline __attribute__((always_inline)) int gexx_vis_indexed_(int put, gex_
   if (dc > GEXX_VIS_LONG_INLINE_PIECES && dc * dlen > GEXX_VIS_LONG_INLINE_BYTES) return 0;
   p = gexx_vis_row_(tm, rank, flags);
   if (!p) return 0;
-#define GEXX_VIS_ID_(i) (dl[i])
-#define GEXX_VIS_IS_(i) (sl[i])
-  return GEXX_VIS_PIECES_(put, p, dc, dlen, GEXX_VIS_ID_, GEXX_VIS_IS_);
-#undef GEXX_VIS_ID_
-#undef GEXX_VIS_IS_
+  return put ? gexx_vis_iput_(p, dc, dlen, dl, sl) : gexx_vis_iget_(p, dc, dlen, dl, sl);
 }
 
 /* Strided: levels contiguous on both sides (each stride the size of the
@@ -378,14 +438,11 @@ static inline __attribute__((always_inline)) int gexx_vis_strided_(
     }
     k *= count[i];
   }
+  if (k == 1) return gexx_vis_one_(put, tm, rank, da, sa, len, flags);
   p = gexx_vis_row_(tm, rank, flags);
   if (!p) return 0;
-#define GEXX_VIS_SD_(i) ((char *)((uintptr_t)da + (uintptr_t)(i) * (uintptr_t)ds))
-#define GEXX_VIS_SS_(i) ((char *)((uintptr_t)sa + (uintptr_t)(i) * (uintptr_t)ss))
-  if (k == 1) return GEXX_VIS_PIECES_(put, p, (size_t)1, len, GEXX_VIS_SD_, GEXX_VIS_SS_);
-  return GEXX_VIS_PIECES_(put, p, k, len, GEXX_VIS_SD_, GEXX_VIS_SS_);
-#undef GEXX_VIS_SD_
-#undef GEXX_VIS_SS_
+  return put ? gexx_vis_sput_(p, k, len, da, ds, sa, ss)
+             : gexx_vis_sget_(p, k, len, da, ds, sa, ss);
 }
 
 /* The form's inline attempt (try_), else the library's call from the
