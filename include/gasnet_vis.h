@@ -334,19 +334,6 @@ static __attribute__((noinline, unused)) void gexx_vis_get1_long_(void *d, const
                                                                   size_t n) {
   gexx_rma_get_copy_(d, s, n);
 }
-static inline __attribute__((always_inline)) void gexx_vis_put1_(void *d, const void *s, size_t n) {
-  if (n <= 64)
-    gexx_copy_fwd16_(d, s, n);
-  else
-    gexx_vis_put1_long_(d, s, n);
-}
-static inline __attribute__((always_inline)) void gexx_vis_get1_(void *d, const void *s, size_t n) {
-  if (n <= 64)
-    gexx_copy_fwd16_(d, s, n);
-  else
-    gexx_vis_get1_long_(d, s, n);
-}
-
 /* One piece of n bytes each side (a list of one entry on both, or a
  * strided call that folds into one): the inline put or get's translation
  * (gexx_inline_rma.h) and the copy above, with no loop around it (in a
@@ -361,10 +348,12 @@ static inline __attribute__((always_inline)) int gexx_vis_one_(int put, gex_TM_t
   if (n == 0 || __atomic_load_n(&gexx_rma_fast.vis_pc_armed, __ATOMIC_RELAXED) != 0) return 0;
   r = gexx_rma_here_tm_(tm, rank, put ? d : s, n, flags);
   if (!r) return 0;
-  if (put)
-    gexx_vis_put1_(r, s, n);
+  if (n <= 64)
+    gexx_copy_fwd16_(put ? r : d, put ? s : r, n);
+  else if (put)
+    gexx_vis_put1_long_(r, s, n);
   else
-    gexx_vis_get1_(d, r, n);
+    gexx_vis_get1_long_(d, r, n);
   return 1;
 }
 

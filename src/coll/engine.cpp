@@ -1114,9 +1114,8 @@ class HostOp final : public Op {
     bool all_in_place = true, all_able = true;
     for (uint32_t j = 0; j < n_; ++j) {
       bool in = j == me_ ? in_place_offset_ != 0 : in_place_[j] != nullptr;
-      uint64_t able = 1;
-      if (!in && j != me_) std::memcpy(&able, ctl(j).small + kSmallAble, sizeof able);
-      if (!in && j == me_) able = can_give() && buffers_slice();
+      uint64_t able = 1;  // (as each published it at its start)
+      if (!in) std::memcpy(&able, ctl(j).small + kSmallAble, sizeof able);
       all_in_place = all_in_place && in;
       all_able = all_able && able != 0;
     }
@@ -1198,13 +1197,9 @@ class HostOp final : public Op {
   }
   // Every member that gives slices has given round k's.
   bool inputs_ready(uint64_t k) {
-    const uint64_t goal = host::stamp(seq_, k + 2);
-    for (; fed_ < n_; ++fed_)
-      if (fed_ != me_ && in_place_[fed_] == nullptr &&
-          !host::reached(given_word(fed_).load(std::memory_order_acquire), goal))
-        return false;
-    fed_ = 0;
-    return true;
+    return all_reached(
+        fed_, host::stamp(seq_, k + 2), [this](uint32_t j) -> auto & { return given_word(j); },
+        [this](uint32_t j) { return j != me_ && in_place_[j] == nullptr; });
   }
   // Round k's slices of this member's source for the others: the vector's
   // [k n S, (k + 1) n S) less its own slice, where they lie in the block.
@@ -1238,20 +1233,16 @@ class HostOp final : public Op {
         moved = true;
       }
       // The others' results of the next round.
-      if (result_reader_ && read_ < rounds_) {
-        const uint64_t goal = host::stamp(seq_, read_ + 2);
-        for (; ready_ < n_; ++ready_)
-          if (ready_ != me_ &&
-              !host::reached(ctl(ready_).posted.load(std::memory_order_acquire), goal))
-            break;
-        if (ready_ == n_) {
-          ready_ = 0;
-          for (uint32_t j = 0; j < n_; ++j)
-            if (size_t bytes = slice_bytes(j, read_); j != me_ && bytes != 0)
-              std::memcpy(dst_ + slice_at(j, read_), result_buf(j, read_), bytes);
-          ++read_;
-          moved = true;
-        }
+      if (result_reader_ && read_ < rounds_ &&
+          all_reached(
+              ready_,
+              host::stamp(seq_, read_ + 2), [this](uint32_t j) -> auto & { return posted_word(j); },
+              [this](uint32_t j) { return j != me_; })) {
+        for (uint32_t j = 0; j < n_; ++j)
+          if (size_t bytes = slice_bytes(j, read_); j != me_ && bytes != 0)
+            std::memcpy(dst_ + slice_at(j, read_), result_buf(j, read_), bytes);
+        ++read_;
+        moved = true;
       }
     }
     // consumed: the rounds this member has both folded and (a reader) read;
@@ -1270,35 +1261,41 @@ class HostOp final : public Op {
     const size_t bytes = slice_bytes(me_, k);
     if (bytes == 0) return;
     for (uint32_t j = 0; j < n_; ++j) inputs_[j] = input(j, k);
-    if (result_reader_ && dst_ == src_) {  // (into its block: the fold reads the source)
-      red_.combine_all(inputs_, n_, result_buf(me_, k), bytes / red_.dt_size);
-      std::memcpy(dst_ + slice_at(me_, k), result_buf(me_, k), bytes);
-      return;
-    }
-    if (!(result_reader_ && posts_results_)) {
-      red_.combine_all(inputs_, n_, result_reader_ ? dst_ + slice_at(me_, k) : result_buf(me_, k),
-                       bytes / red_.dt_size);
+    // A destination that is the source is written after the fold has read
+    // it: folded into the block, then copied.
+    const bool alias = result_reader_ && dst_ == src_;
+    char *out = dst_ + slice_at(me_, k), *post = result_buf(me_, k);
+    if (!alias && !(result_reader_ && posts_results_)) {
+      red_.combine_all(inputs_, n_, result_reader_ ? out : post, bytes / red_.dt_size);
       return;
     }
     // Into the destination and the block: each piece copied while in L1.
-    char *out = dst_ + slice_at(me_, k), *post = result_buf(me_, k);
+    char *into = alias ? post : out, *also = alias ? out : post;
     const size_t step = std::max<size_t>(kFoldPiece / red_.dt_size, 1) * red_.dt_size;
     for (size_t at = 0; at < bytes; at += step) {
       const size_t len = std::min(step, bytes - at);
-      red_.combine_all(inputs_, n_, out + at, len / red_.dt_size);
-      std::memcpy(post + at, out + at, len);
+      red_.combine_all(inputs_, n_, into + at, len / red_.dt_size);
+      std::memcpy(also + at, into + at, len);
       for (uint32_t j = 0; j < n_; ++j) inputs_[j] += len;
     }
   }
   // Whether every member j from `next` on for which counts(j) holds has
-  // published a consumed stamp of at least `goal`; `next` keeps the scan's
-  // progress between steps.
+  // published a stamp of at least `goal` in word(j); `next` keeps the scan's
+  // progress between steps and starts over (0) once every one has.
+  template <class Word, class Counts>
+  bool all_reached(uint32_t &next, uint64_t goal, Word word, Counts counts) const {
+    for (; next < n_; ++next)
+      if (counts(next) && !host::reached(word(next).load(std::memory_order_acquire), goal))
+        return false;
+    next = 0;
+    return true;
+  }
+  std::atomic<uint64_t> &posted_word(uint32_t j) const { return ctl(j).posted; }
+  std::atomic<uint64_t> &consumed_word(uint32_t j) const { return ctl(j).consumed; }
   template <class Counts>
   bool consumed(uint32_t &next, uint64_t goal, Counts counts) const {
-    for (; next < n_; ++next)
-      if (counts(next) && !host::reached(ctl(next).consumed.load(std::memory_order_acquire), goal))
-        return false;
-    return true;
+    return all_reached(
+        next, goal, [this](uint32_t j) -> auto & { return consumed_word(j); }, counts);
   }
   // A poster in place: every reader has read the whole stream.
   bool readers_drained() {
@@ -1403,12 +1400,11 @@ class HostOp final : public Op {
   // Reads chunk after chunk once every stream this member reads has it.
   void read() {
     while (read_ < nchunks_) {
-      uint64_t goal = host::stamp(seq_, read_ + 2);
-      for (; ready_ < n_; ++ready_)
-        if (reads_from(me_, ready_) &&
-            !host::reached(ctl(ready_).posted.load(std::memory_order_acquire), goal))
-          return;
-      ready_ = 0;
+      if (!all_reached(
+              ready_,
+              host::stamp(seq_, read_ + 2), [this](uint32_t j) -> auto & { return posted_word(j); },
+              [this](uint32_t j) { return reads_from(me_, j); }))
+        return;
       take(read_);
       ++read_;
       ctl(me_).consumed.store(host::stamp(seq_, read_ + 1), std::memory_order_release);
@@ -1549,7 +1545,7 @@ class HostOp final : public Op {
   uint64_t sig_ = 0;
   bool started_ = false;
   uint32_t gated_ = 0, arrived_ = 0;
-  size_t ready_ = 0;
+  uint32_t ready_ = 0;
 };
 
 // Whether `team` runs its collectives in this host's area (looked up at its
