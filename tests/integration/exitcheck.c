@@ -23,6 +23,11 @@
  *                  error (a put outside the segment) instead of exiting
  *   vanish         WHO leaves with _exit(CODE), telling nobody; the others spin
  *   ready          nothing: every rank spins without polling (kill tests)
+ *
+ * With EXITCHECK_READY_DIR set, each rank also writes its pid to the file
+ * DIR/R (written whole, then renamed into place) once ready: a launcher's
+ * output forwarding (mpirun's, srun's) may hold a line back for minutes
+ * while every rank spins, and a kill test needs only the pids.
  */
 #include <gasnet.h>
 
@@ -70,6 +75,19 @@ static void *exit_thread(void *arg) {
   return NULL;
 }
 
+static void note_ready(void) {
+  const char *dir = getenv("EXITCHECK_READY_DIR");
+  if (!dir || !*dir) return;
+  char tmp[4096], path[4096];
+  snprintf(tmp, sizeof tmp, "%s/.%u.tmp", dir, me);
+  snprintf(path, sizeof path, "%s/%u", dir, me);
+  FILE *f = fopen(tmp, "w");
+  CHECK(f != NULL, "cannot write %s", tmp);
+  fprintf(f, "%ld\n", (long)getpid());
+  CHECK(fclose(f) == 0, "cannot write %s", tmp);
+  CHECK(rename(tmp, path) == 0, "cannot rename %s to %s", tmp, path);
+}
+
 static void barrier(void) {
   gasnet_barrier_notify(0, GASNET_BARRIERFLAG_ANONYMOUS);
   gasnet_barrier_wait(0, GASNET_BARRIERFLAG_ANONYMOUS);
@@ -114,6 +132,7 @@ int main(int argc, char **argv) {
   barrier();
   printf("exitcheck rank %u of %u: ready pid %ld\n", me, n, (long)getpid());
   fflush(stdout);
+  note_ready();
   barrier();
 
   if (!strcmp(mode, "barrier") || !strcmp(mode, "wait") || !strcmp(mode, "spin")) {

@@ -175,6 +175,33 @@ class Job:
                           self.out.read().decode(errors="replace"),
                           self.err.read().decode(errors="replace")))
 
+    def wait_ready_files(self, folder, count, timeout=120):
+        """Waits until `folder` holds `count` files named by rank, each with the pid
+        of that rank (exitcheck's EXITCHECK_READY_DIR); returns {rank: pid}. For jobs
+        whose launcher forwards output (mpirun, srun): one of them held a rank's flushed
+        line back past two minutes while every rank spun, and a kill needs only pids."""
+        deadline = time.time() + timeout
+        got = {}
+        while time.time() < deadline:
+            for name in os.listdir(folder):
+                if name.isdigit() and name not in got:
+                    with open(os.path.join(folder, name)) as f:
+                        got[name] = f.read().strip()
+            if len(got) >= count:
+                return got
+            if self.proc.poll() is not None:
+                break
+            time.sleep(0.05)
+        state = "exited %s" % self.proc.returncode if self.proc.poll() is not None else \
+            "still running after %ss" % timeout
+        self.out.seek(0)
+        self.err.seek(0)
+        raise Failure("expected %d ranks' ready files in %s, found ranks %s: %s (%s)\n"
+                      "--- stdout so far:\n%s--- stderr so far:\n%s" % (
+                          count, folder, sorted(got), " ".join(self.argv), state,
+                          self.out.read().decode(errors="replace"),
+                          self.err.read().decode(errors="replace")))
+
     def show(self):
         return "\n--- exit %s\n--- stdout:\n%s--- stderr:\n%s" % (
             getattr(self, "code", "?"), self.stdout, self.stderr)

@@ -14,6 +14,7 @@ import re
 import signal
 import subprocess
 import sys
+import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import jobtests  # noqa: E402
@@ -155,10 +156,13 @@ def case_kill(start, n, ofi=None):
     def run():
         env = jobtests.ofi_env(ofi) if ofi else {}
         before = shm_entries()
-        job = start(n, [conduit(ofi, "exitcheck"), "ready", "0"], env)
-        ready = dict(job.wait_for_lines(r"exitcheck rank (\d+) of \d+: ready pid (\d+)", n))
-        os.kill(int(ready["1"]), signal.SIGKILL)
-        job.wait(timeout=60)
+        with tempfile.TemporaryDirectory(prefix="gexx-ready.") as folder:
+            # The pids from files, not from the launcher's forwarded output.
+            env["EXITCHECK_READY_DIR"] = folder
+            job = start(n, [conduit(ofi, "exitcheck"), "ready", "0"], env)
+            ready = job.wait_ready_files(folder, n)
+            os.kill(int(ready["1"]), signal.SIGKILL)
+            job.wait(timeout=60)
         check(job.code != 0, "job exit 0 after a rank was killed%s" % job.show())
         # The launcher names the signal, unless the ranks that saw rank 1 go
         # ended first (exit 1) and mpirun reports one of them instead: then
