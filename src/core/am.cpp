@@ -484,6 +484,27 @@ int Engine::internal_reply(gex_Token_t token, const Message &m) {
   return 0;
 }
 
+int Engine::internal_reply_in_place(gex_Token_t token, const Message &m,
+                                    void (*fill)(void *, char *), void *ctx) {
+  gexx_token_s *t = reply_token(m.api, token);
+  if (m.category != kMedium || m.nbytes > max_medium_) [[unlikely]]
+    util::fatal("%s: an in-place reply of %zu bytes (a gexx bug)", m.api, m.nbytes);
+  if (t->loopback) {  // (gexx's own requests to this rank go through the transport)
+    std::vector<char> bytes(m.nbytes);
+    if (m.nbytes) fill(ctx, bytes.data());
+    Message copied = m;
+    copied.src = bytes.data();
+    return internal_reply(token, copied);
+  }
+  transport::AmSlot slot;
+  if (!reserve(m, t->src, transport::AmLane::Reply, m.nbytes, slot)) return 1;
+  if (m.nbytes) fill(ctx, static_cast<char *>(slot.payload));
+  tp_.am_commit(slot, header(m, kReply, 1 + take_owed(t->src)), m.args);
+  sent(m, t->src, kReply);
+  t->replied = true;
+  return 0;
+}
+
 namespace {
 // A loopback Medium's payload up to this size is copied to the stack;
 // larger ones to this thread's buffer (one for requests, one for replies:

@@ -144,6 +144,14 @@ class Engine {
   void internal_prepare(const char *api, gex_Rank_t rank, unsigned nargs, size_t payload,
                         transport::AmSlot &slot);
   void internal_commit(gex_Rank_t rank, const Message &m, transport::AmSlot &slot);
+  // A Medium reply of gexx itself whose m.nbytes of payload fill(ctx, out)
+  // writes straight into the message (m.src is not read): no staging copy,
+  // and the transport treats it as any message it copied (it may bundle it
+  // with its batch's other replies, and the handler does not wait for the
+  // provider to take it, as a large payload sent from a caller's buffer
+  // does). Returns as internal_reply.
+  int internal_reply_in_place(gex_Token_t token, const Message &m, void (*fill)(void *, char *),
+                              void *ctx);
 
   // Runs incoming messages; fatal inside a handler (handlers do not poll).
   bool poll(const char *api);  // true if any AM arrived
