@@ -487,15 +487,11 @@ int Engine::internal_reply(gex_Token_t token, const Message &m) {
 int Engine::internal_reply_in_place(gex_Token_t token, const Message &m,
                                     void (*fill)(void *, char *), void *ctx) {
   gexx_token_s *t = reply_token(m.api, token);
-  if (m.category != kMedium || m.nbytes > max_medium_) [[unlikely]]
-    util::fatal("%s: an in-place reply of %zu bytes (a gexx bug)", m.api, m.nbytes);
-  if (t->loopback) {  // (gexx's own requests to this rank go through the transport)
-    std::vector<char> bytes(m.nbytes);
-    if (m.nbytes) fill(ctx, bytes.data());
-    Message copied = m;
-    copied.src = bytes.data();
-    return internal_reply(token, copied);
-  }
+  // (Only a client's request runs its handler in place: gexx's own requests
+  // to this rank go through the transport, so their tokens never loop back.)
+  if (m.category != kMedium || m.nbytes > max_medium_ || t->loopback) [[unlikely]]
+    util::fatal("%s: an in-place reply of %zu bytes%s (a gexx bug)", m.api, m.nbytes,
+                t->loopback ? " to a loopback request" : "");
   transport::AmSlot slot;
   if (!reserve(m, t->src, transport::AmLane::Reply, m.nbytes, slot)) return 1;
   if (m.nbytes) fill(ctx, static_cast<char *>(slot.payload));

@@ -150,17 +150,15 @@ class Job:
         wait_all)."""
         return self.ended - self.start
 
-    def wait_for_lines(self, pattern, count, timeout=120, stream="out"):
-        """Waits until stdout (or stderr) has `count` lines matching `pattern`; returns the
-        matches. The limit is generous: a job whose ranks spin without polling, started
-        by mpirun on a loaded 2-core host, took over 30 s to print its lines in CI."""
-        f = self.out if stream == "out" else self.err
+    def _wait_until(self, probe, timeout, expected):
+        """Calls probe() every 50 ms until it returns something other than None
+        (returned), the job ends or `timeout` seconds pass; then fails, saying what
+        was `expected` (a string, or a function giving one) and where the job stood."""
         deadline = time.time() + timeout
         while time.time() < deadline:
-            f.seek(0)
-            matches = re.findall(pattern, f.read().decode(errors="replace"))
-            if len(matches) >= count:
-                return matches
+            got = probe()
+            if got is not None:
+                return got
             if self.proc.poll() is not None:
                 break
             time.sleep(0.05)
@@ -169,38 +167,38 @@ class Job:
         self.err.seek(0)
         state = "exited %s" % self.proc.returncode if self.proc.poll() is not None else \
             "still running after %ss" % timeout
-        raise Failure("expected %d lines matching %r: %s (%s)\n--- stdout so far:\n%s"
-                      "--- stderr so far:\n%s" % (
-                          count, pattern, " ".join(self.argv), state,
-                          self.out.read().decode(errors="replace"),
-                          self.err.read().decode(errors="replace")))
+        raise Failure("expected %s: %s (%s)\n--- stdout so far:\n%s--- stderr so far:\n%s" % (
+            expected() if callable(expected) else expected, " ".join(self.argv), state,
+            self.out.read().decode(errors="replace"), self.err.read().decode(errors="replace")))
+
+    def wait_for_lines(self, pattern, count, timeout=120, stream="out"):
+        """Waits until stdout (or stderr) has `count` lines matching `pattern`; returns the
+        matches. The limit is generous: a job whose ranks spin without polling, started
+        by mpirun on a loaded 2-core host, took over 30 s to print its lines in CI."""
+        f = self.out if stream == "out" else self.err
+
+        def probe():
+            f.seek(0)
+            matches = re.findall(pattern, f.read().decode(errors="replace"))
+            return matches if len(matches) >= count else None
+        return self._wait_until(probe, timeout,
+                                "%d lines matching %r" % (count, pattern))
 
     def wait_ready_files(self, folder, count, timeout=120):
         """Waits until `folder` holds `count` files named by rank, each with the pid
         of that rank (exitcheck's EXITCHECK_READY_DIR); returns {rank: pid}. For jobs
         whose launcher forwards output (mpirun, srun): one of them held a rank's flushed
         line back past two minutes while every rank spun, and a kill needs only pids."""
-        deadline = time.time() + timeout
         got = {}
-        while time.time() < deadline:
+
+        def probe():
             for name in os.listdir(folder):
                 if name.isdigit() and name not in got:
                     with open(os.path.join(folder, name)) as f:
                         got[name] = f.read().strip()
-            if len(got) >= count:
-                return got
-            if self.proc.poll() is not None:
-                break
-            time.sleep(0.05)
-        state = "exited %s" % self.proc.returncode if self.proc.poll() is not None else \
-            "still running after %ss" % timeout
-        self.out.seek(0)
-        self.err.seek(0)
-        raise Failure("expected %d ranks' ready files in %s, found ranks %s: %s (%s)\n"
-                      "--- stdout so far:\n%s--- stderr so far:\n%s" % (
-                          count, folder, sorted(got), " ".join(self.argv), state,
-                          self.out.read().decode(errors="replace"),
-                          self.err.read().decode(errors="replace")))
+            return got if len(got) >= count else None
+        return self._wait_until(probe, timeout, lambda: "%d ranks' ready files in %s, found "
+                                "ranks %s" % (count, folder, sorted(got)))
 
     def show(self):
         return "\n--- exit %s\n--- stdout:\n%s--- stderr:\n%s" % (
