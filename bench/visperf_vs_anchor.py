@@ -11,7 +11,15 @@ it prints the median over the cells of gexx/anchor (above 1: gexx faster),
 the lowest cell ratio and where it is.
 
     python3 bench/visperf_vs_anchor.py --gexx install [--net [--provider P | --conduit udp]] [--runs 3] \\
-        [--cells] [--args "-maxdata 131072 -maxcontig 512 10"]
+        [--cells] [--stack-scan] [--args "-maxdata 131072 -maxcontig 512 10"]
+
+With --stack-scan, run i of N starts both sides' stacks i*4096/N bytes further
+into a page (address randomization off for the run, an environment variable
+of that length before it). On smp the small cells depend on where the stack
+sits: with it randomized (the default) one 512-byte put ran at one of two
+speeds about 2x apart from run to run, the same for a given placement, so a
+few runs compared whichever placements each side drew; the scan gives both
+sides the same placements, evenly spread.
 
 Never fails on speed; fails when a build or a run fails.
 """
@@ -60,6 +68,8 @@ def main():
                     help="gexx's libfabric provider with --net (default: gexx's own choice, what "
                          "users get: net on plain Ethernet)")
     ap.add_argument("--timeout", type=int, default=600)
+    ap.add_argument("--stack-scan", action="store_true",
+                    help="run i of N with the stack i*4096/N bytes further (same for both sides)")
     ap.add_argument("--cells", action="store_true",
                     help="also print each section's cell ratios (rows: bytes, columns: density)")
     here = os.path.dirname(os.path.abspath(__file__))
@@ -77,15 +87,16 @@ def main():
     got = {"gexx": {}, "anchor": {}}
     for i in range(a.runs):
         for side in (["gexx", "anchor"] if i % 2 == 0 else ["anchor", "gexx"]):
+            pad = (i * 4096 // a.runs) if a.stack_scan else None
             out = vs_anchor.run(side, progs[side], a.args.split(), a.ranks, a.net, a.provider,
-                                sides[side], a.timeout, a.conduit)
+                                sides[side], a.timeout, a.conduit, pad)
             for key, v in tables(out).items():
                 got[side].setdefault(key, []).append(v)
     gexx_net = ("ofi/%s" % (a.provider or "default provider")) if a.conduit == "ofi" \
         else a.conduit
     where = ("net: gexx %s vs anchor udp" % gexx_net) if a.net else "smp"
-    print("# testvisperf %s, %d ranks, %s, %d runs each, alternated" % (a.args, a.ranks, where,
-                                                                       a.runs))
+    print("# testvisperf %s, %d ranks, %s, %d runs each, alternated%s"
+          % (a.args, a.ranks, where, a.runs, ", stack placements scanned" if a.stack_scan else ""))
     print("# per section: median over cells of gexx/anchor bandwidth (above 1: gexx faster), "
           "lowest cell")
     sections = []

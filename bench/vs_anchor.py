@@ -73,10 +73,17 @@ def build(prefix, conduit, tests, test, out):
         die("building %s against %s failed:\n%s%s" % (test, prefix, r.stdout, r.stderr[-3000:]))
 
 
-def run(side, prog, args, ranks, net, provider, prefix, timeout, conduit="ofi"):
+def run(side, prog, args, ranks, net, provider, prefix, timeout, conduit="ofi", stack_pad=None):
     """One run; with `net`, gexx's side on its network `conduit` (ofi over
-    `provider`, or udp)."""
+    `provider`, or udp). With `stack_pad` (bytes), the run's stack is placed
+    by hand: address randomization off for it (setarch -R) and an
+    environment variable of that many bytes, which moves where the stack
+    starts (bench/visperf_vs_anchor.py --stack-scan says why)."""
     env = dict(os.environ)
+    wrap = []
+    if stack_pad is not None:
+        env["GEXX_BENCH_STACK_PAD"] = "x" * stack_pad
+        wrap = ["setarch", os.uname().machine, "-R"]
     if net:
         env["GASNET_SUPERNODE_MAXSIZE"] = "1"
         if side == "gexx":
@@ -92,6 +99,7 @@ def run(side, prog, args, ranks, net, provider, prefix, timeout, conduit="ofi"):
     else:
         env["GASNET_PSHM_NODES"] = str(ranks)
         cmd = [prog] + args
+    cmd = wrap + cmd
     r = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout)
     if r.returncode != 0:
         die("%s run failed (%d): %s\n%s%s" % (side, r.returncode, " ".join(cmd),

@@ -224,9 +224,10 @@ extern int gexx_vis_pc_armed; /* ABI 1's word; the forms below read gexx_rma_fas
 #define GEXX_VIS_INLINE_PIECES 16
 #define GEXX_VIS_STRIDED_INLINE_PIECES 4
 /* More pieces than this, of more bytes in all than the next: the library's
- * leaf loops, which make no call per piece (here each piece above 128 bytes
- * is a call: testvisperf's 8 pieces of 512 bytes 45-73 GB/s so, 67-85
- * through the library, GASNet-EX 58-87). */
+ * leaf loops, which make no call per piece, unless the pieces go to the
+ * AVX2 helpers below, which make none either (in the others each piece
+ * above 128 bytes is a call: testvisperf's 8 pieces of 512 bytes 45-73 GB/s
+ * so, 67-85 through the library, GASNet-EX 58-87). */
 #define GEXX_VIS_LONG_INLINE_PIECES 4
 #define GEXX_VIS_LONG_INLINE_BYTES 2048
 
@@ -250,8 +251,9 @@ static inline __attribute__((always_inline)) int gexx_vis_in_(const gexx_rma_pee
 }
 
 /* k pieces of n bytes: dst(i) and src(i), the remote side's on the row's
- * peer. 1 when checked and copied, 0 (nothing copied) for the library. */
-#define GEXX_VIS_PIECES_(put, p, k, n, dst, src)                                                \
+ * peer, each moved by copy(put, d, s, n). 1 when checked and copied, 0
+ * (nothing copied) for the library. */
+#define GEXX_VIS_PIECES_(put, p, k, n, dst, src, copy)                                          \
   __extension__({                                                                               \
     size_t gexx_pi_;                                                                            \
     uintptr_t gexx_lo_ = UINTPTR_MAX, gexx_hi_ = 0;                                             \
@@ -265,17 +267,21 @@ static inline __attribute__((always_inline)) int gexx_vis_in_(const gexx_rma_pee
     if (gexx_ok_ && gexx_hi_ - gexx_lo_ >= (k) * (n)) {                                         \
       for (gexx_pi_ = 0; gexx_pi_ < (k); ++gexx_pi_) {                                          \
         if (put)                                                                                \
-          gexx_rma_put_copy_((p)->local + ((uintptr_t)(dst(gexx_pi_)) - (p)->owner_base),       \
-                             (src(gexx_pi_)), (n));                                             \
+          copy(1, (p)->local + ((uintptr_t)(dst(gexx_pi_)) - (p)->owner_base),                  \
+               (const char *)(src(gexx_pi_)), (n));                                             \
         else                                                                                    \
-          gexx_rma_get_copy_((dst(gexx_pi_)),                                                   \
-                             (p)->local + ((uintptr_t)(src(gexx_pi_)) - (p)->owner_base), (n)); \
+          copy(0, (char *)(dst(gexx_pi_)),                                                      \
+               (const char *)(p)->local + ((uintptr_t)(src(gexx_pi_)) - (p)->owner_base), (n)); \
       }                                                                                         \
     } else {                                                                                    \
       gexx_ok_ = 0;                                                                             \
     }                                                                                           \
     gexx_ok_;                                                                                   \
   })
+/* A piece's copy: gexx_inline_rma.h's, which decides per piece (inline
+ * stores up to 64 bytes, else a call to the widest copy loop, or memmove). */
+#define GEXX_VIS_COPY_ANY_(put, d, s, n) \
+  ((put) ? gexx_rma_put_copy_((d), (s), (n)) : gexx_rma_get_copy_((d), (s), (n)))
 
 /* The pieces of a call of more than one, out of line: one function per
  * shape and direction in each translation unit that uses it, rather than
@@ -287,33 +293,67 @@ static inline __attribute__((always_inline)) int gexx_vis_in_(const gexx_rma_pee
 #define GEXX_VIS_IS_(i) (sl[i])
 #define GEXX_VIS_SD_(i) ((char *)((uintptr_t)da + (uintptr_t)(i) * (uintptr_t)ds))
 #define GEXX_VIS_SS_(i) ((char *)((uintptr_t)sa + (uintptr_t)(i) * (uintptr_t)ss))
-#define GEXX_VIS_HELPER_(name, put, params, D, S)            \
-  static __attribute__((noinline, unused)) int name params { \
-    return GEXX_VIS_PIECES_(put, p, k, n, D, S);             \
+#define GEXX_VIS_VPARAMS_ \
+  (const gexx_rma_peer_t *p, size_t k, size_t n, const gex_Memvec_t *dl, const gex_Memvec_t *sl)
+#define GEXX_VIS_IPARAMS_ \
+  (const gexx_rma_peer_t *p, size_t k, size_t n, void *const *dl, void *const *sl)
+#define GEXX_VIS_SPARAMS_ \
+  (const gexx_rma_peer_t *p, size_t k, size_t n, void *da, ptrdiff_t ds, void *sa, ptrdiff_t ss)
+/* A shape's put and get helpers, named by `name` from the shape and the
+ * direction, their body GEXX_VIS_PIECES_ with the piece copy `copy`, under
+ * `attrs`; then all six. */
+#define GEXX_VIS_PAIR_(name, attrs, copy, shape, params, D, S) \
+  static attrs int name(shape, put) params {                   \
+    return GEXX_VIS_PIECES_(1, p, k, n, D, S, copy);           \
+  }                                                            \
+  static attrs int name(shape, get) params {                   \
+    return GEXX_VIS_PIECES_(0, p, k, n, D, S, copy);           \
   }
-GEXX_VIS_HELPER_(gexx_vis_vput_, 1,
-                 (const gexx_rma_peer_t *p, size_t k, size_t n, const gex_Memvec_t *dl,
-                  const gex_Memvec_t *sl),
-                 GEXX_VIS_VD_, GEXX_VIS_VS_)
-GEXX_VIS_HELPER_(gexx_vis_vget_, 0,
-                 (const gexx_rma_peer_t *p, size_t k, size_t n, const gex_Memvec_t *dl,
-                  const gex_Memvec_t *sl),
-                 GEXX_VIS_VD_, GEXX_VIS_VS_)
-GEXX_VIS_HELPER_(gexx_vis_iput_, 1,
-                 (const gexx_rma_peer_t *p, size_t k, size_t n, void *const *dl, void *const *sl),
-                 GEXX_VIS_ID_, GEXX_VIS_IS_)
-GEXX_VIS_HELPER_(gexx_vis_iget_, 0,
-                 (const gexx_rma_peer_t *p, size_t k, size_t n, void *const *dl, void *const *sl),
-                 GEXX_VIS_ID_, GEXX_VIS_IS_)
-GEXX_VIS_HELPER_(gexx_vis_sput_, 1,
-                 (const gexx_rma_peer_t *p, size_t k, size_t n, void *da, ptrdiff_t ds, void *sa,
-                  ptrdiff_t ss),
-                 GEXX_VIS_SD_, GEXX_VIS_SS_)
-GEXX_VIS_HELPER_(gexx_vis_sget_, 0,
-                 (const gexx_rma_peer_t *p, size_t k, size_t n, void *da, ptrdiff_t ds, void *sa,
-                  ptrdiff_t ss),
-                 GEXX_VIS_SD_, GEXX_VIS_SS_)
-#undef GEXX_VIS_HELPER_
+#define GEXX_VIS_HELPERS_(name, attrs, copy)                                          \
+  GEXX_VIS_PAIR_(name, attrs, copy, v, GEXX_VIS_VPARAMS_, GEXX_VIS_VD_, GEXX_VIS_VS_) \
+  GEXX_VIS_PAIR_(name, attrs, copy, i, GEXX_VIS_IPARAMS_, GEXX_VIS_ID_, GEXX_VIS_IS_) \
+  GEXX_VIS_PAIR_(name, attrs, copy, s, GEXX_VIS_SPARAMS_, GEXX_VIS_SD_, GEXX_VIS_SS_)
+/* gexx_vis_vput_, gexx_vis_vget_, ... gexx_vis_sget_: any CPU, any length. */
+#define GEXX_VIS_NAME_ANY_(shape, dir) gexx_vis_##shape##dir##_
+GEXX_VIS_HELPERS_(GEXX_VIS_NAME_ANY_, __attribute__((noinline, unused)), GEXX_VIS_COPY_ANY_)
+#if GEXX_COPY_X86_ && defined(__GNUC__)
+/* gexx_vis_vput_avx2_, ...: pieces of GEXX_COPY_VEC16_MAX < n <=
+ * GEXX_COPY_INLINE_MAX bytes on a CPU whose widest copy is AVX2's
+ * (GEXX_VIS_WIDE_ says when): the 32-byte vector copy inline in a leaf
+ * compiled for AVX2, no call per piece (testvisperf's indexed put of four
+ * 512-byte pieces, one rank, alternated runs: 39-69k MiB/s so, 23-29k with
+ * a call per piece when this VM ran slow, GASNet-EX 31-36k). A piece whose
+ * destination starts inside its own source is memmove's, as in gexx_copy_. */
+typedef char gexx_vis_v32_ __attribute__((vector_size(32)));
+#define GEXX_VIS_COPY_AVX2_(put, d, s, n)                              \
+  do {                                                                 \
+    char *gexx_cd_ = (d);                                              \
+    const char *gexx_cs_ = (s);                                        \
+    if ((uintptr_t)gexx_cd_ - (uintptr_t)gexx_cs_ >= (n))              \
+      GEXX_COPY_VEC_BODY_(gexx_vis_v32_, 32, gexx_cd_, gexx_cs_, (n)); \
+    else                                                               \
+      gexx_copy_memmove_(gexx_cd_, gexx_cs_, (n), (put));              \
+  } while (0)
+#define GEXX_VIS_NAME_AVX2_(shape, dir) gexx_vis_##shape##dir##_avx2_
+GEXX_VIS_HELPERS_(GEXX_VIS_NAME_AVX2_, __attribute__((target("avx2"), noinline, unused)),
+                  GEXX_VIS_COPY_AVX2_)
+#undef GEXX_VIS_COPY_AVX2_
+/* Whether pieces of n bytes go to the AVX2 helpers. */
+#define GEXX_VIS_WIDE_(n)                                      \
+  ((n) > GEXX_COPY_VEC16_MAX && (n) <= GEXX_COPY_INLINE_MAX && \
+   __builtin_expect(gexx_rma_fast.copy_isa == GEXX_COPY_ISA_AVX2_, 1))
+#else
+#define GEXX_VIS_WIDE_(n) 0
+#define GEXX_VIS_NAME_AVX2_(shape, dir) GEXX_VIS_NAME_ANY_(shape, dir)
+#endif
+/* The helper for pieces of n bytes, called with `args` (in parentheses). */
+#define GEXX_VIS_CALL_(shape, dir, n, args) \
+  (GEXX_VIS_WIDE_(n) ? GEXX_VIS_NAME_AVX2_(shape, dir) args : GEXX_VIS_NAME_ANY_(shape, dir) args)
+#undef GEXX_VIS_HELPERS_
+#undef GEXX_VIS_PAIR_
+#undef GEXX_VIS_VPARAMS_
+#undef GEXX_VIS_IPARAMS_
+#undef GEXX_VIS_SPARAMS_
 #undef GEXX_VIS_VD_
 #undef GEXX_VIS_VS_
 #undef GEXX_VIS_ID_
@@ -322,10 +362,13 @@ GEXX_VIS_HELPER_(gexx_vis_sget_, 0,
 #undef GEXX_VIS_SS_
 
 /* A one-piece call's copy: up to 64 bytes inline (a few loads and
- * stores), longer ones in a function of their own (vis_calls, one 512-byte
- * piece: 8-19 ns a call so, 15-24 with the copy at the call site, where
- * the caller's values spill around it; and testvis compiles in 5.5 s, not
- * 6.5-7.5). */
+ * stores); longer ones a call, to the AVX2 copy loop itself when the
+ * helpers above would take the pieces (a call to these, which jumped to
+ * that loop, left testvisperf's one 512-byte piece at 19-25k MiB/s at most
+ * of the stack placements tried, GASNet-EX 26-32k; the loop's call at
+ * 30-36k), else to these (vis_calls, one 512-byte piece: 8-19 ns a call
+ * so, 15-24 with the copy at the call site, where the caller's values
+ * spill around it; and testvis compiles in 5.5 s, not 6.5-7.5). */
 static __attribute__((noinline, unused)) void gexx_vis_put1_long_(void *d, const void *s,
                                                                   size_t n) {
   gexx_rma_put_copy_(d, s, n);
@@ -350,6 +393,12 @@ static inline __attribute__((always_inline)) int gexx_vis_one_(int put, gex_TM_t
   if (!r) return 0;
   if (n <= 64)
     gexx_copy_fwd16_(put ? r : d, put ? s : r, n);
+  else if (n <= GEXX_COPY_INLINE_MAX && gexx_rma_fast.copy_isa == GEXX_COPY_ISA_AVX2_ &&
+           (uintptr_t)(put ? r : d) - (uintptr_t)(put ? s : r) >= n)
+    /* Forward (dst not inside (src, src + n)); written as this test, not
+     * GEXX_VIS_WIDE_'s (which adds n > 128): testvisperf's one 512-byte
+     * piece, 32 stack placements, median 35.8k MiB/s so, 27.0k so. */
+    gexx_copy_avx2_(put ? r : d, put ? s : r, n);
   else if (put)
     gexx_vis_put1_long_(r, s, n);
   else
@@ -372,10 +421,12 @@ static inline __attribute__((always_inline)) int gexx_vis_vector_(int put, gex_T
   if (n == 0) return 0;
   for (i = 0; i < dc; ++i)
     if (dl[i].gex_len != n || sl[i].gex_len != n) return 0;
-  if (dc > GEXX_VIS_LONG_INLINE_PIECES && dc * n > GEXX_VIS_LONG_INLINE_BYTES) return 0;
+  if (dc > GEXX_VIS_LONG_INLINE_PIECES && dc * n > GEXX_VIS_LONG_INLINE_BYTES && !GEXX_VIS_WIDE_(n))
+    return 0;
   p = gexx_vis_row_(tm, rank, flags);
   if (!p) return 0;
-  return put ? gexx_vis_vput_(p, dc, n, dl, sl) : gexx_vis_vget_(p, dc, n, dl, sl);
+  return put ? GEXX_VIS_CALL_(v, put, n, (p, dc, n, dl, sl))
+             : GEXX_VIS_CALL_(v, get, n, (p, dc, n, dl, sl));
 }
 
 static inline __attribute__((always_inline)) int gexx_vis_indexed_(int put, gex_TM_t tm,
@@ -384,13 +435,18 @@ static inline __attribute__((always_inline)) int gexx_vis_indexed_(int put, gex_
                                                                    size_t sc, void *const *sl,
                                                                    size_t slen, gex_Flags_t flags) {
   const gexx_rma_peer_t *p;
+  /* One piece first, as the vector form (fewer tests before its copy). */
+  if (dc == 1 && sc == 1)
+    return dl && sl && dlen == slen && gexx_vis_one_(put, tm, rank, dl[0], sl[0], dlen, flags);
   if (dc != sc || dc == 0 || dc > GEXX_VIS_INLINE_PIECES || !dl || !sl || dlen != slen || dlen == 0)
     return 0;
-  if (dc == 1) return gexx_vis_one_(put, tm, rank, dl[0], sl[0], dlen, flags);
-  if (dc > GEXX_VIS_LONG_INLINE_PIECES && dc * dlen > GEXX_VIS_LONG_INLINE_BYTES) return 0;
+  if (dc > GEXX_VIS_LONG_INLINE_PIECES && dc * dlen > GEXX_VIS_LONG_INLINE_BYTES &&
+      !GEXX_VIS_WIDE_(dlen))
+    return 0;
   p = gexx_vis_row_(tm, rank, flags);
   if (!p) return 0;
-  return put ? gexx_vis_iput_(p, dc, dlen, dl, sl) : gexx_vis_iget_(p, dc, dlen, dl, sl);
+  return put ? GEXX_VIS_CALL_(i, put, dlen, (p, dc, dlen, dl, sl))
+             : GEXX_VIS_CALL_(i, get, dlen, (p, dc, dlen, dl, sl));
 }
 
 /* Strided: levels contiguous on both sides (each stride the size of the
@@ -430,8 +486,8 @@ static inline __attribute__((always_inline)) int gexx_vis_strided_(
   if (k == 1) return gexx_vis_one_(put, tm, rank, da, sa, len, flags);
   p = gexx_vis_row_(tm, rank, flags);
   if (!p) return 0;
-  return put ? gexx_vis_sput_(p, k, len, da, ds, sa, ss)
-             : gexx_vis_sget_(p, k, len, da, ds, sa, ss);
+  return put ? GEXX_VIS_CALL_(s, put, len, (p, k, len, da, ds, sa, ss))
+             : GEXX_VIS_CALL_(s, get, len, (p, k, len, da, ds, sa, ss));
 }
 
 /* The form's inline attempt (try_), else the library's call from the
