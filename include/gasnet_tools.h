@@ -197,11 +197,25 @@ typedef uint64_t gasnett_tick_t;
 #define GASNETT_TICK_MIN ((gasnett_tick_t)0)
 #define GASNETT_TICK_MAX ((gasnett_tick_t)UINT64_MAX)
 
+/* The POSIX clock and sleep are declared by <time.h> only when the client
+ * asks for POSIX (a GNU mode, or _POSIX_C_SOURCE): in strict ISO C (gcc
+ * -std=c99 or -std=c11) the timer and gasnett_nsleep are the library's
+ * calls, the same clock and sleep. */
+#if defined(CLOCK_MONOTONIC)
 static inline gasnett_tick_t gasnett_ticks_now(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (gasnett_tick_t)ts.tv_sec * 1000000000u + (gasnett_tick_t)ts.tv_nsec;
 }
+#define GEXXT_POSIX_TIME 1
+#else
+extern gasnett_tick_t gexx_tools_ticks_now(void);
+extern int gexx_tools_nsleep(uint64_t ns_delay);
+static inline gasnett_tick_t gasnett_ticks_now(void) {
+  return gexx_tools_ticks_now();
+}
+#define GEXXT_POSIX_TIME 0
+#endif
 static inline uint64_t gasnett_ticks_to_ns(gasnett_tick_t t) {
   return t;
 }
@@ -226,10 +240,14 @@ static inline uint64_t gasnett_gettimeofday_us(void) {
 }
 /* Sleeps at least ns_delay nanoseconds; returns 0, or -1 if interrupted. */
 static inline int gasnett_nsleep(uint64_t ns_delay) {
+#if GEXXT_POSIX_TIME
   struct timespec ts;
   ts.tv_sec = (time_t)(ns_delay / 1000000000u);
   ts.tv_nsec = (long)(ns_delay % 1000000000u);
   return nanosleep(&ts, NULL) ? -1 : 0;
+#else
+  return gexx_tools_nsleep(ns_delay);
+#endif
 }
 
 static inline int gasnett_sched_yield(void) {

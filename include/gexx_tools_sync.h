@@ -143,41 +143,78 @@ static inline void gasnett_cond_wait(gasnett_cond_t *c, gasnett_mutex_t *m) {
 #endif
 }
 
-/* ---- reader-writer locks ---- */
+/* ---- reader-writer locks ----
+ * A POSIX rwlock. <pthread.h> declares its type only when the client asks
+ * for POSIX (a GNU mode, or _POSIX_C_SOURCE); in strict ISO C (gcc -std=c99
+ * or -std=c11) the lock is storage of the same size and alignment that the
+ * library's calls (gexx_tools_rwlock_op) use as the rwlock, statically
+ * initialised to zero, which is PTHREAD_RWLOCK_INITIALIZER with the C
+ * libraries this builds on (glibc and musl; the library checks it). */
+#if defined(PTHREAD_RWLOCK_INITIALIZER)
 typedef struct {
   pthread_rwlock_t gexxt_rwlock;
 } gasnett_rwlock_t;
 #define GASNETT_RWLOCK_INITIALIZER \
   { PTHREAD_RWLOCK_INITIALIZER }
+#define GEXXT_RWLOCK_CALL_(op, l) pthread_rwlock_##op(&(l)->gexxt_rwlock)
+#define GEXXT_RWLOCK_INIT_(l) pthread_rwlock_init(&(l)->gexxt_rwlock, NULL)
+#elif defined(__SIZEOF_PTHREAD_RWLOCK_T)
+typedef struct {
+  union {
+    unsigned char gexxt_bytes[__SIZEOF_PTHREAD_RWLOCK_T];
+    long gexxt_align;
+  } gexxt_rwlock;
+} gasnett_rwlock_t;
+#define GASNETT_RWLOCK_INITIALIZER \
+  {                                \
+    {                              \
+      { 0 }                        \
+    }                              \
+  }
+/* op: 0 init, 1 destroy, 2 rdlock, 3 wrlock, 4 tryrdlock, 5 trywrlock,
+ * 6 unlock; pthread_rwlock_*'s result. */
+extern int gexx_tools_rwlock_op(void *lock, int op);
+#define GEXXT_RWLOCK_OP_init 0
+#define GEXXT_RWLOCK_OP_destroy 1
+#define GEXXT_RWLOCK_OP_rdlock 2
+#define GEXXT_RWLOCK_OP_wrlock 3
+#define GEXXT_RWLOCK_OP_tryrdlock 4
+#define GEXXT_RWLOCK_OP_trywrlock 5
+#define GEXXT_RWLOCK_OP_unlock 6
+#define GEXXT_RWLOCK_CALL_(op, l) gexx_tools_rwlock_op((l), GEXXT_RWLOCK_OP_##op)
+#define GEXXT_RWLOCK_INIT_(l) gexx_tools_rwlock_op((l), GEXXT_RWLOCK_OP_init)
+#else
+#error \
+    "gasnet_tools.h: this C library's <pthread.h> hides pthread_rwlock_t in this language mode; compile with -D_POSIX_C_SOURCE=200809L or a GNU mode (-std=gnu11)"
+#endif
 
 static inline void gasnett_rwlock_init(gasnett_rwlock_t *l) {
-  if (pthread_rwlock_init(&l->gexxt_rwlock, NULL))
-    gexx_tools_lock_misuse("gasnett_rwlock_init failed", l);
+  if (GEXXT_RWLOCK_INIT_(l)) gexx_tools_lock_misuse("gasnett_rwlock_init failed", l);
 }
 static inline void gasnett_rwlock_destroy(gasnett_rwlock_t *l) {
-  if (pthread_rwlock_destroy(&l->gexxt_rwlock))
+  if (GEXXT_RWLOCK_CALL_(destroy, l))
     gexx_tools_lock_misuse("gasnett_rwlock_destroy of a held or invalid lock", l);
 }
 /* The single-threaded forms still take the lock: it costs one uncontended
  * atomic and keeps unlock-without-lock an error in every model. */
 static inline void gasnett_rwlock_rdlock(gasnett_rwlock_t *l) {
-  if (pthread_rwlock_rdlock(&l->gexxt_rwlock))
+  if (GEXXT_RWLOCK_CALL_(rdlock, l))
     gexx_tools_lock_misuse("gasnett_rwlock_rdlock failed (already write-locked by this thread?)",
                            l);
 }
 static inline void gasnett_rwlock_wrlock(gasnett_rwlock_t *l) {
-  if (pthread_rwlock_wrlock(&l->gexxt_rwlock))
+  if (GEXXT_RWLOCK_CALL_(wrlock, l))
     gexx_tools_lock_misuse("gasnett_rwlock_wrlock failed (already held by this thread?)", l);
 }
 /* 0 when taken, EBUSY otherwise. */
 static inline int gasnett_rwlock_tryrdlock(gasnett_rwlock_t *l) {
-  return pthread_rwlock_tryrdlock(&l->gexxt_rwlock) ? EBUSY : 0;
+  return GEXXT_RWLOCK_CALL_(tryrdlock, l) ? EBUSY : 0;
 }
 static inline int gasnett_rwlock_trywrlock(gasnett_rwlock_t *l) {
-  return pthread_rwlock_trywrlock(&l->gexxt_rwlock) ? EBUSY : 0;
+  return GEXXT_RWLOCK_CALL_(trywrlock, l) ? EBUSY : 0;
 }
 static inline void gasnett_rwlock_unlock(gasnett_rwlock_t *l) {
-  if (pthread_rwlock_unlock(&l->gexxt_rwlock))
+  if (GEXXT_RWLOCK_CALL_(unlock, l))
     gexx_tools_lock_misuse("gasnett_rwlock_unlock of a lock this thread does not hold", l);
 }
 /* POSIX cannot tell which thread holds a reader lock; as in a GASNet

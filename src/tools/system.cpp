@@ -55,6 +55,53 @@ void gexx_tools_lock_misuse(const char *what, const void *lock) {
   gasnett_fatalerror("%s (lock at %p)", what, lock);
 }
 
+// gasnet_tools.h's timer and sleep for clients in strict ISO C, where
+// <time.h> declares neither (the header's inline forms otherwise).
+gasnett_tick_t gexx_tools_ticks_now(void) {
+  return gasnett_ticks_now();
+}
+
+int gexx_tools_nsleep(uint64_t ns_delay) {
+  return gasnett_nsleep(ns_delay);
+}
+
+// gasnett_rwlock_t for those clients: the header's storage as the POSIX
+// rwlock (gexx_tools_sync.h). A zeroed lock is PTHREAD_RWLOCK_INITIALIZER
+// where that storage is used (checked below).
+int gexx_tools_rwlock_op(void *lock, int op) {
+  static_assert(sizeof(pthread_rwlock_t) == __SIZEOF_PTHREAD_RWLOCK_T,
+                "gasnett_rwlock_t's strict-C storage is not a pthread_rwlock_t");
+  static const pthread_rwlock_t kInitial = PTHREAD_RWLOCK_INITIALIZER;
+  static const bool zero_initial = [] {
+    const unsigned char *b = reinterpret_cast<const unsigned char *>(&kInitial);
+    return std::all_of(b, b + sizeof kInitial, [](unsigned char c) { return c == 0; });
+  }();
+  if (!zero_initial)
+    gasnett_fatalerror(
+        "gasnett_rwlock_t: this C library's PTHREAD_RWLOCK_INITIALIZER is not all zeros, so a "
+        "lock made with GASNETT_RWLOCK_INITIALIZER in strict ISO C is not a valid lock; "
+        "compile with -D_POSIX_C_SOURCE=200809L or a GNU mode (-std=gnu11)");
+  auto *l = static_cast<pthread_rwlock_t *>(lock);
+  switch (op) {
+    case 0:
+      return pthread_rwlock_init(l, nullptr);
+    case 1:
+      return pthread_rwlock_destroy(l);
+    case 2:
+      return pthread_rwlock_rdlock(l);
+    case 3:
+      return pthread_rwlock_wrlock(l);
+    case 4:
+      return pthread_rwlock_tryrdlock(l);
+    case 5:
+      return pthread_rwlock_trywrlock(l);
+    case 6:
+      return pthread_rwlock_unlock(l);
+    default:
+      gasnett_fatalerror("gexx_tools_rwlock_op: unknown operation %d (a gexx bug)", op);
+  }
+}
+
 void gasnett_killmyprocess(int exitcode) {
   _exit(exitcode);
 }

@@ -65,3 +65,57 @@ out=$("$cc" -DGASNETT_THREAD_SAFE -I"$prefix/include" -o "$work/mismatch" "$work
 grep -q "gasnett_client_compiled_GASNETT_THREAD_SAFE__link_libgasnet_tools_par" <<<"$out" ||
   fail "the link error does not name the model and the library:"$'\n'"$out"
 passed
+
+# Strict ISO C (no POSIX feature macros): gasnet_tools.h's timer, sleep and
+# reader-writer lock take the library's calls there, and the lock is the
+# same lock (two readers at once, no writer beside them).
+cat >"$work/strict.c" <<'C'
+#include <gasnet_tools.h>
+#include <pthread.h>
+#include <stdio.h>
+static gasnett_rwlock_t lock = GASNETT_RWLOCK_INITIALIZER;
+static int second_reader = -1, writer = -1;
+static void *other(void *arg) {
+  (void)arg;
+  second_reader = gasnett_rwlock_tryrdlock(&lock);
+  if (second_reader == 0) gasnett_rwlock_unlock(&lock);
+  writer = gasnett_rwlock_trywrlock(&lock);
+  return NULL;
+}
+int main(void) {
+  pthread_t t;
+  gasnett_tick_t t0 = gasnett_ticks_now();
+  if (gasnett_nsleep(2000000) != 0) return 2;
+  uint64_t slept = gasnett_ticks_to_ns(gasnett_ticks_now() - t0);
+  gasnett_rwlock_rdlock(&lock);
+  if (pthread_create(&t, NULL, other, NULL) || pthread_join(t, NULL)) return 3;
+  gasnett_rwlock_unlock(&lock);
+  gasnett_rwlock_wrlock(&lock);
+  gasnett_rwlock_unlock(&lock);
+  printf("strict client: reader %d writer %s slept %s\n", second_reader,
+         writer == EBUSY ? "busy" : "free", slept >= 2000000 ? "enough" : "too little");
+  return 0;
+}
+C
+cat >"$work/strict-conduit.c" <<'C'
+#include <gasnetex.h>
+#include <gasnet.h>
+#include <gasnet_coll.h>
+#include <gasnet_ratomic.h>
+#include <gasnet_vis.h>
+#include <gasnet_tools.h>
+int strict_probe(void) { return (int)gasnett_ticks_now() + (int)gasnet_mynode(); }
+C
+for std in c99 c11; do
+  path="strict ISO C ($std -pedantic): tools client runs, conduit headers compile"
+  "$cc" -std=$std -pedantic -Werror=implicit-function-declaration -DGASNETT_THREAD_SAFE \
+    -I"$prefix/include" -o "$work/strict-$std" "$work/strict.c" -L"$prefix/lib" \
+    -Wl,-rpath,"$prefix/lib" -lgasnet_tools-par -lpthread || fail "the $std build failed"
+  out=$("$work/strict-$std" 2>&1) || fail "'$work/strict-$std' failed: $out"
+  [[ $out == "strict client: reader 0 writer busy slept enough" ]] ||
+    fail "unexpected output: $out"
+  "$cc" -std=$std -pedantic -Werror=implicit-function-declaration -DGASNET_SEQ \
+    -I"$prefix/include" -I"$prefix/include/smp-conduit" -c -o "$work/strict-conduit.o" \
+    "$work/strict-conduit.c" || fail "the conduit headers do not compile with -std=$std"
+  passed
+done
