@@ -207,14 +207,22 @@ static inline gasnett_tick_t gasnett_ticks_now(void) {
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (gasnett_tick_t)ts.tv_sec * 1000000000u + (gasnett_tick_t)ts.tv_nsec;
 }
-#define GEXXT_POSIX_TIME 1
+/* Sleeps at least ns_delay nanoseconds; returns 0, or -1 if interrupted. */
+static inline int gasnett_nsleep(uint64_t ns_delay) {
+  struct timespec ts;
+  ts.tv_sec = (time_t)(ns_delay / 1000000000u);
+  ts.tv_nsec = (long)(ns_delay % 1000000000u);
+  return nanosleep(&ts, NULL) ? -1 : 0;
+}
 #else
 extern gasnett_tick_t gexx_tools_ticks_now(void);
 extern int gexx_tools_nsleep(uint64_t ns_delay);
 static inline gasnett_tick_t gasnett_ticks_now(void) {
   return gexx_tools_ticks_now();
 }
-#define GEXXT_POSIX_TIME 0
+static inline int gasnett_nsleep(uint64_t ns_delay) {
+  return gexx_tools_nsleep(ns_delay);
+}
 #endif
 static inline uint64_t gasnett_ticks_to_ns(gasnett_tick_t t) {
   return t;
@@ -238,18 +246,6 @@ static inline uint64_t gasnett_gettimeofday_us(void) {
   gettimeofday(&tv, 0);
   return (uint64_t)tv.tv_sec * 1000000u + (uint64_t)tv.tv_usec;
 }
-/* Sleeps at least ns_delay nanoseconds; returns 0, or -1 if interrupted. */
-static inline int gasnett_nsleep(uint64_t ns_delay) {
-#if GEXXT_POSIX_TIME
-  struct timespec ts;
-  ts.tv_sec = (time_t)(ns_delay / 1000000000u);
-  ts.tv_nsec = (long)(ns_delay % 1000000000u);
-  return nanosleep(&ts, NULL) ? -1 : 0;
-#else
-  return gexx_tools_nsleep(ns_delay);
-#endif
-}
-
 static inline int gasnett_sched_yield(void) {
   return sched_yield();
 }

@@ -362,13 +362,14 @@ GEXX_VIS_HELPERS_(GEXX_VIS_NAME_AVX2_, __attribute__((target("avx2"), noinline, 
 #undef GEXX_VIS_SS_
 
 /* A one-piece call's copy: up to 64 bytes inline (a few loads and
- * stores); longer ones a call, to the AVX2 copy loop itself when the
- * helpers above would take the pieces (a call to these, which jumped to
- * that loop, left testvisperf's one 512-byte piece at 19-25k MiB/s at most
- * of the stack placements tried, GASNet-EX 26-32k; the loop's call at
- * 30-36k), else to these (vis_calls, one 512-byte piece: 8-19 ns a call
- * so, 15-24 with the copy at the call site, where the caller's values
- * spill around it; and testvis compiles in 5.5 s, not 6.5-7.5). */
+ * stores); longer ones a call: to the AVX2 copy loop itself on a CPU whose
+ * widest loop it is, up to GEXX_COPY_INLINE_MAX (a call to these, which
+ * jumped to that loop, left testvisperf's one 512-byte piece at 19-25k
+ * MiB/s at most of the stack placements tried, GASNet-EX 26-32k; the
+ * loop's call at 30-36k), else to these (vis_calls, one 512-byte piece:
+ * 8-19 ns a call so, 15-24 with the copy at the call site, where the
+ * caller's values spill around it; and testvis compiles in 5.5 s, not
+ * 6.5-7.5). */
 static __attribute__((noinline, unused)) void gexx_vis_put1_long_(void *d, const void *s,
                                                                   size_t n) {
   gexx_rma_put_copy_(d, s, n);
@@ -397,7 +398,8 @@ static inline __attribute__((always_inline)) int gexx_vis_one_(int put, gex_TM_t
            (uintptr_t)(put ? r : d) - (uintptr_t)(put ? s : r) >= n)
     /* Forward (dst not inside (src, src + n)); written as this test, not
      * GEXX_VIS_WIDE_'s (which adds n > 128): testvisperf's one 512-byte
-     * piece, 32 stack placements, median 35.8k MiB/s so, 27.0k so. */
+     * piece, 32 stack placements, median 35.8k MiB/s this way, 27.0k
+     * with the extra test. */
     gexx_copy_avx2_(put ? r : d, put ? s : r, n);
   else if (put)
     gexx_vis_put1_long_(r, s, n);

@@ -150,6 +150,16 @@ static inline void gasnett_cond_wait(gasnett_cond_t *c, gasnett_mutex_t *m) {
  * library's calls (gexx_tools_rwlock_op) use as the rwlock, statically
  * initialised to zero, which is PTHREAD_RWLOCK_INITIALIZER with the C
  * libraries this builds on (glibc and musl; the library checks it). */
+/* The library's rwlock call (strict ISO C, below): `op` one of these;
+ * returns pthread_rwlock_*'s result. */
+extern int gexx_tools_rwlock_op(void *lock, int op);
+#define GEXXT_RWLOCK_OP_init 0
+#define GEXXT_RWLOCK_OP_destroy 1
+#define GEXXT_RWLOCK_OP_rdlock 2
+#define GEXXT_RWLOCK_OP_wrlock 3
+#define GEXXT_RWLOCK_OP_tryrdlock 4
+#define GEXXT_RWLOCK_OP_trywrlock 5
+#define GEXXT_RWLOCK_OP_unlock 6
 #if defined(PTHREAD_RWLOCK_INITIALIZER)
 typedef struct {
   pthread_rwlock_t gexxt_rwlock;
@@ -171,16 +181,6 @@ typedef struct {
       { 0 }                        \
     }                              \
   }
-/* op: 0 init, 1 destroy, 2 rdlock, 3 wrlock, 4 tryrdlock, 5 trywrlock,
- * 6 unlock; pthread_rwlock_*'s result. */
-extern int gexx_tools_rwlock_op(void *lock, int op);
-#define GEXXT_RWLOCK_OP_init 0
-#define GEXXT_RWLOCK_OP_destroy 1
-#define GEXXT_RWLOCK_OP_rdlock 2
-#define GEXXT_RWLOCK_OP_wrlock 3
-#define GEXXT_RWLOCK_OP_tryrdlock 4
-#define GEXXT_RWLOCK_OP_trywrlock 5
-#define GEXXT_RWLOCK_OP_unlock 6
 #define GEXXT_RWLOCK_CALL_(op, l) gexx_tools_rwlock_op((l), GEXXT_RWLOCK_OP_##op)
 #define GEXXT_RWLOCK_INIT_(l) gexx_tools_rwlock_op((l), GEXXT_RWLOCK_OP_init)
 #else

@@ -83,19 +83,19 @@ int gexx_tools_rwlock_op(void *lock, int op) {
         "compile with -D_POSIX_C_SOURCE=200809L or a GNU mode (-std=gnu11)");
   auto *l = static_cast<pthread_rwlock_t *>(lock);
   switch (op) {
-    case 0:
+    case GEXXT_RWLOCK_OP_init:
       return pthread_rwlock_init(l, nullptr);
-    case 1:
+    case GEXXT_RWLOCK_OP_destroy:
       return pthread_rwlock_destroy(l);
-    case 2:
+    case GEXXT_RWLOCK_OP_rdlock:
       return pthread_rwlock_rdlock(l);
-    case 3:
+    case GEXXT_RWLOCK_OP_wrlock:
       return pthread_rwlock_wrlock(l);
-    case 4:
+    case GEXXT_RWLOCK_OP_tryrdlock:
       return pthread_rwlock_tryrdlock(l);
-    case 5:
+    case GEXXT_RWLOCK_OP_trywrlock:
       return pthread_rwlock_trywrlock(l);
-    case 6:
+    case GEXXT_RWLOCK_OP_unlock:
       return pthread_rwlock_unlock(l);
     default:
       gasnett_fatalerror("gexx_tools_rwlock_op: unknown operation %d (a gexx bug)", op);
