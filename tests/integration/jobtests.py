@@ -77,6 +77,26 @@ def pids_with_env(assignment):
 STARTED = []
 
 
+def live_jobs():
+    """What each job this case started and that still runs has printed, and the
+    state of its processes (ps), for a case that ran out of time."""
+    text = ""
+    for job in STARTED:
+        if job.proc.poll() is not None:
+            continue
+        job.out.seek(0)
+        job.err.seek(0)
+        pids = tagged_pids(job.tag)
+        ps = subprocess.run(["ps", "-o", "pid,ppid,stat,wchan:20,etime,time,args", "-p",
+                             ",".join(map(str, pids))], capture_output=True, text=True).stdout \
+            if pids else "(no process carries its tag)\n"
+        text += ("\n--- %s (%.1f s)\n--- processes:\n%s--- stdout so far:\n%s"
+                 "--- stderr so far:\n%s" % (" ".join(job.argv), time.monotonic() - job.start, ps,
+                                              job.out.read().decode(errors="replace"),
+                                              job.err.read().decode(errors="replace")))
+    return text or " none"
+
+
 def end_leftovers():
     """Kills (SIGKILL) every process still carrying the tag of a job this case
     started, launcher and ranks alike; returns how many there were. A case that
@@ -2754,9 +2774,19 @@ def run_case(cases, take_args):
     arguments to take_args, runs the case; prints PASS or FAIL and returns the exit status."""
     parser = argparse.ArgumentParser()
     parser.add_argument("--bin-dir", required=True)
+    parser.add_argument("--time-limit", type=int, default=0,
+                        help="seconds after which the case fails, showing its live jobs "
+                        "(below CTest's TIMEOUT, which kills it without a word)")
     parser.add_argument("case", choices=sorted(cases))
     args = parser.parse_args()
     take_args(args)
+    if args.time_limit:
+        def overtime(signum, frame):
+            signal.alarm(0)
+            raise Failure("the case ran past its %d s limit; its jobs still running:%s"
+                          % (args.time_limit, live_jobs()))
+        signal.signal(signal.SIGALRM, overtime)
+        signal.alarm(args.time_limit)
     try:
         cases[args.case]()
     except Failure as e:
