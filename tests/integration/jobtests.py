@@ -84,16 +84,14 @@ def live_jobs():
     for job in STARTED:
         if job.proc.poll() is not None:
             continue
-        job.out.seek(0)
-        job.err.seek(0)
+        out, err = job.output_so_far()
         pids = tagged_pids(job.tag)
         ps = subprocess.run(["ps", "-o", "pid,ppid,stat,wchan:20,etime,time,args", "-p",
                              ",".join(map(str, pids))], capture_output=True, text=True).stdout \
             if pids else "(no process carries its tag)\n"
         text += ("\n--- %s (%.1f s)\n--- processes:\n%s--- stdout so far:\n%s"
                  "--- stderr so far:\n%s" % (" ".join(job.argv), time.monotonic() - job.start, ps,
-                                              job.out.read().decode(errors="replace"),
-                                              job.err.read().decode(errors="replace")))
+                                              out, err))
     return text or " none"
 
 
@@ -159,11 +157,15 @@ class Job:
             raise Failure("job did not end within %ss: %s" % (timeout, " ".join(self.argv)))
         if self.ended is None:
             self.ended = time.monotonic()
+        self.stdout, self.stderr = self.output_so_far()
+        return self
+
+    def output_so_far(self):
+        """What the job has written to stdout and to stderr up to now."""
         self.out.seek(0)
         self.err.seek(0)
-        self.stdout = self.out.read().decode(errors="replace")
-        self.stderr = self.err.read().decode(errors="replace")
-        return self
+        return (self.out.read().decode(errors="replace"),
+                self.err.read().decode(errors="replace"))
 
     def took(self):
         """Seconds from this job's own start to its end (as first seen by wait or
@@ -183,13 +185,11 @@ class Job:
                 break
             time.sleep(0.05)
         # Name what was seen, so that a job that never got ready says where it stood.
-        self.out.seek(0)
-        self.err.seek(0)
         state = "exited %s" % self.proc.returncode if self.proc.poll() is not None else \
             "still running after %ss" % timeout
         raise Failure("expected %s: %s (%s)\n--- stdout so far:\n%s--- stderr so far:\n%s" % (
             expected() if callable(expected) else expected, " ".join(self.argv), state,
-            self.out.read().decode(errors="replace"), self.err.read().decode(errors="replace")))
+            *self.output_so_far()))
 
     def wait_for_lines(self, pattern, count, timeout=120, stream="out"):
         """Waits until stdout (or stderr) has `count` lines matching `pattern`; returns the
